@@ -1,0 +1,360 @@
+/*
+ * polyhal: one C ABI for accelerator runtimes.
+ *
+ * Conventions that hold for every function in this header:
+ * - Every function returns a halError; results come back through pointers, which are written
+ *   only on success.
+ * - Every function is thread-safe and may be called before halInit (the first call initialises
+ *   polyhal once, thread-safely).
+ * - A failure leaves a readable detail for the calling thread in halGetLastErrorMessage().
+ * - A NULL halStream means the default stream of the calling thread's current device: an
+ *   ordinary in-order stream.
+ * - A handle that is NULL where one is required, destroyed, or not made by polyhal gives
+ *   HAL_ERROR_INVALID_HANDLE. Destroying a handle while another thread is still using it is a
+ *   race in the application, as in CUDA.
+ * - If initialisation failed (for example the backend named in POLYHAL_BACKEND is missing),
+ *   every call returns that same error, with the same message.
+ *
+ * Plain C99; usable from C, C++ and any language with a C FFI.
+ */
+#ifndef POLYHAL_HAL_H_
+#define POLYHAL_HAL_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define HAL_API __declspec(dllexport)
+#else
+#define HAL_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HAL_VERSION_MAJOR 0
+#define HAL_VERSION_MINOR 1
+#define HAL_VERSION_PATCH 0
+
+/* ---------------------------------------------------------------------------------------------
+ * Errors
+ * ------------------------------------------------------------------------------------------- */
+
+/* Result of every polyhal call. Values are pinned: they never change between versions. */
+typedef enum halError {
+    HAL_SUCCESS = 0,
+    HAL_ERROR_INVALID_VALUE = 1,        /* an argument is out of range or inconsistent */
+    HAL_ERROR_INVALID_HANDLE = 2,       /* NULL, destroyed or foreign handle */
+    HAL_ERROR_OUT_OF_MEMORY = 3,        /* device or host allocation failed */
+    HAL_ERROR_NOT_READY = 4,            /* queried work has not completed yet (not a failure) */
+    HAL_ERROR_NOT_SUPPORTED = 5,        /* the backend lacks this optional capability */
+    HAL_ERROR_NO_DEVICE = 6,            /* the backend loaded but found no usable device */
+    HAL_ERROR_BACKEND_NOT_FOUND = 7,    /* the named backend could not be found or loaded */
+    HAL_ERROR_BACKEND_INCOMPATIBLE = 8, /* the plugin speaks another plugin ABI version */
+    HAL_ERROR_LAUNCH_FAILED = 9,        /* a kernel or host function failed while running */
+    HAL_ERROR_BACKEND = 10,             /* a vendor runtime error; its name and text are in the message */
+    HAL_ERROR_INVALID_DEVICE = 11,      /* device ordinal out of range */
+    HAL_ERROR_INVALID_IMAGE = 12,       /* a module image the backend cannot load */
+    HAL_ERROR_NOT_FOUND = 13,           /* a named symbol (kernel function) does not exist */
+    HAL_ERROR_UNKNOWN = 999,            /* an internal failure that fits no other code */
+    HAL_ERROR_FORCE_UINT32 = 0x7fffffff
+} halError;
+
+/* Returns the enumerator's name ("HAL_ERROR_INVALID_VALUE"), or "HAL_ERROR_UNRECOGNIZED" for a
+ * value that is not a halError. Never NULL; the string is static. */
+HAL_API const char* halGetErrorName(halError error);
+
+/* Returns a one-line English description of the error. Never NULL; the string is static. */
+HAL_API const char* halGetErrorString(halError error);
+
+/* Returns the detail of the calling thread's most recent failed call: what was wrong, the backend
+ * involved and, for vendor errors, the vendor's own error name and text. Successful calls do not
+ * clear it (like errno). Returns "" when this thread has had no failure. The string belongs to
+ * polyhal and stays valid until this thread's next polyhal call. */
+HAL_API const char* halGetLastErrorMessage(void);
+
+/* ---------------------------------------------------------------------------------------------
+ * Setup and devices
+ * ------------------------------------------------------------------------------------------- */
+
+/* Initialises polyhal: selects and loads the backends (POLYHAL_BACKEND, POLYHAL_PLUGIN_PATH)
+ * and opens their devices. Optional: any call initialises lazily. Calling it again returns the
+ * result of the first initialisation.
+ * Errors: HAL_ERROR_BACKEND_NOT_FOUND (named backend missing, not a library, no entry symbol,
+ * undefined symbol, or unknown name), HAL_ERROR_BACKEND_INCOMPATIBLE (plugin ABI mismatch),
+ * HAL_ERROR_NO_DEVICE (a named backend has no device), HAL_ERROR_INVALID_VALUE (malformed
+ * environment variable). The message lists every path tried and why it failed. */
+HAL_API halError halInit(void);
+
+/* Version of this libpolyhal. Each pointer may be NULL to skip that part. Never fails. */
+HAL_API halError halGetVersion(int* major, int* minor, int* patch);
+
+/* Name of the backend of the current device ("cpu", "cuda", ...). The string is static.
+ * Errors: HAL_ERROR_INVALID_VALUE (name is NULL), initialisation errors. */
+HAL_API halError halGetBackendName(const char** name);
+
+/* Number of devices over all loaded backends, numbered in POLYHAL_BACKEND's order.
+ * Errors: HAL_ERROR_INVALID_VALUE (count is NULL), initialisation errors. */
+HAL_API halError halGetDeviceCount(int* count);
+
+/* Makes `device` the calling thread's current device (per thread; default 0).
+ * Errors: HAL_ERROR_INVALID_DEVICE (out of range). */
+HAL_API halError halSetDevice(int device);
+
+/* The calling thread's current device. Errors: HAL_ERROR_INVALID_VALUE (device is NULL). */
+HAL_API halError halGetDevice(int* device);
+
+/* Waits for all work on `device`, then destroys every stream, event and module created on it and
+ * frees its memory; their handles become invalid (HAL_ERROR_INVALID_HANDLE). The device stays
+ * usable: new objects may be created afterwards. No other thread may use the device meanwhile.
+ * Errors: HAL_ERROR_INVALID_DEVICE, or an asynchronous error that the drained work reported. */
+HAL_API halError halResetDevice(int device);
+
+/* Capability bits of halDeviceProperties.capabilities. */
+typedef enum halDeviceCapability {
+    HAL_DEVICE_CAP_TIMING_EVENTS = 1u << 0,     /* halEventElapsedTime works */
+    HAL_DEVICE_CAP_HOST_FUNCTIONS = 1u << 1,    /* halLaunchHostFunc works */
+    HAL_DEVICE_CAP_KERNELS = 1u << 2,           /* modules and halLaunchKernel work */
+    HAL_DEVICE_CAP_STREAM_PRIORITIES = 1u << 3, /* priorities influence scheduling */
+    HAL_DEVICE_CAP_HOST_ACCESSIBLE = 1u << 4,   /* the host may dereference device memory */
+    HAL_DEVICE_CAP_NATIVE_HANDLES = 1u << 5,    /* halStreamGetNativeHandle works */
+    HAL_DEVICE_CAP_FORCE_UINT32 = 0x7fffffff
+} halDeviceCapability;
+
+/* Description of a device. Set `size` to sizeof(halDeviceProperties) before the call; polyhal
+ * fills the members that fit in `size`, so older callers keep working when members are added. */
+typedef struct halDeviceProperties {
+    size_t size;
+    char name[256];               /* vendor's device name, NUL-terminated */
+    char backend[32];             /* backend name, e.g. "cpu" */
+    int ordinal;                  /* polyhal's device number (over all backends) */
+    int backendOrdinal;           /* the device's number within its backend */
+    uint64_t totalMemory;         /* bytes of device memory */
+    uint32_t computeUnits;        /* SMs, CUs, EUs, or CPU threads */
+    uint32_t maxThreadsPerBlock;  /* largest block.x * block.y * block.z */
+    uint64_t maxSharedMemoryPerBlock; /* largest dynamicSharedBytes of a launch */
+    uint64_t capabilities;        /* halDeviceCapability bits */
+} halDeviceProperties;
+
+/* Fills `props` for `device`.
+ * Errors: HAL_ERROR_INVALID_VALUE (props NULL, or props->size smaller than the `size` member
+ * plus name), HAL_ERROR_INVALID_DEVICE. */
+HAL_API halError halGetDeviceProperties(int device, halDeviceProperties* props);
+
+/* Blocks until every stream of the calling thread's current device has finished its work.
+ * Errors: the first asynchronous error any of those streams reported since last observed. */
+HAL_API halError halSynchronizeDevice(void);
+
+/* ---------------------------------------------------------------------------------------------
+ * Streams: in-order queues of work; different streams run concurrently unless ordered by events.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct halStream_t* halStream;
+typedef struct halEvent_t* halEvent;
+typedef struct halModule_t* halModule;
+typedef struct halFunction_t* halFunction;
+
+/* Stream creation flags. No flags are defined yet; pass HAL_STREAM_DEFAULT. */
+#define HAL_STREAM_DEFAULT 0u
+
+/* Creates a stream on the current device with the default priority (0).
+ * Errors: HAL_ERROR_INVALID_VALUE (stream NULL), HAL_ERROR_OUT_OF_MEMORY, backend errors. */
+HAL_API halError halCreateStream(halStream* stream);
+
+/* Creates a stream with a priority: lower numbers are higher priority, as in CUDA. A priority
+ * outside halGetStreamPriorityRange is clamped to the range.
+ * Errors: HAL_ERROR_INVALID_VALUE (stream NULL, unknown flag bits), HAL_ERROR_OUT_OF_MEMORY. */
+HAL_API halError halCreateStreamWithConfig(halStream* stream, int priority, uint32_t flags);
+
+/* Destroys a stream. Work already submitted still runs to completion; the call does not wait
+ * for it. The default stream (NULL) cannot be destroyed.
+ * Errors: HAL_ERROR_INVALID_HANDLE (NULL, destroyed or foreign). */
+HAL_API halError halDestroyStream(halStream stream);
+
+/* Blocks until all work submitted to `stream` has finished.
+ * Errors: HAL_ERROR_INVALID_HANDLE; an asynchronous failure of that work (e.g.
+ * HAL_ERROR_LAUNCH_FAILED), reported once, with the message of the failing operation. */
+HAL_API halError halSynchronizeStream(halStream stream);
+
+/* HAL_SUCCESS when all work submitted to `stream` has finished, HAL_ERROR_NOT_READY otherwise.
+ * Errors: HAL_ERROR_INVALID_HANDLE; asynchronous failures as halSynchronizeStream. */
+HAL_API halError halQueryStream(halStream stream);
+
+/* Makes all work submitted to `stream` after this call wait until the work captured by `event`
+ * has finished. Does not block the host. A never-recorded event imposes no wait.
+ * Errors: HAL_ERROR_INVALID_HANDLE (either handle). */
+HAL_API halError halStreamWaitEvent(halStream stream, halEvent event);
+
+/* Range of stream priorities of the current device: `least` is the lowest priority (largest
+ * number), `greatest` the highest (smallest number). A device without priorities gives 0, 0.
+ * Either pointer may be NULL. */
+HAL_API halError halGetStreamPriorityRange(int* least, int* greatest);
+
+/* The vendor's handle behind `stream` (CUstream, hipStream_t, cl_command_queue,
+ * ze_command_list_handle_t; the CPU backend returns its internal queue).
+ * Errors: HAL_ERROR_INVALID_VALUE (native NULL), HAL_ERROR_INVALID_HANDLE,
+ * HAL_ERROR_NOT_SUPPORTED (backend without HAL_DEVICE_CAP_NATIVE_HANDLES). */
+HAL_API halError halStreamGetNativeHandle(halStream stream, void** native);
+
+/* ---------------------------------------------------------------------------------------------
+ * Events: a point in a stream.
+ * ------------------------------------------------------------------------------------------- */
+
+#define HAL_EVENT_DEFAULT 0u
+#define HAL_EVENT_DISABLE_TIMING 1u /* no timestamp: cheaper; halEventElapsedTime refuses it */
+#define HAL_EVENT_BLOCKING_SYNC 2u  /* halSynchronizeEvent sleeps instead of spinning */
+
+/* Creates an event on the current device with timing enabled.
+ * Errors: HAL_ERROR_INVALID_VALUE (event NULL), HAL_ERROR_OUT_OF_MEMORY. */
+HAL_API halError halCreateEvent(halEvent* event);
+
+/* Creates an event with HAL_EVENT_* flags.
+ * Errors: HAL_ERROR_INVALID_VALUE (event NULL, unknown flag bits). */
+HAL_API halError halCreateEventWithFlag(halEvent* event, uint32_t flags);
+
+/* Captures all work submitted to `stream` so far; recording again moves the event to the new
+ * point. Waits already enqueued keep the point they saw.
+ * Errors: HAL_ERROR_INVALID_HANDLE, HAL_ERROR_INVALID_VALUE (event and stream on different
+ * devices). */
+HAL_API halError halRecordEvent(halEvent event, halStream stream);
+
+/* HAL_SUCCESS when the captured work has finished (or the event was never recorded),
+ * HAL_ERROR_NOT_READY otherwise. Errors: HAL_ERROR_INVALID_HANDLE; asynchronous failures of
+ * the captured work. */
+HAL_API halError halQueryEvent(halEvent event);
+
+/* Blocks until the captured work has finished; returns at once for a never-recorded event.
+ * Errors: as halQueryEvent. */
+HAL_API halError halSynchronizeEvent(halEvent event);
+
+/* Milliseconds between two recorded, completed events, measured on the device's monotonic
+ * clock. Errors: HAL_ERROR_INVALID_VALUE (ms NULL, an event created with
+ * HAL_EVENT_DISABLE_TIMING or never recorded, events of different devices), HAL_ERROR_NOT_READY
+ * (either not completed), HAL_ERROR_INVALID_HANDLE, HAL_ERROR_NOT_SUPPORTED. */
+HAL_API halError halEventElapsedTime(float* ms, halEvent start, halEvent end);
+
+/* Destroys an event. A recorded event may be destroyed before it completes; waits already
+ * enqueued on it still hold. Errors: HAL_ERROR_INVALID_HANDLE. */
+HAL_API halError halDestroyEvent(halEvent event);
+
+/* ---------------------------------------------------------------------------------------------
+ * Host work in stream order
+ * ------------------------------------------------------------------------------------------- */
+
+typedef void (*halHostFn)(void* userData);
+
+/* Runs fn(userData) on a host thread after all earlier work of `stream`; later work of the
+ * stream starts after fn returns. fn must not call polyhal functions that wait on the same
+ * stream (it would wait for itself).
+ * Errors: HAL_ERROR_INVALID_VALUE (fn NULL), HAL_ERROR_INVALID_HANDLE, HAL_ERROR_NOT_SUPPORTED. */
+HAL_API halError halLaunchHostFunc(halStream stream, halHostFn fn, void* userData);
+
+/* ---------------------------------------------------------------------------------------------
+ * Memory
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum halMemcpyKind {
+    HAL_MEMCPY_HOST_TO_HOST = 0,
+    HAL_MEMCPY_HOST_TO_DEVICE = 1,
+    HAL_MEMCPY_DEVICE_TO_HOST = 2,
+    HAL_MEMCPY_DEVICE_TO_DEVICE = 3,
+    HAL_MEMCPY_DEFAULT = 4, /* inferred from where each pointer was allocated */
+    HAL_MEMCPY_FORCE_UINT32 = 0x7fffffff
+} halMemcpyKind;
+
+/* Allocates `size` bytes of device memory on the current device, aligned to 256 bytes.
+ * The memory is usable by every stream of that device.
+ * Errors: HAL_ERROR_INVALID_VALUE (ptr NULL or size 0), HAL_ERROR_OUT_OF_MEMORY (with requested
+ * and available bytes in the message). */
+HAL_API halError halMalloc(void** ptr, size_t size);
+
+/* Frees memory from halMalloc. Waits for all work of the owning device first (as cudaFree
+ * does), so no submitted operation can still be using it.
+ * Errors: HAL_ERROR_INVALID_VALUE (a pointer halMalloc did not return, or freed already). */
+HAL_API halError halFree(void* ptr);
+
+/* Allocates page-locked host memory suited to fast transfers with the current device.
+ * Errors: HAL_ERROR_INVALID_VALUE (ptr NULL or size 0), HAL_ERROR_OUT_OF_MEMORY. */
+HAL_API halError halMallocHost(void** ptr, size_t size);
+
+/* Frees memory from halMallocHost. Errors: HAL_ERROR_INVALID_VALUE (not from halMallocHost). */
+HAL_API halError halFreeHost(void* ptr);
+
+/* Copies `count` bytes from `src` to `dst` and returns when the copy is complete. The copy runs
+ * on the default stream of the device that owns the device operand (the current device for
+ * host-to-host), after the work already submitted to it. Between devices of different backends
+ * the bytes travel through host memory.
+ * Errors: HAL_ERROR_INVALID_VALUE (NULL pointer with count > 0, count > dstMax, count beyond the
+ * end of a known allocation, kind invalid or contradicting where a pointer lives). */
+HAL_API halError halMemcpy(void* dst, size_t dstMax, const void* src, size_t count,
+                           halMemcpyKind kind);
+
+/* Enqueues the copy on `stream`; returns at once. Host memory involved must stay valid until the
+ * copy has run. A copy between devices of different backends first waits for `stream`, then
+ * copies through host memory, and returns when done.
+ * Errors: as halMemcpy, and HAL_ERROR_INVALID_HANDLE. */
+HAL_API halError halMemcpyAsync(void* dst, size_t dstMax, const void* src, size_t count,
+                                halMemcpyKind kind, halStream stream);
+
+/* Sets `count` bytes at `dst` to (unsigned char)value and returns when done (default stream of
+ * the device that owns dst, or of the current device for host memory).
+ * Errors: HAL_ERROR_INVALID_VALUE (dst NULL with count > 0, count > dstMax). */
+HAL_API halError halMemset(void* dst, size_t dstMax, int value, size_t count);
+
+/* Enqueues the memset on `stream`; returns at once. Errors: as halMemset, and
+ * HAL_ERROR_INVALID_HANDLE. */
+HAL_API halError halMemsetAsync(void* dst, size_t dstMax, int value, size_t count,
+                                halStream stream);
+
+/* ---------------------------------------------------------------------------------------------
+ * Kernels
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct halDim3 {
+    uint32_t x, y, z;
+} halDim3;
+
+/* One kernel argument: `size` bytes read from `value` at launch time (they are copied, so the
+ * caller's storage may be reused as soon as halLaunchKernel returns). */
+typedef struct halKernelArg {
+    const void* value;
+    size_t size;
+} halKernelArg;
+
+/* Loads a module on the current device from an in-memory image: a host shared object for the
+ * CPU backend (see <polyhal/cpu_kernel.h>), PTX/cubin/fatbin for CUDA, SPIR-V for Level Zero,
+ * OpenCL C source or SPIR-V for OpenCL. The image is copied; the caller may free it on return.
+ * Errors: HAL_ERROR_INVALID_VALUE (module or image NULL, size 0), HAL_ERROR_INVALID_IMAGE (the
+ * backend cannot load it; the message says why), HAL_ERROR_NOT_SUPPORTED. */
+HAL_API halError halModuleLoadData(halModule* module, const void* image, size_t size);
+
+/* Loads a module from a file; as halModuleLoadData.
+ * Errors: also HAL_ERROR_INVALID_VALUE (path NULL or unreadable, with the OS error). */
+HAL_API halError halModuleLoadFile(halModule* module, const char* path);
+
+/* Looks up a kernel by name. The function handle is valid until its module is unloaded.
+ * Errors: HAL_ERROR_INVALID_VALUE (function or name NULL), HAL_ERROR_INVALID_HANDLE,
+ * HAL_ERROR_NOT_FOUND (no such kernel in the module). */
+HAL_API halError halModuleGetFunction(halFunction* function, halModule module, const char* name);
+
+/* Unloads a module once the kernels already launched from it have finished; its functions
+ * become invalid. Errors: HAL_ERROR_INVALID_HANDLE. */
+HAL_API halError halModuleUnload(halModule module);
+
+/* Enqueues a launch of `function` over `grid` blocks of `block` threads on `stream`.
+ * Arguments are copied at launch.
+ * Errors: HAL_ERROR_INVALID_HANDLE (function or stream), HAL_ERROR_INVALID_VALUE (a zero
+ * dimension, block larger than maxThreadsPerBlock, dynamicSharedBytes above
+ * maxSharedMemoryPerBlock, args NULL with numArgs > 0, an argument with NULL value or size 0,
+ * function of another device than stream). A kernel that fails while running reports
+ * HAL_ERROR_LAUNCH_FAILED at the next synchronisation of the stream. */
+HAL_API halError halLaunchKernel(halFunction function, halDim3 grid, halDim3 block,
+                                 size_t dynamicSharedBytes, const halKernelArg* args,
+                                 uint32_t numArgs, halStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* POLYHAL_HAL_H_ */

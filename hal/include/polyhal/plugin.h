@@ -1,0 +1,201 @@
+/*
+ * polyhal plugin ABI: what a backend shared library implements.
+ *
+ * A plugin is one shared library (libpolyhal_<name>.so) that exports exactly one symbol,
+ * HAL_PLUGIN_ENTRY_NAME, of type halPluginEntryFn. The core calls it once, passing the plugin
+ * ABI version it speaks, its host services and a dispatch table whose `size` member says how
+ * large the core's table is. The plugin fills the entries it implements and sets `size` to the
+ * size of the table it was built against and `abiVersion` to its own version.
+ *
+ * Versioning: the major version changes when an existing entry changes meaning or signature;
+ * the core refuses a plugin of another major version (HAL_ERROR_BACKEND_INCOMPATIBLE). Minor
+ * versions only append entries: a plugin built against an older minor version reports a smaller
+ * `size`, and the core treats the entries past it as absent. An absent optional entry makes the
+ * matching public call return HAL_ERROR_NOT_SUPPORTED; absent required entries (marked
+ * "required" below) make the core refuse the plugin at load.
+ *
+ * Division of labour: the core validates every argument and handle, keeps handle bookkeeping,
+ * logging and error messages. A plugin receives only valid objects it created itself and
+ * translates each call to its vendor API. Every entry may be called from any thread at once and
+ * must be thread-safe. An entry reports failure by returning a halError after calling
+ * host->setErrorMessage() with the vendor's error name and text; the core prefixes the backend
+ * name. No C++ exception may leave a plugin.
+ *
+ * Asynchronous failures (a kernel that faults after the launch returned) are remembered by the
+ * plugin and returned by the next streamQuery/streamSynchronize of that stream and by
+ * eventQuery/eventSynchronize of events recorded after the failure, each failure reported once
+ * per stream.
+ */
+#ifndef POLYHAL_PLUGIN_H_
+#define POLYHAL_PLUGIN_H_
+
+#include <polyhal/hal.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HAL_PLUGIN_ABI_VERSION_MAJOR 1u
+#define HAL_PLUGIN_ABI_VERSION_MINOR 0u
+#define HAL_PLUGIN_MAKE_VERSION(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
+#define HAL_PLUGIN_VERSION_MAJOR(version) ((uint32_t)(version) >> 16)
+#define HAL_PLUGIN_VERSION_MINOR(version) ((uint32_t)(version)&0xffffu)
+#define HAL_PLUGIN_ABI_VERSION \
+    HAL_PLUGIN_MAKE_VERSION(HAL_PLUGIN_ABI_VERSION_MAJOR, HAL_PLUGIN_ABI_VERSION_MINOR)
+
+/* The one symbol a plugin exports. */
+#define HAL_PLUGIN_ENTRY_NAME "halPluginGetDispatchTable"
+
+/* Plugin-side objects. The core never looks inside them. */
+typedef struct halPluginDevice_t* halPluginDevice;
+typedef struct halPluginStream_t* halPluginStream;
+typedef struct halPluginEvent_t* halPluginEvent;
+typedef struct halPluginModule_t* halPluginModule;
+typedef struct halPluginFunction_t* halPluginFunction;
+
+typedef enum halLogLevel {
+    HAL_LOG_TRACE = 0,
+    HAL_LOG_DEBUG = 1,
+    HAL_LOG_INFO = 2,
+    HAL_LOG_WARN = 3,
+    HAL_LOG_ERROR = 4,
+    HAL_LOG_OFF = 5,
+    HAL_LOG_FORCE_UINT32 = 0x7fffffff
+} halLogLevel;
+
+/* Services the core offers every plugin. Valid from the entry call until the process exits. */
+typedef struct halPluginHost {
+    size_t size;
+    uint32_t abiVersion;
+    /* Writes `message` to polyhal's log (POLYHAL_LOG_LEVEL), attributed to the plugin. */
+    void (*log)(halLogLevel level, const char* message);
+    /* Is the message at `level` going to be written? Lets a plugin skip formatting. */
+    int (*shouldLog)(halLogLevel level);
+    /* Sets the calling thread's error detail; call it before returning an error. Include the
+     * vendor's error name and text, e.g. "cuStreamCreate: CUDA_ERROR_OUT_OF_MEMORY (out of
+     * memory)". */
+    void (*setErrorMessage)(const char* message);
+} halPluginHost;
+
+/* Device properties a plugin reports; the core adds the backend name and ordinals. */
+typedef struct halPluginDeviceInfo {
+    size_t size;
+    char name[256];
+    uint64_t totalMemory;
+    uint32_t computeUnits;
+    uint32_t maxThreadsPerBlock;
+    uint64_t maxSharedMemoryPerBlock;
+    uint64_t capabilities; /* halDeviceCapability bits the device really supports */
+    int leastStreamPriority;
+    int greatestStreamPriority;
+} halPluginDeviceInfo;
+
+typedef struct halPluginDispatchTable {
+    /* Filled by the core with sizeof its table; the plugin writes the size it was built with. */
+    size_t size;
+    /* The plugin's HAL_PLUGIN_ABI_VERSION. */
+    uint32_t abiVersion;
+    /* Short backend name, e.g. "cuda"; a static string. Required. */
+    const char* name;
+
+    /* ---- Platform ---- */
+    /* Required. Initialises the vendor runtime. No driver or no device: HAL_ERROR_NO_DEVICE with
+     * the vendor's own message. Called once, before any other entry. A loaded plugin is never
+     * unloaded: its objects may be in use until the process exits. */
+    halError (*initialize)(void);
+    /* Required. Number of devices (>= 1 after a successful initialize). */
+    halError (*deviceGetCount)(int* count);
+    /* Required. Opens device `ordinal` (0-based within this backend). */
+    halError (*deviceOpen)(int ordinal, halPluginDevice* device);
+    /* Required. Closes a device once all its objects are destroyed. */
+    void (*deviceClose)(halPluginDevice device);
+    /* Required. Fills `info` (info->size is set by the core). */
+    halError (*deviceGetInfo)(halPluginDevice device, halPluginDeviceInfo* info);
+    /* Required. Blocks until all streams of the device are idle; returns a pending asynchronous
+     * error of any of them. */
+    halError (*deviceSynchronize)(halPluginDevice device);
+
+    /* ---- Streams ---- (all required) */
+    /* `priority` is already clamped to the device's range. */
+    halError (*streamCreate)(halPluginDevice device, int priority, uint32_t flags,
+                             halPluginStream* stream);
+    /* Releases the stream once its submitted work has finished; must not block on that work. */
+    halError (*streamDestroy)(halPluginStream stream);
+    halError (*streamSynchronize)(halPluginStream stream);
+    /* HAL_SUCCESS when idle, HAL_ERROR_NOT_READY otherwise. */
+    halError (*streamQuery)(halPluginStream stream);
+    /* Later work of `stream` waits for the work captured by the event's last record. An event
+     * that was never recorded imposes no wait. Must not block the host. */
+    halError (*streamWaitEvent)(halPluginStream stream, halPluginEvent event);
+
+    /* ---- Events ---- */
+    /* Required. `flags` are HAL_EVENT_* bits. */
+    halError (*eventCreate)(halPluginDevice device, uint32_t flags, halPluginEvent* event);
+    /* Required. May be called while the event is pending; waits already enqueued still hold. */
+    halError (*eventDestroy)(halPluginEvent event);
+    /* Required. */
+    halError (*eventRecord)(halPluginEvent event, halPluginStream stream);
+    /* Required. HAL_SUCCESS when complete or never recorded, HAL_ERROR_NOT_READY otherwise. */
+    halError (*eventQuery)(halPluginEvent event);
+    /* Required. */
+    halError (*eventSynchronize)(halPluginEvent event);
+    /* Optional (HAL_DEVICE_CAP_TIMING_EVENTS). Both events are recorded and complete. */
+    halError (*eventElapsedTime)(float* ms, halPluginEvent start, halPluginEvent end);
+
+    /* ---- Memory ---- */
+    /* Required. Device memory aligned to at least 256 bytes. Exhausted: HAL_ERROR_OUT_OF_MEMORY. */
+    halError (*memAllocDevice)(halPluginDevice device, size_t size, void** ptr);
+    /* Required. The core guarantees no submitted work still uses the memory. */
+    halError (*memFreeDevice)(halPluginDevice device, void* ptr);
+    /* Optional. Page-locked host memory; without it the core uses aligned host memory. */
+    halError (*memAllocHost)(halPluginDevice device, size_t size, void** ptr);
+    halError (*memFreeHost)(halPluginDevice device, void* ptr);
+    /* Required. `kind` is never HAL_MEMCPY_DEFAULT; device operands belong to the stream's
+     * device. count > 0. */
+    halError (*memcpyAsync)(halPluginStream stream, void* dst, const void* src, size_t count,
+                            halMemcpyKind kind);
+    /* Required. `dst` is device memory of the stream's device, or host memory when the device
+     * is HAL_DEVICE_CAP_HOST_ACCESSIBLE. count > 0. */
+    halError (*memsetAsync)(halPluginStream stream, void* dst, unsigned char value, size_t count);
+
+    /* ---- Host functions ---- */
+    /* Optional (HAL_DEVICE_CAP_HOST_FUNCTIONS). */
+    halError (*launchHostFunc)(halPluginStream stream, halHostFn fn, void* userData);
+
+    /* ---- Modules and kernels ---- (optional, HAL_DEVICE_CAP_KERNELS; all or none) */
+    /* A bad image: HAL_ERROR_INVALID_IMAGE with the reason. The image is only borrowed. */
+    halError (*moduleLoadData)(halPluginDevice device, const void* image, size_t size,
+                               halPluginModule* module);
+    /* The core has synchronised the module's device first, so no launch from it is pending. */
+    halError (*moduleUnload)(halPluginModule module);
+    /* Unknown name: HAL_ERROR_NOT_FOUND. */
+    halError (*moduleGetFunction)(halPluginModule module, const char* name,
+                                  halPluginFunction* function);
+    /* Dimensions are non-zero and within the device's limits; arguments are valid for the call
+     * only and must be copied if the launch is deferred. */
+    halError (*launchKernel)(halPluginStream stream, halPluginFunction function, halDim3 grid,
+                             halDim3 block, size_t dynamicSharedBytes, const halKernelArg* args,
+                             uint32_t numArgs);
+
+    /* ---- Interop ---- */
+    /* Optional (HAL_DEVICE_CAP_NATIVE_HANDLES). */
+    halError (*streamGetNativeHandle)(halPluginStream stream, void** native);
+} halPluginDispatchTable;
+
+/* The entry point. `coreAbiVersion` is the core's HAL_PLUGIN_ABI_VERSION; `table->size` is the
+ * core's sizeof(halPluginDispatchTable). A plugin of another major version returns
+ * HAL_ERROR_BACKEND_INCOMPATIBLE (after host->setErrorMessage saying which versions). */
+typedef halError (*halPluginEntryFn)(uint32_t coreAbiVersion, const halPluginHost* host,
+                                     halPluginDispatchTable* table);
+
+#if defined(_WIN32)
+#define HAL_PLUGIN_EXPORT __declspec(dllexport)
+#else
+#define HAL_PLUGIN_EXPORT __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* POLYHAL_PLUGIN_H_ */

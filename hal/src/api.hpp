@@ -1,0 +1,76 @@
+// What every public function shares: the exception barrier, initialisation, handle resolution
+// and plugin-error adoption.
+#ifndef POLYHAL_HAL_SRC_API_HPP_
+#define POLYHAL_HAL_SRC_API_HPP_
+
+#include <polyhal/hal.h>
+
+#include <exception>
+#include <new>
+
+#include "error.hpp"
+#include "runtime.hpp"
+
+namespace polyhal {
+
+// Runs a public function's body: initialises first, and turns any exception into an error so
+// none crosses the C ABI.
+template <typename Body>
+halError apiCall(Body&& body) noexcept {
+    try {
+        const halError status = ensureInitialized();
+        if (status != HAL_SUCCESS) return status;
+        return body();
+    } catch (const std::bad_alloc&) {
+        return fail(HAL_ERROR_OUT_OF_MEMORY, "out of host memory");
+    } catch (const std::exception& e) {
+        return fail(HAL_ERROR_UNKNOWN, "internal error: {}", e.what());
+    } catch (...) {
+        return fail(HAL_ERROR_UNKNOWN, "internal error: unknown exception");
+    }
+}
+
+// Adopts a failing plugin result as the thread's error; passes success through.
+inline halError checked(halError status, const Device* device, const char* operation) {
+    if (__builtin_expect(status == HAL_SUCCESS, 1)) return HAL_SUCCESS;
+    if (status == HAL_ERROR_NOT_READY) return status;
+    return adoptPluginError(status, device->backend->name.c_str(), operation);
+}
+
+// The default stream of `device`, created on first use.
+halError defaultStream(Device* device, halStream_t** stream);
+
+// A stream handle (NULL: the current device's default stream) as the core's object.
+inline halError resolveStream(halStream handle, halStream_t** stream, const char* operation) {
+    if (handle == nullptr) return defaultStream(currentDevice(), stream);
+    halStream_t* object = runtime().streams.validate(handle);
+    if (__builtin_expect(object == nullptr, 0)) {
+        return fail(HAL_ERROR_INVALID_HANDLE,
+                    "{}: stream {} is not a live stream (destroyed, or not made by "
+                    "halCreateStream)",
+                    operation, static_cast<const void*>(handle));
+    }
+    *stream = object;
+    return HAL_SUCCESS;
+}
+
+inline halError resolveEvent(halEvent handle, halEvent_t** event, const char* operation) {
+    halEvent_t* object = runtime().events.validate(handle);
+    if (__builtin_expect(object == nullptr, 0)) {
+        return fail(HAL_ERROR_INVALID_HANDLE,
+                    "{}: event {} is not a live event (NULL, destroyed, or not made by "
+                    "halCreateEvent)",
+                    operation, static_cast<const void*>(handle));
+    }
+    *event = object;
+    return HAL_SUCCESS;
+}
+
+inline halError requireOutput(const void* pointer, const char* operation, const char* name) {
+    if (pointer != nullptr) return HAL_SUCCESS;
+    return fail(HAL_ERROR_INVALID_VALUE, "{}: {} must not be NULL", operation, name);
+}
+
+}  // namespace polyhal
+
+#endif  // POLYHAL_HAL_SRC_API_HPP_

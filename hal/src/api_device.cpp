@@ -1,0 +1,142 @@
+// Setup and devices: halInit, versions, device selection, properties, reset, synchronisation.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "api.hpp"
+
+using namespace polyhal;
+
+namespace {
+
+halError requireDevice(int device, const char* operation) {
+    const int count = static_cast<int>(runtime().devices.size());
+    if (device >= 0 && device < count) return HAL_SUCCESS;
+    return fail(HAL_ERROR_INVALID_DEVICE, "{}: device {} does not exist ({} device{})",
+                operation, device, count, count == 1 ? "" : "s");
+}
+
+// Destroys every object of `device`; halResetDevice's second half.
+void releaseDeviceObjects(Device* device) {
+    Runtime& rt = runtime();
+    const halPluginDispatchTable& vt = *device->vtable;
+    rt.functions.forEachLive([&](halFunction_t* function) {
+        if (function->device == device) rt.functions.destroy(function);
+    });
+    rt.modules.forEachLive([&](halModule_t* module) {
+        if (module->device != device) return;
+        vt.moduleUnload(module->native);
+        rt.modules.destroy(module);
+    });
+    rt.events.forEachLive([&](halEvent_t* event) {
+        if (event->device != device) return;
+        vt.eventDestroy(event->native);
+        rt.events.destroy(event);
+    });
+    rt.streams.forEachLive([&](halStream_t* stream) {
+        if (stream->device != device) return;
+        vt.streamDestroy(stream->native);
+        rt.streams.destroy(stream);
+    });
+    for (const Allocation& allocation : rt.allocations.eraseDevice(device)) {
+        vt.memFreeDevice(device->native, reinterpret_cast<void*>(allocation.base));
+    }
+}
+
+}  // namespace
+
+extern "C" {
+
+HAL_API halError halInit(void) {
+    return apiCall([] { return HAL_SUCCESS; });
+}
+
+HAL_API halError halGetVersion(int* major, int* minor, int* patch) {
+    if (major != nullptr) *major = HAL_VERSION_MAJOR;
+    if (minor != nullptr) *minor = HAL_VERSION_MINOR;
+    if (patch != nullptr) *patch = HAL_VERSION_PATCH;
+    return HAL_SUCCESS;
+}
+
+HAL_API halError halGetBackendName(const char** name) {
+    return apiCall([&] {
+        if (halError e = requireOutput(name, "halGetBackendName", "name")) return e;
+        *name = currentDevice()->backend->name.c_str();
+        return HAL_SUCCESS;
+    });
+}
+
+HAL_API halError halGetDeviceCount(int* count) {
+    return apiCall([&] {
+        if (halError e = requireOutput(count, "halGetDeviceCount", "count")) return e;
+        *count = static_cast<int>(runtime().devices.size());
+        return HAL_SUCCESS;
+    });
+}
+
+HAL_API halError halSetDevice(int device) {
+    return apiCall([&] {
+        if (halError e = requireDevice(device, "halSetDevice")) return e;
+        currentDeviceOrdinal() = device;
+        return HAL_SUCCESS;
+    });
+}
+
+HAL_API halError halGetDevice(int* device) {
+    return apiCall([&] {
+        if (halError e = requireOutput(device, "halGetDevice", "device")) return e;
+        *device = currentDeviceOrdinal();
+        return HAL_SUCCESS;
+    });
+}
+
+HAL_API halError halResetDevice(int ordinal) {
+    return apiCall([&] {
+        if (halError e = requireDevice(ordinal, "halResetDevice")) return e;
+        Device* device = runtime().devices[ordinal].get();
+        const halError drained = checked(device->vtable->deviceSynchronize(device->native),
+                                         device, "halResetDevice");
+        releaseDeviceObjects(device);
+        return drained;
+    });
+}
+
+HAL_API halError halGetDeviceProperties(int ordinal, halDeviceProperties* props) {
+    return apiCall([&] {
+        if (halError e = requireOutput(props, "halGetDeviceProperties", "props")) return e;
+        const size_t minimum = offsetof(halDeviceProperties, name) + sizeof(props->name);
+        if (props->size < minimum) {
+            return fail(HAL_ERROR_INVALID_VALUE,
+                        "halGetDeviceProperties: props->size is {}; set it to "
+                        "sizeof(halDeviceProperties) ({})",
+                        props->size, sizeof(halDeviceProperties));
+        }
+        if (halError e = requireDevice(ordinal, "halGetDeviceProperties")) return e;
+        const Device& device = *runtime().devices[ordinal];
+        halDeviceProperties full{};
+        full.size = sizeof(full);
+        std::snprintf(full.name, sizeof full.name, "%s", device.info.name);
+        std::snprintf(full.backend, sizeof full.backend, "%s", device.backend->name.c_str());
+        full.ordinal = device.ordinal;
+        full.backendOrdinal = device.backendOrdinal;
+        full.totalMemory = device.info.totalMemory;
+        full.computeUnits = device.info.computeUnits;
+        full.maxThreadsPerBlock = device.info.maxThreadsPerBlock;
+        full.maxSharedMemoryPerBlock = device.info.maxSharedMemoryPerBlock;
+        full.capabilities = device.info.capabilities;
+        const size_t size = std::min(props->size, sizeof(full));
+        std::memcpy(props, &full, size);
+        props->size = size;
+        return HAL_SUCCESS;
+    });
+}
+
+HAL_API halError halSynchronizeDevice(void) {
+    return apiCall([] {
+        Device* device = currentDevice();
+        return checked(device->vtable->deviceSynchronize(device->native), device,
+                       "halSynchronizeDevice");
+    });
+}
+
+}  // extern "C"

@@ -1,0 +1,333 @@
+// Device and pinned host memory, copies and memsets.
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <optional>
+
+#include "api.hpp"
+
+using namespace polyhal;
+
+namespace {
+
+// Cross-backend device-to-device copies travel through a host buffer of at most this size.
+constexpr size_t kStagingChunk = 8u << 20;
+constexpr size_t kHostAlignment = 4096;
+
+const char* kindName(halMemcpyKind kind) {
+    switch (kind) {
+        case HAL_MEMCPY_HOST_TO_HOST: return "HAL_MEMCPY_HOST_TO_HOST";
+        case HAL_MEMCPY_HOST_TO_DEVICE: return "HAL_MEMCPY_HOST_TO_DEVICE";
+        case HAL_MEMCPY_DEVICE_TO_HOST: return "HAL_MEMCPY_DEVICE_TO_HOST";
+        case HAL_MEMCPY_DEVICE_TO_DEVICE: return "HAL_MEMCPY_DEVICE_TO_DEVICE";
+        default: return "HAL_MEMCPY_DEFAULT";
+    }
+}
+
+// Where one operand of a copy or memset lives, as far as polyhal knows.
+struct Operand {
+    const void* pointer;
+    std::optional<Allocation> allocation;  // empty: memory polyhal did not allocate
+
+    Device* device() const {
+        return allocation && !allocation->host ? allocation->device : nullptr;
+    }
+    bool knownDevice() const { return allocation && !allocation->host; }
+    bool knownHost() const { return allocation && allocation->host; }
+};
+
+Operand locate(const void* pointer) { return Operand{pointer, runtime().allocations.find(pointer)}; }
+
+// Checks that `count` bytes from the operand stay inside its allocation.
+halError checkBounds(const char* operation, const char* role, const Operand& operand,
+                     size_t count) {
+    if (!operand.allocation) return HAL_SUCCESS;
+    const size_t offset = reinterpret_cast<uintptr_t>(operand.pointer) - operand.allocation->base;
+    if (count <= operand.allocation->size - offset) return HAL_SUCCESS;
+    return fail(HAL_ERROR_INVALID_VALUE,
+                "{}: {} bytes at {} run past the end of its allocation ({} bytes at offset {} of "
+                "{})",
+                operation, count, role, count, offset, operand.allocation->size);
+}
+
+// The direction of a copy: inferred for HAL_MEMCPY_DEFAULT, checked against what polyhal knows
+// of each pointer otherwise. Pointers polyhal did not allocate are taken as the kind says.
+halError resolveKind(const char* operation, halMemcpyKind kind, const Operand& dst,
+                     const Operand& src, halMemcpyKind* resolved) {
+    if (kind == HAL_MEMCPY_DEFAULT) {
+        const bool fromDevice = src.knownDevice();
+        const bool toDevice = dst.knownDevice();
+        *resolved = fromDevice ? (toDevice ? HAL_MEMCPY_DEVICE_TO_DEVICE : HAL_MEMCPY_DEVICE_TO_HOST)
+                               : (toDevice ? HAL_MEMCPY_HOST_TO_DEVICE : HAL_MEMCPY_HOST_TO_HOST);
+        return HAL_SUCCESS;
+    }
+    if (static_cast<uint32_t>(kind) > HAL_MEMCPY_DEFAULT) {
+        return fail(HAL_ERROR_INVALID_VALUE, "{}: {} is not a halMemcpyKind", operation,
+                    static_cast<int>(kind));
+    }
+    const bool fromDevice = kind == HAL_MEMCPY_DEVICE_TO_HOST || kind == HAL_MEMCPY_DEVICE_TO_DEVICE;
+    const bool toDevice = kind == HAL_MEMCPY_HOST_TO_DEVICE || kind == HAL_MEMCPY_DEVICE_TO_DEVICE;
+    const auto contradicts = [](bool saysDevice, const Operand& operand) {
+        return saysDevice ? operand.knownHost() : operand.knownDevice();
+    };
+    if (contradicts(fromDevice, src) || contradicts(toDevice, dst)) {
+        const Operand& wrong = contradicts(fromDevice, src) ? src : dst;
+        return fail(HAL_ERROR_INVALID_VALUE,
+                    "{}: {} says {} is {} memory, but {} was allocated as {} memory; pass "
+                    "HAL_MEMCPY_DEFAULT to infer the direction",
+                    operation, kindName(kind), &wrong == &src ? "src" : "dst",
+                    wrong.knownDevice() ? "host" : "device", wrong.pointer,
+                    wrong.knownDevice() ? "device" : "pinned host");
+    }
+    *resolved = kind;
+    return HAL_SUCCESS;
+}
+
+halError synchronize(halStream_t* stream, const char* operation) {
+    return checked(stream->device->vtable->streamSynchronize(stream->native), stream->device,
+                   operation);
+}
+
+// One synchronous copy step on `device`'s default stream.
+halError copyOnDevice(Device* device, void* dst, const void* src, size_t count,
+                      halMemcpyKind kind, const char* operation) {
+    halStream_t* stream = nullptr;
+    if (halError e = defaultStream(device, &stream)) return e;
+    if (halError e = checked(device->vtable->memcpyAsync(stream->native, dst, src, count, kind),
+                             device, operation)) {
+        return e;
+    }
+    return synchronize(stream, operation);
+}
+
+// A copy between devices of different backends or between two devices: synchronous, through
+// host memory when both ends are devices.
+halError copyAcrossDevices(void* dst, Device* dstDevice, const void* src, Device* srcDevice,
+                           size_t count, const char* operation) {
+    if (srcDevice == nullptr) {
+        return copyOnDevice(dstDevice, dst, src, count, HAL_MEMCPY_HOST_TO_DEVICE, operation);
+    }
+    if (dstDevice == nullptr) {
+        return copyOnDevice(srcDevice, dst, src, count, HAL_MEMCPY_DEVICE_TO_HOST, operation);
+    }
+    const size_t chunk = std::min(count, kStagingChunk);
+    std::unique_ptr<unsigned char[]> staging(new unsigned char[chunk]);
+    for (size_t offset = 0; offset < count; offset += chunk) {
+        const size_t bytes = std::min(chunk, count - offset);
+        if (halError e = copyOnDevice(srcDevice, staging.get(),
+                                      static_cast<const unsigned char*>(src) + offset, bytes,
+                                      HAL_MEMCPY_DEVICE_TO_HOST, operation)) {
+            return e;
+        }
+        if (halError e = copyOnDevice(dstDevice, static_cast<unsigned char*>(dst) + offset,
+                                      staging.get(), bytes, HAL_MEMCPY_HOST_TO_DEVICE,
+                                      operation)) {
+            return e;
+        }
+    }
+    return HAL_SUCCESS;
+}
+
+struct CopyPlan {
+    Operand dst, src;
+    halMemcpyKind kind;
+};
+
+halError planCopy(const char* operation, void* dst, size_t dstMax, const void* src, size_t count,
+                  halMemcpyKind kind, CopyPlan* plan) {
+    if (count > dstMax) {
+        return fail(HAL_ERROR_INVALID_VALUE, "{}: count ({}) is larger than dstMax ({})",
+                    operation, count, dstMax);
+    }
+    if (count > 0 && (dst == nullptr || src == nullptr)) {
+        return fail(HAL_ERROR_INVALID_VALUE, "{}: {} is NULL", operation,
+                    dst == nullptr ? "dst" : "src");
+    }
+    plan->dst = locate(dst);
+    plan->src = locate(src);
+    if (halError e = resolveKind(operation, kind, plan->dst, plan->src, &plan->kind)) return e;
+    if (halError e = checkBounds(operation, "dst", plan->dst, count)) return e;
+    return checkBounds(operation, "src", plan->src, count);
+}
+
+// Enqueues a planned copy on `stream`, or performs it synchronously across devices.
+halError enqueueCopy(halStream_t* stream, void* dst, const void* src, size_t count,
+                     const CopyPlan& plan, const char* operation) {
+    Device* dstDevice = plan.dst.device();
+    Device* srcDevice = plan.src.device();
+    const bool local = (dstDevice == nullptr || dstDevice == stream->device) &&
+                       (srcDevice == nullptr || srcDevice == stream->device);
+    if (local) {
+        return checked(stream->device->vtable->memcpyAsync(stream->native, dst, src, count,
+                                                           plan.kind),
+                       stream->device, operation);
+    }
+    if (halError e = synchronize(stream, operation)) return e;
+    return copyAcrossDevices(dst, dstDevice, src, srcDevice, count, operation);
+}
+
+halError planMemset(const char* operation, void* dst, size_t dstMax, size_t count,
+                    Operand* target) {
+    if (count > dstMax) {
+        return fail(HAL_ERROR_INVALID_VALUE, "{}: count ({}) is larger than dstMax ({})",
+                    operation, count, dstMax);
+    }
+    if (count > 0 && dst == nullptr) {
+        return fail(HAL_ERROR_INVALID_VALUE, "{}: dst is NULL", operation);
+    }
+    *target = locate(dst);
+    return checkBounds(operation, "dst", *target, count);
+}
+
+}  // namespace
+
+extern "C" {
+
+HAL_API halError halMalloc(void** ptr, size_t size) {
+    return apiCall([&] {
+        if (halError e = requireOutput(ptr, "halMalloc", "ptr")) return e;
+        if (size == 0) return fail(HAL_ERROR_INVALID_VALUE, "halMalloc: size is 0");
+        Device* device = currentDevice();
+        void* memory = nullptr;
+        if (halError e = checked(device->vtable->memAllocDevice(device->native, size, &memory),
+                                 device, "halMalloc")) {
+            return e;
+        }
+        runtime().allocations.insert({reinterpret_cast<uintptr_t>(memory), size, device, false});
+        *ptr = memory;
+        return HAL_SUCCESS;
+    });
+}
+
+HAL_API halError halFree(void* ptr) {
+    return apiCall([&] {
+        if (ptr == nullptr) return HAL_SUCCESS;
+        const auto allocation = runtime().allocations.eraseExact(ptr, false);
+        if (!allocation) {
+            return fail(HAL_ERROR_INVALID_VALUE,
+                        "halFree: {} is not the start of a live halMalloc allocation (never "
+                        "allocated, freed already, or pinned host memory: use halFreeHost)",
+                        ptr);
+        }
+        Device* device = allocation->device;
+        const halError drained = checked(device->vtable->deviceSynchronize(device->native),
+                                         device, "halFree");
+        const halError freed =
+            checked(device->vtable->memFreeDevice(device->native, ptr), device, "halFree");
+        return freed != HAL_SUCCESS ? freed : drained;
+    });
+}
+
+HAL_API halError halMallocHost(void** ptr, size_t size) {
+    return apiCall([&] {
+        if (halError e = requireOutput(ptr, "halMallocHost", "ptr")) return e;
+        if (size == 0) return fail(HAL_ERROR_INVALID_VALUE, "halMallocHost: size is 0");
+        Device* device = currentDevice();
+        void* memory = nullptr;
+        if (device->vtable->memAllocHost != nullptr) {
+            if (halError e = checked(device->vtable->memAllocHost(device->native, size, &memory),
+                                     device, "halMallocHost")) {
+                return e;
+            }
+        } else {
+            const size_t rounded = (size + kHostAlignment - 1) / kHostAlignment * kHostAlignment;
+            memory = std::aligned_alloc(kHostAlignment, rounded);
+            if (memory == nullptr) {
+                return fail(HAL_ERROR_OUT_OF_MEMORY, "halMallocHost: cannot allocate {} bytes",
+                            size);
+            }
+        }
+        runtime().allocations.insert({reinterpret_cast<uintptr_t>(memory), size, device, true});
+        *ptr = memory;
+        return HAL_SUCCESS;
+    });
+}
+
+HAL_API halError halFreeHost(void* ptr) {
+    return apiCall([&] {
+        if (ptr == nullptr) return HAL_SUCCESS;
+        const auto allocation = runtime().allocations.eraseExact(ptr, true);
+        if (!allocation) {
+            return fail(HAL_ERROR_INVALID_VALUE,
+                        "halFreeHost: {} is not the start of a live halMallocHost allocation",
+                        ptr);
+        }
+        Device* device = allocation->device;
+        if (device->vtable->memFreeHost == nullptr) {
+            std::free(ptr);
+            return HAL_SUCCESS;
+        }
+        return checked(device->vtable->memFreeHost(device->native, ptr), device, "halFreeHost");
+    });
+}
+
+HAL_API halError halMemcpyAsync(void* dst, size_t dstMax, const void* src, size_t count,
+                                halMemcpyKind kind, halStream handle) {
+    return apiCall([&] {
+        halStream_t* stream = nullptr;
+        if (halError e = resolveStream(handle, &stream, "halMemcpyAsync")) return e;
+        CopyPlan plan;
+        if (halError e = planCopy("halMemcpyAsync", dst, dstMax, src, count, kind, &plan)) {
+            return e;
+        }
+        if (count == 0) return HAL_SUCCESS;
+        return enqueueCopy(stream, dst, src, count, plan, "halMemcpyAsync");
+    });
+}
+
+HAL_API halError halMemcpy(void* dst, size_t dstMax, const void* src, size_t count,
+                           halMemcpyKind kind) {
+    return apiCall([&] {
+        CopyPlan plan;
+        if (halError e = planCopy("halMemcpy", dst, dstMax, src, count, kind, &plan)) return e;
+        if (count == 0) return HAL_SUCCESS;
+        Device* owner = plan.dst.device() != nullptr   ? plan.dst.device()
+                        : plan.src.device() != nullptr ? plan.src.device()
+                                                       : currentDevice();
+        halStream_t* stream = nullptr;
+        if (halError e = defaultStream(owner, &stream)) return e;
+        if (halError e = enqueueCopy(stream, dst, src, count, plan, "halMemcpy")) return e;
+        return synchronize(stream, "halMemcpy");
+    });
+}
+
+HAL_API halError halMemsetAsync(void* dst, size_t dstMax, int value, size_t count,
+                                halStream handle) {
+    return apiCall([&] {
+        halStream_t* stream = nullptr;
+        if (halError e = resolveStream(handle, &stream, "halMemsetAsync")) return e;
+        Operand target;
+        if (halError e = planMemset("halMemsetAsync", dst, dstMax, count, &target)) return e;
+        if (target.device() != nullptr && target.device() != stream->device) {
+            return fail(HAL_ERROR_INVALID_VALUE,
+                        "halMemsetAsync: dst belongs to device {}, the stream to device {}",
+                        target.device()->ordinal, stream->device->ordinal);
+        }
+        if (count == 0) return HAL_SUCCESS;
+        return checked(stream->device->vtable->memsetAsync(stream->native, dst,
+                                                           static_cast<unsigned char>(value),
+                                                           count),
+                       stream->device, "halMemsetAsync");
+    });
+}
+
+HAL_API halError halMemset(void* dst, size_t dstMax, int value, size_t count) {
+    return apiCall([&] {
+        Operand target;
+        if (halError e = planMemset("halMemset", dst, dstMax, count, &target)) return e;
+        if (count == 0) return HAL_SUCCESS;
+        Device* device = target.device() != nullptr ? target.device() : currentDevice();
+        halStream_t* stream = nullptr;
+        if (halError e = defaultStream(device, &stream)) return e;
+        if (halError e = checked(device->vtable->memsetAsync(stream->native, dst,
+                                                             static_cast<unsigned char>(value),
+                                                             count),
+                                 device, "halMemset")) {
+            return e;
+        }
+        return synchronize(stream, "halMemset");
+    });
+}
+
+}  // extern "C"

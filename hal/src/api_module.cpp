@@ -1,0 +1,194 @@
+// Modules, kernel functions and launches.
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+#include <vector>
+
+#include "api.hpp"
+
+using namespace polyhal;
+
+namespace {
+
+halError requireKernels(const Device* device, const char* operation) {
+    if (device->supports(HAL_DEVICE_CAP_KERNELS)) return HAL_SUCCESS;
+    return fail(HAL_ERROR_NOT_SUPPORTED, "{}: the {} backend cannot load kernels", operation,
+                device->backend->name);
+}
+
+halError loadModule(halModule* module, const void* image, size_t size, const char* operation) {
+    Device* device = currentDevice();
+    if (halError e = requireKernels(device, operation)) return e;
+    halPluginModule native = nullptr;
+    if (halError e = checked(device->vtable->moduleLoadData(device->native, image, size, &native),
+                             device, operation)) {
+        return e;
+    }
+    halModule_t* object = runtime().modules.create();
+    if (object == nullptr) {
+        device->vtable->moduleUnload(native);
+        return fail(HAL_ERROR_OUT_OF_MEMORY, "{}: too many loaded modules", operation);
+    }
+    object->device = device;
+    object->native = native;
+    *module = object;
+    return HAL_SUCCESS;
+}
+
+halError resolveModule(halModule handle, halModule_t** module, const char* operation) {
+    halModule_t* object = runtime().modules.validate(handle);
+    if (object == nullptr) {
+        return fail(HAL_ERROR_INVALID_HANDLE, "{}: module {} is not a loaded module", operation,
+                    static_cast<const void*>(handle));
+    }
+    *module = object;
+    return HAL_SUCCESS;
+}
+
+bool exceeds(halDim3 dims, uint64_t limit) {
+    return uint64_t{dims.x} * dims.y * dims.z > limit;
+}
+
+halError checkLaunch(const halFunction_t* function, const halStream_t* stream, halDim3 grid,
+                     halDim3 block, size_t sharedBytes, const halKernelArg* args,
+                     uint32_t numArgs) {
+    const char* op = "halLaunchKernel";
+    const Device* device = stream->device;
+    if (function->device != device) {
+        return fail(HAL_ERROR_INVALID_VALUE,
+                    "{}: the function was loaded on device {}, the stream belongs to device {}",
+                    op, function->device->ordinal, device->ordinal);
+    }
+    if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 ||
+        block.z == 0) {
+        return fail(HAL_ERROR_INVALID_VALUE, "{}: grid ({},{},{}) and block ({},{},{}) must not "
+                    "have a zero dimension", op, grid.x, grid.y, grid.z, block.x, block.y, block.z);
+    }
+    if (exceeds(block, device->info.maxThreadsPerBlock)) {
+        return fail(HAL_ERROR_INVALID_VALUE,
+                    "{}: block ({},{},{}) has more than the device's {} threads per block", op,
+                    block.x, block.y, block.z, device->info.maxThreadsPerBlock);
+    }
+    if (sharedBytes > device->info.maxSharedMemoryPerBlock) {
+        return fail(HAL_ERROR_INVALID_VALUE,
+                    "{}: {} bytes of dynamic shared memory exceed the device's {}", op,
+                    sharedBytes, device->info.maxSharedMemoryPerBlock);
+    }
+    if (numArgs > 0 && args == nullptr) {
+        return fail(HAL_ERROR_INVALID_VALUE, "{}: args is NULL but numArgs is {}", op, numArgs);
+    }
+    for (uint32_t i = 0; i < numArgs; ++i) {
+        if (args[i].value == nullptr || args[i].size == 0) {
+            return fail(HAL_ERROR_INVALID_VALUE,
+                        "{}: argument {} has {}", op, i,
+                        args[i].value == nullptr ? "a NULL value pointer" : "size 0");
+        }
+    }
+    return HAL_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+HAL_API halError halModuleLoadData(halModule* module, const void* image, size_t size) {
+    return apiCall([&] {
+        if (halError e = requireOutput(module, "halModuleLoadData", "module")) return e;
+        if (image == nullptr || size == 0) {
+            return fail(HAL_ERROR_INVALID_VALUE, "halModuleLoadData: the image is {}",
+                        image == nullptr ? "NULL" : "empty");
+        }
+        return loadModule(module, image, size, "halModuleLoadData");
+    });
+}
+
+HAL_API halError halModuleLoadFile(halModule* module, const char* path) {
+    return apiCall([&] {
+        if (halError e = requireOutput(module, "halModuleLoadFile", "module")) return e;
+        if (halError e = requireOutput(path, "halModuleLoadFile", "path")) return e;
+        std::ifstream file(path, std::ios::binary);
+        if (!file) {
+            return fail(HAL_ERROR_INVALID_VALUE, "halModuleLoadFile: cannot open '{}': {}", path,
+                        std::strerror(errno));
+        }
+        const std::vector<char> image((std::istreambuf_iterator<char>(file)),
+                                      std::istreambuf_iterator<char>());
+        if (image.empty()) {
+            return fail(HAL_ERROR_INVALID_VALUE, "halModuleLoadFile: '{}' is empty", path);
+        }
+        return loadModule(module, image.data(), image.size(), "halModuleLoadFile");
+    });
+}
+
+HAL_API halError halModuleGetFunction(halFunction* function, halModule moduleHandle,
+                                      const char* name) {
+    return apiCall([&] {
+        if (halError e = requireOutput(function, "halModuleGetFunction", "function")) return e;
+        if (halError e = requireOutput(name, "halModuleGetFunction", "name")) return e;
+        halModule_t* module = nullptr;
+        if (halError e = resolveModule(moduleHandle, &module, "halModuleGetFunction")) return e;
+        std::lock_guard<std::mutex> lock(module->mutex);
+        if (auto it = module->functions.find(name); it != module->functions.end()) {
+            *function = it->second;
+            return HAL_SUCCESS;
+        }
+        Device* device = module->device;
+        halPluginFunction native = nullptr;
+        if (halError e = checked(device->vtable->moduleGetFunction(module->native, name, &native),
+                                 device, "halModuleGetFunction")) {
+            return e;
+        }
+        halFunction_t* object = runtime().functions.create(halFunction_t{device, module, native});
+        if (object == nullptr) {
+            return fail(HAL_ERROR_OUT_OF_MEMORY, "halModuleGetFunction: too many functions");
+        }
+        module->functions.emplace(name, object);
+        *function = object;
+        return HAL_SUCCESS;
+    });
+}
+
+HAL_API halError halModuleUnload(halModule handle) {
+    return apiCall([&] {
+        halModule_t* module = nullptr;
+        if (halError e = resolveModule(handle, &module, "halModuleUnload")) return e;
+        Device* device = module->device;
+        // Kernels from the module may still be queued; the code must outlive them.
+        const halError drained = checked(device->vtable->deviceSynchronize(device->native),
+                                         device, "halModuleUnload");
+        for (auto& entry : module->functions) runtime().functions.destroy(entry.second);
+        const halPluginModule native = module->native;
+        runtime().modules.destroy(module);
+        const halError unloaded =
+            checked(device->vtable->moduleUnload(native), device, "halModuleUnload");
+        return unloaded != HAL_SUCCESS ? unloaded : drained;
+    });
+}
+
+HAL_API halError halLaunchKernel(halFunction functionHandle, halDim3 grid, halDim3 block,
+                                 size_t dynamicSharedBytes, const halKernelArg* args,
+                                 uint32_t numArgs, halStream streamHandle) {
+    return apiCall([&] {
+        halFunction_t* function = runtime().functions.validate(functionHandle);
+        if (function == nullptr) {
+            return fail(HAL_ERROR_INVALID_HANDLE,
+                        "halLaunchKernel: function {} is not a live kernel function (NULL, or its "
+                        "module was unloaded)",
+                        static_cast<const void*>(functionHandle));
+        }
+        halStream_t* stream = nullptr;
+        if (halError e = resolveStream(streamHandle, &stream, "halLaunchKernel")) return e;
+        if (halError e = checkLaunch(function, stream, grid, block, dynamicSharedBytes, args,
+                                     numArgs)) {
+            return e;
+        }
+        return checked(stream->device->vtable->launchKernel(stream->native, function->native,
+                                                            grid, block, dynamicSharedBytes,
+                                                            args, numArgs),
+                       stream->device, "halLaunchKernel");
+    });
+}
+
+}  // extern "C"

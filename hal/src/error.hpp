@@ -1,0 +1,34 @@
+// The calling thread's last error detail, and the helpers every API function uses to fail.
+#ifndef POLYHAL_HAL_SRC_ERROR_HPP_
+#define POLYHAL_HAL_SRC_ERROR_HPP_
+
+#include <polyhal/hal.h>
+
+#include <fmt/format.h>
+
+#include <string>
+#include <utility>
+
+namespace polyhal {
+
+// Replaces the calling thread's error detail.
+void setLastErrorMessage(std::string message);
+const char* lastErrorMessage();
+
+// Records a formatted detail and returns `code`: `return fail(HAL_ERROR_INVALID_VALUE, ...)`.
+template <typename... Args>
+halError fail(halError code, fmt::format_string<Args...> format, Args&&... args) {
+    setLastErrorMessage(fmt::format(format, std::forward<Args>(args)...));
+    return code;
+}
+
+// Host service for plugins: a plugin's detail waits here until the core adopts it.
+void setPluginErrorMessage(const char* message);
+
+// Turns a plugin's failure into the thread's error detail, "<backend>: <plugin detail>", where
+// `operation` names the public call for plugins that gave no detail. Returns `code`.
+halError adoptPluginError(halError code, const char* backend, const char* operation);
+
+}  // namespace polyhal
+
+#endif  // POLYHAL_HAL_SRC_ERROR_HPP_

@@ -1,0 +1,48 @@
+// The core's objects behind the public handles. Each knows its device, and through it the
+// backend's dispatch table, so a call dispatches with no lookup.
+#ifndef POLYHAL_HAL_SRC_OBJECTS_HPP_
+#define POLYHAL_HAL_SRC_OBJECTS_HPP_
+
+#include <polyhal/plugin.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "backend.hpp"
+
+namespace polyhal {
+
+struct Device;
+
+}  // namespace polyhal
+
+struct halStream_t {
+    polyhal::Device* device;
+    halPluginStream native;
+    int priority;
+};
+
+struct halEvent_t {
+    polyhal::Device* device;
+    halPluginEvent native;
+    uint32_t flags;
+    std::atomic<bool> recorded{false};
+};
+
+struct halFunction_t {
+    polyhal::Device* device;
+    halModule_t* module;
+    halPluginFunction native;
+};
+
+struct halModule_t {
+    polyhal::Device* device;
+    halPluginModule native;
+    std::mutex mutex;
+    // One handle per kernel name, so repeated lookups return the same halFunction.
+    std::map<std::string, halFunction_t*> functions;
+};
+
+#endif  // POLYHAL_HAL_SRC_OBJECTS_HPP_

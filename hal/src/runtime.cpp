@@ -1,0 +1,106 @@
+#include "runtime.hpp"
+
+#include <mutex>
+#include <string>
+
+#include "error.hpp"
+#include "loader.hpp"
+#include "log.hpp"
+
+namespace polyhal {
+namespace detail {
+
+std::atomic<bool> g_ready{false};
+Runtime* g_runtime = nullptr;
+
+namespace {
+
+std::mutex g_initMutex;
+bool g_attempted = false;
+halError g_initStatus = HAL_SUCCESS;
+std::string g_initMessage;
+
+halError openDevices(Runtime& rt) {
+    for (auto& backend : rt.backends) {
+        int count = 0;
+        halError status = backend->table.deviceGetCount(&count);
+        if (status != HAL_SUCCESS) {
+            return adoptPluginError(status, backend->name.c_str(), "deviceGetCount");
+        }
+        for (int i = 0; i < count; ++i) {
+            auto device = std::make_unique<Device>();
+            device->backend = backend.get();
+            device->vtable = &backend->table;
+            device->ordinal = static_cast<int>(rt.devices.size());
+            device->backendOrdinal = i;
+            status = backend->table.deviceOpen(i, &device->native);
+            if (status != HAL_SUCCESS) {
+                return adoptPluginError(status, backend->name.c_str(), "deviceOpen");
+            }
+            device->info = {};
+            device->info.size = sizeof(halPluginDeviceInfo);
+            status = backend->table.deviceGetInfo(device->native, &device->info);
+            if (status != HAL_SUCCESS) {
+                return adoptPluginError(status, backend->name.c_str(), "deviceGetInfo");
+            }
+            // Capabilities the table cannot serve are not capabilities, whatever the device says.
+            const auto& t = backend->table;
+            if (t.eventElapsedTime == nullptr) device->info.capabilities &= ~HAL_DEVICE_CAP_TIMING_EVENTS;
+            if (t.launchHostFunc == nullptr) device->info.capabilities &= ~HAL_DEVICE_CAP_HOST_FUNCTIONS;
+            if (t.moduleLoadData == nullptr || t.moduleUnload == nullptr ||
+                t.moduleGetFunction == nullptr || t.launchKernel == nullptr) {
+                device->info.capabilities &= ~HAL_DEVICE_CAP_KERNELS;
+            }
+            if (t.streamGetNativeHandle == nullptr) device->info.capabilities &= ~HAL_DEVICE_CAP_NATIVE_HANDLES;
+            if (device->info.greatestStreamPriority > device->info.leastStreamPriority) {
+                device->info.greatestStreamPriority = device->info.leastStreamPriority = 0;
+            }
+            logger().info("device {}: {} ({} backend, device {})", device->ordinal,
+                          device->info.name, backend->name, i);
+            rt.devices.push_back(std::move(device));
+        }
+    }
+    return HAL_SUCCESS;
+}
+
+halError initializeOnce() {
+    // Kept even when initialisation fails: loaded plugins stay loaded (their threads may run).
+    g_runtime = new Runtime();
+    halError status = loadBackends(&g_runtime->backends);
+    if (status == HAL_SUCCESS) status = openDevices(*g_runtime);
+    return status;
+}
+
+}  // namespace
+
+halError initializeSlow() {
+    std::lock_guard<std::mutex> lock(g_initMutex);
+    if (!g_attempted) {
+        g_attempted = true;
+        try {
+            g_initStatus = initializeOnce();
+        } catch (const std::exception& e) {
+            g_initStatus = fail(HAL_ERROR_UNKNOWN, "initialisation failed: {}", e.what());
+        }
+        if (g_initStatus == HAL_SUCCESS) {
+            g_ready.store(true, std::memory_order_release);
+            return HAL_SUCCESS;
+        }
+        g_initMessage = lastErrorMessage();
+        logger().error("initialisation failed: {}", g_initMessage);
+    }
+    if (g_initStatus != HAL_SUCCESS) setLastErrorMessage(g_initMessage);
+    return g_initStatus;
+}
+
+}  // namespace detail
+
+Runtime::Runtime()
+    : streams(1u << 16), events(1u << 22), modules(1u << 14), functions(1u << 18) {}
+
+int& currentDeviceOrdinal() {
+    static thread_local int ordinal = 0;
+    return ordinal;
+}
+
+}  // namespace polyhal

@@ -1,0 +1,93 @@
+/*
+ * halinfo: which backends polyhal selected, from where, and what their devices can do.
+ *
+ *   halinfo            the loaded plugins (logged at info level) and every device
+ *   halinfo --verbose  also every candidate plugin tried and why it was or was not used
+ *
+ * Exits 1 with polyhal's error message when initialisation fails.
+ */
+#define _POSIX_C_SOURCE 200112L
+#include <polyhal/hal.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void printCapabilities(uint64_t caps) {
+    static const struct {
+        uint64_t bit;
+        const char* name;
+    } kNames[] = {
+        {HAL_DEVICE_CAP_TIMING_EVENTS, "timing-events"},
+        {HAL_DEVICE_CAP_HOST_FUNCTIONS, "host-functions"},
+        {HAL_DEVICE_CAP_KERNELS, "kernels"},
+        {HAL_DEVICE_CAP_STREAM_PRIORITIES, "stream-priorities"},
+        {HAL_DEVICE_CAP_HOST_ACCESSIBLE, "host-accessible-memory"},
+        {HAL_DEVICE_CAP_NATIVE_HANDLES, "native-handles"},
+    };
+    size_t i;
+    int any = 0;
+    for (i = 0; i < sizeof kNames / sizeof kNames[0]; ++i) {
+        if (caps & kNames[i].bit) {
+            printf("%s%s", any ? ", " : "", kNames[i].name);
+            any = 1;
+        }
+    }
+    printf("%s\n", any ? "" : "none");
+}
+
+static const char* orUnset(const char* value) { return value != NULL ? value : "(unset)"; }
+
+int main(int argc, char** argv) {
+    int verbose = 0, i, count = 0, major, minor, patch;
+    halError status;
+    for (i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--verbose") == 0 || strcmp(argv[i], "-v") == 0) {
+            verbose = 1;
+        } else {
+            fprintf(stderr, "usage: %s [--verbose]\n", argv[0]);
+            return 2;
+        }
+    }
+    /* The loader reports what it loads at info level and every candidate at debug level. */
+    setenv("POLYHAL_LOG_LEVEL", verbose ? "debug" : "info", verbose);
+
+    halGetVersion(&major, &minor, &patch);
+    printf("polyhal %d.%d.%d\n", major, minor, patch);
+    printf("POLYHAL_BACKEND     = %s\n", orUnset(getenv("POLYHAL_BACKEND")));
+    printf("POLYHAL_PLUGIN_PATH = %s\n", orUnset(getenv("POLYHAL_PLUGIN_PATH")));
+    fflush(stdout);
+
+    status = halInit();
+    if (status != HAL_SUCCESS) {
+        fprintf(stderr, "halinfo: initialisation failed: %s: %s\n", halGetErrorName(status),
+                halGetLastErrorMessage());
+        return 1;
+    }
+    halGetDeviceCount(&count);
+    printf("devices: %d\n", count);
+    for (i = 0; i < count; ++i) {
+        halDeviceProperties props;
+        int least = 0, greatest = 0;
+        memset(&props, 0, sizeof props);
+        props.size = sizeof props;
+        if (halGetDeviceProperties(i, &props) != HAL_SUCCESS || halSetDevice(i) != HAL_SUCCESS ||
+            halGetStreamPriorityRange(&least, &greatest) != HAL_SUCCESS) {
+            fprintf(stderr, "halinfo: device %d: %s\n", i, halGetLastErrorMessage());
+            return 1;
+        }
+        printf("\ndevice %d\n", props.ordinal);
+        printf("  name                 %s\n", props.name);
+        printf("  backend              %s (device %d)\n", props.backend, props.backendOrdinal);
+        printf("  total memory         %llu bytes (%.1f GiB)\n",
+               (unsigned long long)props.totalMemory, props.totalMemory / 1073741824.0);
+        printf("  compute units        %u\n", props.computeUnits);
+        printf("  max threads/block    %u\n", props.maxThreadsPerBlock);
+        printf("  max shared/block     %llu bytes\n",
+               (unsigned long long)props.maxSharedMemoryPerBlock);
+        printf("  stream priorities    %d (least) .. %d (greatest)\n", least, greatest);
+        printf("  capabilities         ");
+        printCapabilities(props.capabilities);
+    }
+    return 0;
+}

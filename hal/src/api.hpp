@@ -6,6 +6,7 @@
 #include <polyhal/hal.h>
 
 #include <exception>
+#include <initializer_list>
 #include <new>
 
 #include "error.hpp"
@@ -65,6 +66,18 @@ inline halError resolveEvent(halEvent handle, halEvent_t** event, const char* op
     *event = object;
     return HAL_SUCCESS;
 }
+
+// The backend accepted one more operation on `stream`; `uses` are the pointers it touches.
+inline uint64_t noteSubmitted(halStream_t* stream) {
+    return stream->device->pool->submitted(stream->poolStream);
+}
+inline void noteSubmitted(halStream_t* stream, std::initializer_list<const void*> uses) {
+    const uint64_t ticket = noteSubmitted(stream);
+    stream->device->pool->recordUses(uses.begin(), uses.size(), stream->poolStream, ticket);
+}
+
+// Waits for `stream` and tells the pool what has finished.
+halError synchronizeStream(halStream_t* stream, const char* operation);
 
 inline halError requireOutput(const void* pointer, const char* operation, const char* name) {
     if (pointer != nullptr) return HAL_SUCCESS;

@@ -35,12 +35,11 @@ void releaseDeviceObjects(Device* device) {
     });
     rt.streams.forEachLive([&](halStream_t* stream) {
         if (stream->device != device) return;
+        device->pool->removeStream(stream->poolStream);
         vt.streamDestroy(stream->native);
         rt.streams.destroy(stream);
     });
-    for (const Allocation& allocation : rt.allocations.eraseDevice(device)) {
-        vt.memFreeDevice(device->native, reinterpret_cast<void*>(allocation.base));
-    }
+    device->pool->reset();
 }
 
 }  // namespace
@@ -134,8 +133,13 @@ HAL_API halError halGetDeviceProperties(int ordinal, halDeviceProperties* props)
 HAL_API halError halSynchronizeDevice(void) {
     return apiCall([] {
         Device* device = currentDevice();
-        return checked(device->vtable->deviceSynchronize(device->native), device,
-                       "halSynchronizeDevice");
+        const allocator::VectorClock reached = device->pool->captureDevice();
+        if (halError e = checked(device->vtable->deviceSynchronize(device->native), device,
+                                 "halSynchronizeDevice")) {
+            return e;
+        }
+        device->pool->synchronized(reached);
+        return HAL_SUCCESS;
     });
 }
 

@@ -52,11 +52,13 @@ HAL_API halError halRecordEvent(halEvent eventHandle, halStream streamHandle) {
                         "halRecordEvent: the event belongs to device {}, the stream to device {}",
                         event->device->ordinal, stream->device->ordinal);
         }
+        allocator::VectorClock captured = stream->device->pool->capture(stream->poolStream);
         if (halError e = checked(stream->device->vtable->eventRecord(event->native,
                                                                      stream->native),
                                  stream->device, "halRecordEvent")) {
             return e;
         }
+        event->clock.assign(std::move(captured));
         event->recorded.store(true, std::memory_order_release);
         return HAL_SUCCESS;
     });
@@ -66,8 +68,13 @@ HAL_API halError halQueryEvent(halEvent handle) {
     return apiCall([&] {
         halEvent_t* event = nullptr;
         if (halError e = resolveEvent(handle, &event, "halQueryEvent")) return e;
-        return checked(event->device->vtable->eventQuery(event->native), event->device,
-                       "halQueryEvent");
+        const allocator::VectorClock captured = event->clock.snapshot();
+        if (halError e = checked(event->device->vtable->eventQuery(event->native), event->device,
+                                 "halQueryEvent")) {
+            return e;
+        }
+        event->device->pool->observeCompleted(captured);
+        return HAL_SUCCESS;
     });
 }
 
@@ -75,8 +82,13 @@ HAL_API halError halSynchronizeEvent(halEvent handle) {
     return apiCall([&] {
         halEvent_t* event = nullptr;
         if (halError e = resolveEvent(handle, &event, "halSynchronizeEvent")) return e;
-        return checked(event->device->vtable->eventSynchronize(event->native), event->device,
-                       "halSynchronizeEvent");
+        const allocator::VectorClock captured = event->clock.snapshot();
+        if (halError e = checked(event->device->vtable->eventSynchronize(event->native),
+                                 event->device, "halSynchronizeEvent")) {
+            return e;
+        }
+        event->device->pool->synchronized(captured);
+        return HAL_SUCCESS;
     });
 }
 

@@ -27,28 +27,47 @@ const char* kindName(halMemcpyKind kind) {
 
 // Where one operand of a copy or memset lives, as far as polyhal knows.
 struct Operand {
-    const void* pointer;
-    std::optional<Allocation> allocation;  // empty: memory polyhal did not allocate
+    const void* pointer = nullptr;
+    Device* owner = nullptr;  // the device whose pool holds it
+    bool pinnedHost = false;  // from halMallocHost
+    uintptr_t base = 0;       // the allocation containing it, when known
+    size_t size = 0;
 
-    Device* device() const {
-        return allocation && !allocation->host ? allocation->device : nullptr;
-    }
-    bool knownDevice() const { return allocation && !allocation->host; }
-    bool knownHost() const { return allocation && allocation->host; }
+    Device* device() const { return owner; }
+    bool known() const { return owner != nullptr || pinnedHost; }
+    bool knownDevice() const { return owner != nullptr; }
+    bool knownHost() const { return pinnedHost; }
 };
 
-Operand locate(const void* pointer) { return Operand{pointer, runtime().allocations.find(pointer)}; }
+Operand locate(const void* pointer) {
+    Operand operand;
+    operand.pointer = pointer;
+    for (const auto& device : runtime().devices) {
+        allocator::Allocation allocation;
+        if (device->pool->find(pointer, &allocation)) {
+            operand.owner = device.get();
+            operand.base = reinterpret_cast<uintptr_t>(allocation.base);
+            operand.size = allocation.size;
+            return operand;
+        }
+    }
+    if (const auto host = runtime().hostAllocations.find(pointer)) {
+        operand.pinnedHost = true;
+        operand.base = host->base;
+        operand.size = host->size;
+    }
+    return operand;
+}
 
 // Checks that `count` bytes from the operand stay inside its allocation.
 halError checkBounds(const char* operation, const char* role, const Operand& operand,
                      size_t count) {
-    if (!operand.allocation) return HAL_SUCCESS;
-    const size_t offset = reinterpret_cast<uintptr_t>(operand.pointer) - operand.allocation->base;
-    if (count <= operand.allocation->size - offset) return HAL_SUCCESS;
+    if (!operand.known()) return HAL_SUCCESS;
+    const size_t offset = reinterpret_cast<uintptr_t>(operand.pointer) - operand.base;
+    if (count <= operand.size - offset) return HAL_SUCCESS;
     return fail(HAL_ERROR_INVALID_VALUE,
-                "{}: {} bytes at {} run past the end of its allocation ({} bytes at offset {} of "
-                "{})",
-                operation, count, role, count, offset, operand.allocation->size);
+                "{}: {} bytes at {} run past the end of its allocation (offset {} of {} bytes)",
+                operation, count, role, offset, operand.size);
 }
 
 // The direction of a copy: inferred for HAL_MEMCPY_DEFAULT, checked against what polyhal knows
@@ -84,11 +103,6 @@ halError resolveKind(const char* operation, halMemcpyKind kind, const Operand& d
     return HAL_SUCCESS;
 }
 
-halError synchronize(halStream_t* stream, const char* operation) {
-    return checked(stream->device->vtable->streamSynchronize(stream->native), stream->device,
-                   operation);
-}
-
 // One synchronous copy step on `device`'s default stream.
 halError copyOnDevice(Device* device, void* dst, const void* src, size_t count,
                       halMemcpyKind kind, const char* operation) {
@@ -98,7 +112,8 @@ halError copyOnDevice(Device* device, void* dst, const void* src, size_t count,
                              device, operation)) {
         return e;
     }
-    return synchronize(stream, operation);
+    noteSubmitted(stream, {dst, src});
+    return synchronizeStream(stream, operation);
 }
 
 // A copy between devices of different backends or between two devices: synchronous, through
@@ -159,12 +174,29 @@ halError enqueueCopy(halStream_t* stream, void* dst, const void* src, size_t cou
     const bool local = (dstDevice == nullptr || dstDevice == stream->device) &&
                        (srcDevice == nullptr || srcDevice == stream->device);
     if (local) {
-        return checked(stream->device->vtable->memcpyAsync(stream->native, dst, src, count,
-                                                           plan.kind),
-                       stream->device, operation);
+        if (halError e = checked(stream->device->vtable->memcpyAsync(stream->native, dst, src,
+                                                                     count, plan.kind),
+                                 stream->device, operation)) {
+            return e;
+        }
+        noteSubmitted(stream, {dst, src});
+        return HAL_SUCCESS;
     }
-    if (halError e = synchronize(stream, operation)) return e;
+    if (halError e = synchronizeStream(stream, operation)) return e;
     return copyAcrossDevices(dst, dstDevice, src, srcDevice, count, operation);
+}
+
+// The error for freeing something that is not a live pool block.
+halError refuseFree(const char* operation, const void* ptr) {
+    if (locate(ptr).knownHost()) {
+        return fail(HAL_ERROR_INVALID_VALUE,
+                    "{}: {} is pinned host memory from halMallocHost; free it with halFreeHost",
+                    operation, ptr);
+    }
+    return fail(HAL_ERROR_INVALID_VALUE,
+                "{}: {} is not a live pool allocation (never allocated by polyhal, or freed "
+                "already)",
+                operation, ptr);
 }
 
 halError planMemset(const char* operation, void* dst, size_t dstMax, size_t count,
@@ -189,12 +221,19 @@ HAL_API halError halMalloc(void** ptr, size_t size) {
         if (halError e = requireOutput(ptr, "halMalloc", "ptr")) return e;
         if (size == 0) return fail(HAL_ERROR_INVALID_VALUE, "halMalloc: size is 0");
         Device* device = currentDevice();
+        halStream_t* stream = nullptr;
+        if (halError e = defaultStream(device, &stream)) return e;
         void* memory = nullptr;
-        if (halError e = checked(device->vtable->memAllocDevice(device->native, size, &memory),
-                                 device, "halMalloc")) {
-            return e;
+        if (halError e = device->pool->allocate(size, stream->poolStream, &memory)) return e;
+        // The block may have been freed in the default stream's order with work still queued
+        // there; every stream may use halMalloc's memory at once, so that work must be done.
+        halError idle = device->vtable->streamQuery(stream->native);
+        if (idle == HAL_ERROR_NOT_READY) idle = synchronizeStream(stream, "halMalloc");
+        if (idle != HAL_SUCCESS) {
+            checked(idle, device, "halMalloc");
+            device->pool->free(memory, stream->poolStream);
+            return idle;
         }
-        runtime().allocations.insert({reinterpret_cast<uintptr_t>(memory), size, device, false});
         *ptr = memory;
         return HAL_SUCCESS;
     });
@@ -203,19 +242,11 @@ HAL_API halError halMalloc(void** ptr, size_t size) {
 HAL_API halError halFree(void* ptr) {
     return apiCall([&] {
         if (ptr == nullptr) return HAL_SUCCESS;
-        const auto allocation = runtime().allocations.eraseExact(ptr, false);
-        if (!allocation) {
-            return fail(HAL_ERROR_INVALID_VALUE,
-                        "halFree: {} is not the start of a live halMalloc allocation (never "
-                        "allocated, freed already, or pinned host memory: use halFreeHost)",
-                        ptr);
-        }
-        Device* device = allocation->device;
-        const halError drained = checked(device->vtable->deviceSynchronize(device->native),
-                                         device, "halFree");
-        const halError freed =
-            checked(device->vtable->memFreeDevice(device->native, ptr), device, "halFree");
-        return freed != HAL_SUCCESS ? freed : drained;
+        Device* device = locate(ptr).device();
+        if (device == nullptr) return refuseFree("halFree", ptr);
+        halStream_t* stream = nullptr;
+        if (halError e = defaultStream(device, &stream)) return e;
+        return device->pool->free(ptr, stream->poolStream);
     });
 }
 
@@ -238,7 +269,7 @@ HAL_API halError halMallocHost(void** ptr, size_t size) {
                             size);
             }
         }
-        runtime().allocations.insert({reinterpret_cast<uintptr_t>(memory), size, device, true});
+        runtime().hostAllocations.insert({reinterpret_cast<uintptr_t>(memory), size, device});
         *ptr = memory;
         return HAL_SUCCESS;
     });
@@ -247,7 +278,7 @@ HAL_API halError halMallocHost(void** ptr, size_t size) {
 HAL_API halError halFreeHost(void* ptr) {
     return apiCall([&] {
         if (ptr == nullptr) return HAL_SUCCESS;
-        const auto allocation = runtime().allocations.eraseExact(ptr, true);
+        const auto allocation = runtime().hostAllocations.eraseExact(ptr);
         if (!allocation) {
             return fail(HAL_ERROR_INVALID_VALUE,
                         "halFreeHost: {} is not the start of a live halMallocHost allocation",
@@ -288,7 +319,7 @@ HAL_API halError halMemcpy(void* dst, size_t dstMax, const void* src, size_t cou
         halStream_t* stream = nullptr;
         if (halError e = defaultStream(owner, &stream)) return e;
         if (halError e = enqueueCopy(stream, dst, src, count, plan, "halMemcpy")) return e;
-        return synchronize(stream, "halMemcpy");
+        return synchronizeStream(stream, "halMemcpy");
     });
 }
 
@@ -305,10 +336,13 @@ HAL_API halError halMemsetAsync(void* dst, size_t dstMax, int value, size_t coun
                         target.device()->ordinal, stream->device->ordinal);
         }
         if (count == 0) return HAL_SUCCESS;
-        return checked(stream->device->vtable->memsetAsync(stream->native, dst,
-                                                           static_cast<unsigned char>(value),
-                                                           count),
-                       stream->device, "halMemsetAsync");
+        if (halError e = checked(stream->device->vtable->memsetAsync(
+                                     stream->native, dst, static_cast<unsigned char>(value), count),
+                                 stream->device, "halMemsetAsync")) {
+            return e;
+        }
+        noteSubmitted(stream, {dst});
+        return HAL_SUCCESS;
     });
 }
 
@@ -326,7 +360,8 @@ HAL_API halError halMemset(void* dst, size_t dstMax, int value, size_t count) {
                                  device, "halMemset")) {
             return e;
         }
-        return synchronize(stream, "halMemset");
+        noteSubmitted(stream, {dst});
+        return synchronizeStream(stream, "halMemset");
     });
 }
 

@@ -89,6 +89,26 @@ halError checkLaunch(const halFunction_t* function, const halStream_t* stream, h
     return HAL_SUCCESS;
 }
 
+// Every pointer-sized argument whose value points into a live pool block is a use on `stream`.
+void recordKernelUses(halStream_t* stream, const halKernelArg* args, uint32_t numArgs) {
+    constexpr uint32_t kInline = 16;
+    const void* inlineValues[kInline];
+    std::vector<const void*> manyValues;
+    const void** values = inlineValues;
+    if (numArgs > kInline) {
+        manyValues.resize(numArgs);
+        values = manyValues.data();
+    }
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < numArgs; ++i) {
+        if (args[i].size == sizeof(void*)) {
+            std::memcpy(&values[count++], args[i].value, sizeof(void*));
+        }
+    }
+    const uint64_t ticket = noteSubmitted(stream);
+    if (count > 0) stream->device->pool->recordUses(values, count, stream->poolStream, ticket);
+}
+
 }  // namespace
 
 extern "C" {
@@ -184,10 +204,14 @@ HAL_API halError halLaunchKernel(halFunction functionHandle, halDim3 grid, halDi
                                      numArgs)) {
             return e;
         }
-        return checked(stream->device->vtable->launchKernel(stream->native, function->native,
-                                                            grid, block, dynamicSharedBytes,
-                                                            args, numArgs),
-                       stream->device, "halLaunchKernel");
+        if (halError e = checked(stream->device->vtable->launchKernel(
+                                     stream->native, function->native, grid, block,
+                                     dynamicSharedBytes, args, numArgs),
+                                 stream->device, "halLaunchKernel")) {
+            return e;
+        }
+        recordKernelUses(stream, args, numArgs);
+        return HAL_SUCCESS;
     });
 }
 

@@ -21,10 +21,21 @@ halError defaultStream(Device* device, halStream_t** stream) {
             device->vtable->streamCreate(device->native, 0, HAL_STREAM_DEFAULT, &native);
         if (status != HAL_SUCCESS) return checked(status, device, "creating the default stream");
         // Lives as long as the process; never in the arena, so no handle can destroy it.
-        existing = new halStream_t{device, native, 0};
+        existing = new halStream_t{device, native, 0, device->pool->addStream(native)};
         device->defaultStream.store(existing, std::memory_order_release);
     }
     *stream = existing;
+    return HAL_SUCCESS;
+}
+
+halError synchronizeStream(halStream_t* stream, const char* operation) {
+    allocator::DevicePool& pool = *stream->device->pool;
+    const allocator::VectorClock reached = pool.capture(stream->poolStream);
+    if (halError e = checked(stream->device->vtable->streamSynchronize(stream->native),
+                             stream->device, operation)) {
+        return e;
+    }
+    pool.synchronized(reached);
     return HAL_SUCCESS;
 }
 
@@ -47,8 +58,11 @@ HAL_API halError halCreateStreamWithConfig(halStream* stream, int priority, uint
                                  device, "halCreateStream")) {
             return e;
         }
-        halStream_t* object = runtime().streams.create(halStream_t{device, native, priority});
+        allocator::Stream* poolStream = device->pool->addStream(native);
+        halStream_t* object =
+            runtime().streams.create(halStream_t{device, native, priority, poolStream});
         if (object == nullptr) {
+            device->pool->removeStream(poolStream);
             device->vtable->streamDestroy(native);
             return fail(HAL_ERROR_OUT_OF_MEMORY, "halCreateStream: too many live streams");
         }
@@ -71,6 +85,8 @@ HAL_API halError halDestroyStream(halStream handle) {
         if (halError e = resolveStream(handle, &stream, "halDestroyStream")) return e;
         Device* device = stream->device;
         const halPluginStream native = stream->native;
+        // Uses by work still queued on the stream stay tracked after it is gone.
+        device->pool->removeStream(stream->poolStream);
         runtime().streams.destroy(stream);
         return checked(device->vtable->streamDestroy(native), device, "halDestroyStream");
     });
@@ -80,8 +96,7 @@ HAL_API halError halSynchronizeStream(halStream handle) {
     return apiCall([&] {
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, "halSynchronizeStream")) return e;
-        return checked(stream->device->vtable->streamSynchronize(stream->native),
-                       stream->device, "halSynchronizeStream");
+        return synchronizeStream(stream, "halSynchronizeStream");
     });
 }
 
@@ -89,8 +104,14 @@ HAL_API halError halQueryStream(halStream handle) {
     return apiCall([&] {
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, "halQueryStream")) return e;
-        return checked(stream->device->vtable->streamQuery(stream->native), stream->device,
-                       "halQueryStream");
+        allocator::DevicePool& pool = *stream->device->pool;
+        const allocator::VectorClock reached = pool.capture(stream->poolStream);
+        if (halError e = checked(stream->device->vtable->streamQuery(stream->native),
+                                 stream->device, "halQueryStream")) {
+            return e;
+        }
+        pool.observeCompleted(reached);
+        return HAL_SUCCESS;
     });
 }
 
@@ -106,8 +127,14 @@ HAL_API halError halStreamWaitEvent(halStream streamHandle, halEvent eventHandle
                         "to the {} backend; synchronize the event on the host instead",
                         event->device->backend->name, stream->device->backend->name);
         }
-        return checked(stream->device->vtable->streamWaitEvent(stream->native, event->native),
-                       stream->device, "halStreamWaitEvent");
+        const allocator::VectorClock awaited = event->clock.snapshot();
+        if (halError e = checked(stream->device->vtable->streamWaitEvent(stream->native,
+                                                                         event->native),
+                                 stream->device, "halStreamWaitEvent")) {
+            return e;
+        }
+        stream->device->pool->streamWaited(stream->poolStream, awaited);
+        return HAL_SUCCESS;
     });
 }
 
@@ -149,8 +176,12 @@ HAL_API halError halLaunchHostFunc(halStream handle, halHostFn fn, void* userDat
                         "halLaunchHostFunc: the {} backend cannot run host functions",
                         stream->device->backend->name);
         }
-        return checked(vtable->launchHostFunc(stream->native, fn, userData), stream->device,
-                       "halLaunchHostFunc");
+        if (halError e = checked(vtable->launchHostFunc(stream->native, fn, userData),
+                                 stream->device, "halLaunchHostFunc")) {
+            return e;
+        }
+        noteSubmitted(stream);
+        return HAL_SUCCESS;
     });
 }
 

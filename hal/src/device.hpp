@@ -2,13 +2,16 @@
 #ifndef POLYHAL_HAL_SRC_DEVICE_HPP_
 #define POLYHAL_HAL_SRC_DEVICE_HPP_
 
+#include <polyhal/allocator/device_pool.h>
 #include <polyhal/plugin.h>
 
 #include <atomic>
+#include <memory>
 #include <mutex>
 
 #include "backend.hpp"
 #include "objects.hpp"
+#include "pool_device.hpp"
 
 namespace polyhal {
 
@@ -19,6 +22,10 @@ struct Device {
     int ordinal;         // polyhal's number, over all backends
     int backendOrdinal;  // number within the backend
     halPluginDeviceInfo info;
+
+    // The device's stream-aware memory pool (halMalloc, halMallocAsync).
+    std::unique_ptr<PoolDevice> poolDevice;
+    std::unique_ptr<allocator::DevicePool> pool;
 
     // The default stream, created on first use.
     std::atomic<halStream_t*> defaultStream{nullptr};

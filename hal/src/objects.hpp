@@ -3,6 +3,7 @@
 #ifndef POLYHAL_HAL_SRC_OBJECTS_HPP_
 #define POLYHAL_HAL_SRC_OBJECTS_HPP_
 
+#include <polyhal/allocator/vector_clock.h>
 #include <polyhal/plugin.h>
 
 #include <atomic>
@@ -22,6 +23,7 @@ struct halStream_t {
     polyhal::Device* device;
     halPluginStream native;
     int priority;
+    polyhal::allocator::Stream* poolStream;  // the pool's clock for this stream
 };
 
 struct halEvent_t {
@@ -29,6 +31,8 @@ struct halEvent_t {
     halPluginEvent native;
     uint32_t flags;
     std::atomic<bool> recorded{false};
+    // What the last record captured, in the pool's happens-before terms.
+    polyhal::allocator::EventClock clock;
 };
 
 struct halFunction_t {

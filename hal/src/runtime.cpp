@@ -55,6 +55,8 @@ halError openDevices(Runtime& rt) {
             if (device->info.greatestStreamPriority > device->info.leastStreamPriority) {
                 device->info.greatestStreamPriority = device->info.leastStreamPriority = 0;
             }
+            device->poolDevice = std::make_unique<PoolDevice>(*device);
+            device->pool = std::make_unique<allocator::DevicePool>(*device->poolDevice);
             logger().info("device {}: {} ({} backend, device {})", device->ordinal,
                           device->info.name, backend->name, i);
             rt.devices.push_back(std::move(device));

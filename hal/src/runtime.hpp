@@ -9,10 +9,10 @@
 #include <memory>
 #include <vector>
 
-#include "allocation_registry.hpp"
 #include "backend.hpp"
 #include "device.hpp"
 #include "handle_arena.hpp"
+#include "host_allocations.hpp"
 #include "objects.hpp"
 
 namespace polyhal {
@@ -27,7 +27,7 @@ struct Runtime {
     HandleArena<halEvent_t> events;
     HandleArena<halModule_t> modules;
     HandleArena<halFunction_t> functions;
-    AllocationRegistry allocations;
+    HostAllocations hostAllocations;
 };
 
 namespace detail {

@@ -263,15 +263,23 @@ typedef enum halMemcpyKind {
     HAL_MEMCPY_FORCE_UINT32 = 0x7fffffff
 } halMemcpyKind;
 
-/* Allocates `size` bytes of device memory on the current device, aligned to 256 bytes.
- * The memory is usable by every stream of that device.
- * Errors: HAL_ERROR_INVALID_VALUE (ptr NULL or size 0), HAL_ERROR_OUT_OF_MEMORY (with requested
- * and available bytes in the message). */
+/* Allocates `size` bytes of device memory on the current device from its stream-aware pool,
+ * aligned to 256 bytes, usable at once by every stream of that device. The block comes from the
+ * pool in the order of the device's default stream; if that stream still has work queued,
+ * halMalloc waits for it, so no earlier work can still touch the memory.
+ * Errors: HAL_ERROR_INVALID_VALUE (ptr NULL or size 0), HAL_ERROR_OUT_OF_MEMORY (after the pool
+ * reclaimed what it could; the message gives requested, in use, reserved, pending and largest
+ * free bytes). */
 HAL_API halError halMalloc(void** ptr, size_t size);
 
-/* Frees memory from halMalloc. Waits for all work of the owning device first (as cudaFree
- * does), so no submitted operation can still be using it.
- * Errors: HAL_ERROR_INVALID_VALUE (a pointer halMalloc did not return, or freed already). */
+/* Returns memory from halMalloc or halMallocAsync to its device's pool in the order of that
+ * device's default stream, without waiting: work already submitted that uses the memory still
+ * runs safely. The default stream's later work may reuse the block at once; another stream only
+ * once every use polyhal saw (copy and memset operands, pointer kernel arguments,
+ * halRecordStream) is ordered before it by events or observed finished. The host must not touch
+ * the memory after the call. halFree(NULL) does nothing.
+ * Errors: HAL_ERROR_INVALID_VALUE (not the start of a live pool allocation: never allocated,
+ * freed already, an interior pointer, or pinned host memory). */
 HAL_API halError halFree(void* ptr);
 
 /* Allocates page-locked host memory suited to fast transfers with the current device.
@@ -306,6 +314,89 @@ HAL_API halError halMemset(void* dst, size_t dstMax, int value, size_t count);
  * HAL_ERROR_INVALID_HANDLE. */
 HAL_API halError halMemsetAsync(void* dst, size_t dstMax, int value, size_t count,
                                 halStream stream);
+
+/* ---------------------------------------------------------------------------------------------
+ * Stream-ordered allocation: the stream-aware pool
+ *
+ * Each device has one pool. A block freed on a stream is reused by later work of that stream at
+ * once; by another stream only when polyhal can prove (events ordered the uses before it) or
+ * observe (the host saw the uses finish) that every use is over. Uses are captured
+ * automatically for copy and memset operands and for kernel arguments of pointer size whose
+ * value points into a live block; halRecordStream declares the rest. Nothing is ever made to
+ * wait on the device behind the application's back.
+ *
+ * Usage (memory made on s0, read by a long operation on s1, freed while s1 still reads it):
+ *     halMallocAsync(&a, n, s0);  ...work on s0 writes a...
+ *     halRecordEvent(e0, s0); halStreamWaitEvent(s1, e0);
+ *     halMemcpyAsync(out, n, a, n, HAL_MEMCPY_DEVICE_TO_DEVICE, s1);   (a use on s1)
+ *     halFreeAsync(a, s0);          s0 does not get a back until the copy is ordered or done
+ * ------------------------------------------------------------------------------------------- */
+
+/* Allocates `size` bytes from the pool of `stream`'s device for use by work submitted to
+ * `stream` after this call (other streams must be ordered after it, e.g. by an event).
+ * Errors: HAL_ERROR_INVALID_VALUE (ptr NULL, size 0), HAL_ERROR_INVALID_HANDLE,
+ * HAL_ERROR_OUT_OF_MEMORY (as halMalloc). */
+HAL_API halError halMallocAsync(void** ptr, size_t size, halStream stream);
+
+/* Frees a pool block in the order of `stream`: `stream`'s later work may reuse it at once, other
+ * streams once every captured use is ordered before them or observed finished.
+ * Errors: HAL_ERROR_INVALID_VALUE (not the start of a live pool block of the stream's device, or
+ * freed already), HAL_ERROR_INVALID_HANDLE. */
+HAL_API halError halFreeAsync(void* ptr, halStream stream);
+
+/* Declares that work submitted to `stream` so far uses the pool block containing `ptr`, for uses
+ * polyhal cannot see (a pointer stored inside a struct passed to a kernel). Pointers outside the
+ * pool are accepted and ignored. Errors: HAL_ERROR_INVALID_VALUE (ptr NULL),
+ * HAL_ERROR_INVALID_HANDLE. */
+HAL_API halError halRecordStream(void* ptr, halStream stream);
+
+/* Statistics of a device's pool. Set `size` to sizeof(halMemPoolStats) before the call. Byte
+ * counts are of blocks rounded to the pool's 512-byte granule. */
+typedef struct halMemPoolStats {
+    size_t size;
+    uint64_t bytesInUse;            /* handed out and not freed */
+    uint64_t peakBytesInUse;
+    uint64_t bytesReserved;         /* obtained from the backend */
+    uint64_t peakBytesReserved;
+    uint64_t bytesCached;           /* reserved but not in use (pending included) */
+    uint64_t bytesPending;          /* freed, still awaiting a use on another stream */
+    uint64_t reusedSameStream;      /* allocations served by a block freed on the same stream */
+    uint64_t reusedProvenOrder;     /* ... whose other-stream uses events ordered before */
+    uint64_t reusedObservedComplete;/* ... whose other-stream uses the host saw finish */
+    uint64_t newSegments;           /* ... from a segment newly obtained from the backend */
+    uint64_t oomSynchronized;       /* ... only after synchronising and releasing on exhaustion */
+    uint64_t backendAllocations;    /* segments obtained from the backend */
+    uint64_t backendFrees;          /* segments returned to the backend */
+} halMemPoolStats;
+
+/* Fills `stats` for `device`'s pool (the members that fit in stats->size).
+ * Errors: HAL_ERROR_INVALID_VALUE (stats NULL or stats->size too small for `size` and
+ * bytesInUse), HAL_ERROR_INVALID_DEVICE. */
+HAL_API halError halMemPoolGetStats(int device, halMemPoolStats* stats);
+
+/* Returns cached segments whose every use has finished to the backend until at most
+ * `bytesToKeep` bytes stay reserved. Does not wait for the device.
+ * Errors: HAL_ERROR_INVALID_DEVICE, backend errors. */
+HAL_API halError halMemPoolTrim(int device, size_t bytesToKeep);
+
+typedef enum halMemPoolAttribute {
+    /* Reserved bytes above which cached segments go back to the backend whenever the host
+     * synchronises (default UINT64_MAX: keep everything). */
+    HAL_MEMPOOL_ATTR_RELEASE_THRESHOLD = 0,
+    /* 1 (default) or 0: reuse blocks whose other-stream uses are ordered by events. */
+    HAL_MEMPOOL_ATTR_REUSE_PROVEN_ORDER = 1,
+    /* 1 (default) or 0: reuse blocks whose other-stream uses the host saw finish. */
+    HAL_MEMPOOL_ATTR_REUSE_OBSERVED_COMPLETION = 2,
+    HAL_MEMPOOL_ATTR_FORCE_UINT32 = 0x7fffffff
+} halMemPoolAttribute;
+
+/* Errors: HAL_ERROR_INVALID_DEVICE, HAL_ERROR_INVALID_VALUE (unknown attribute, a switch other
+ * than 0 or 1). */
+HAL_API halError halMemPoolSetAttribute(int device, halMemPoolAttribute attribute, uint64_t value);
+
+/* Errors: HAL_ERROR_INVALID_DEVICE, HAL_ERROR_INVALID_VALUE (value NULL, unknown attribute). */
+HAL_API halError halMemPoolGetAttribute(int device, halMemPoolAttribute attribute,
+                                        uint64_t* value);
 
 /* ---------------------------------------------------------------------------------------------
  * Kernels

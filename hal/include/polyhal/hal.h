@@ -299,7 +299,9 @@ HAL_API halError halMemcpy(void* dst, size_t dstMax, const void* src, size_t cou
                            halMemcpyKind kind);
 
 /* Enqueues the copy on `stream`; returns at once. Host memory involved must stay valid until the
- * copy has run. A copy between devices of different backends first waits for `stream`, then
+ * copy has run. On GPU backends, as in CUDA, a copy to or from pageable host memory (not from
+ * halMallocHost) may return only once it is done; use halMallocHost memory for transfers that
+ * must overlap other work. A copy between devices of different backends first waits for `stream`, then
  * copies through host memory, and returns when done.
  * Errors: as halMemcpy, and HAL_ERROR_INVALID_HANDLE. */
 HAL_API halError halMemcpyAsync(void* dst, size_t dstMax, const void* src, size_t count,

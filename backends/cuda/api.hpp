@@ -1,0 +1,102 @@
+// The CUDA driver API as the shared GPU layer sees it (requirements in
+// gpu_common/dispatch_table.hpp): its types and constants, and what CUDA does its own way.
+#ifndef POLYHAL_BACKENDS_CUDA_API_HPP_
+#define POLYHAL_BACKENDS_CUDA_API_HPP_
+
+#include <polyhal/plugin.h>
+
+#include <cstdint>
+
+#include "gpu_common/vendor_call.hpp"
+#include "symbols.hpp"
+
+namespace polyhal::cuda {
+
+struct CudaApi {
+    static constexpr const char* kName = "cuda";
+    static constexpr const char* kLibraries[] = {"libcuda.so.1"};
+    static constexpr const char* kLibraryDescription = "the NVIDIA driver library";
+
+    using Result = CUresult;
+    static constexpr Result kSuccess = CUDA_SUCCESS;
+    static constexpr Result kNotReady = CUDA_ERROR_NOT_READY;
+
+    using NativeDevice = CUdevice;
+    // A device is made current through its primary context, the one the CUDA runtime and
+    // libraries built on it (cuBLAS, PyTorch) use, so memory and streams interoperate.
+    using Context = CUcontext;
+    using Stream = CUstream;
+    using Event = CUevent;
+    using Module = CUmodule;
+    using Function = CUfunction;
+    using DevicePointer = CUdeviceptr;
+    using JitOption = CUjit_option;
+
+    static constexpr unsigned kStreamNonBlocking = CU_STREAM_NON_BLOCKING;
+    static constexpr unsigned kEventDisableTiming = CU_EVENT_DISABLE_TIMING;
+    static constexpr unsigned kEventBlockingSync = CU_EVENT_BLOCKING_SYNC;
+    static constexpr unsigned kHostAllocPortable = CU_MEMHOSTALLOC_PORTABLE;
+    static constexpr CUdevice_attribute kAttributeComputeUnits =
+        CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT;
+    static constexpr CUdevice_attribute kAttributeMaxThreadsPerBlock =
+        CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK;
+    static constexpr CUdevice_attribute kAttributeMaxSharedMemoryPerBlock =
+        CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK;
+    static constexpr JitOption kJitErrorLogBuffer = CU_JIT_ERROR_LOG_BUFFER;
+    static constexpr JitOption kJitErrorLogBufferSize = CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES;
+
+    // Filled by initialize(); read-only afterwards.
+    static inline Symbols symbols{};
+
+    // status.cpp
+    static halError toHalError(Result result) noexcept;
+    static void describe(Result result, const char** name, const char** text) noexcept;
+
+    static halError retainContext(NativeDevice device, Context* context) noexcept;
+    static void releaseContext(NativeDevice device, Context context) noexcept;
+    static halError makeCurrent(Context context) noexcept;
+
+    static void* toPointer(DevicePointer pointer) noexcept {
+        return reinterpret_cast<void*>(static_cast<uintptr_t>(pointer));
+    }
+    static DevicePointer toDevicePointer(const void* pointer) noexcept {
+        return static_cast<DevicePointer>(reinterpret_cast<uintptr_t>(pointer));
+    }
+
+    // Unified addressing tells the driver where each pointer lives, so `kind` is not needed.
+    static halError memcpyAsync(Stream stream, void* dst, const void* src, size_t count,
+                                halMemcpyKind kind) noexcept;
+    static halError launchHostFunc(Stream stream, halHostFn fn, void* userData) noexcept;
+};
+
+// Every entry makes its device's context current first. A thread that already has it (the
+// common case: one device, or a thread that stays on one) pays for one cuCtxGetCurrent.
+inline halError CudaApi::makeCurrent(Context context) noexcept {
+    CUcontext current = nullptr;
+    if (halError error = gpu::call<CudaApi>(symbols.contextGetCurrent, &current)) return error;
+    if (current == context) return HAL_SUCCESS;
+    return gpu::call<CudaApi>(symbols.contextSetCurrent, context);
+}
+
+inline halError CudaApi::retainContext(NativeDevice device, Context* context) noexcept {
+    return gpu::call<CudaApi>(symbols.primaryContextRetain, context, device);
+}
+
+// deviceClose has no way to report a failed release, which only a dying driver returns.
+inline void CudaApi::releaseContext(NativeDevice device, Context /*context*/) noexcept {
+    symbols.primaryContextRelease.address(device);
+}
+
+inline halError CudaApi::memcpyAsync(Stream stream, void* dst, const void* src, size_t count,
+                                     halMemcpyKind /*kind*/) noexcept {
+    return gpu::call<CudaApi>(symbols.memcpyAsync, toDevicePointer(dst), toDevicePointer(src),
+                              count, stream);
+}
+
+inline halError CudaApi::launchHostFunc(Stream stream, halHostFn fn, void* userData) noexcept {
+    return gpu::call<CudaApi>(symbols.launchHostFunc, stream, fn, userData);
+}
+
+}  // namespace polyhal::cuda
+
+#endif  // POLYHAL_BACKENDS_CUDA_API_HPP_

@@ -1,0 +1,69 @@
+// The dispatch table of a plugin built on this layer, for the vendor API `Api`.
+//
+// What `Api` provides (see backends/cuda/api.hpp and backends/hip/api.hpp):
+//   kName, kLibraries[], kLibraryDescription       backend name; library names to try; wording
+//   Result, kSuccess, kNotReady                    the vendor's status type and two of its values
+//   toHalError(Result), describe(Result, &name, &text)
+//   NativeDevice, Context, Stream, Event, Module, Function, DevicePointer, JitOption
+//   symbols                                        the symbol table (symbol_table.hpp) whose roles
+//                                                  the entries call
+//   retainContext(), releaseContext(), makeCurrent()   what makes a device current on a thread
+//   toPointer(), toDevicePointer()                 between void* and the vendor's device pointer
+//   memcpyAsync(), launchHostFunc()                what the vendors do in different ways
+//   kStreamNonBlocking, kEventDisableTiming, kEventBlockingSync, kHostAllocPortable,
+//   kAttributeComputeUnits, kAttributeMaxThreadsPerBlock, kAttributeMaxSharedMemoryPerBlock,
+//   kJitErrorLogBuffer, kJitErrorLogBufferSize     the vendor's flag and enum values
+#ifndef POLYHAL_BACKENDS_GPU_COMMON_DISPATCH_TABLE_HPP_
+#define POLYHAL_BACKENDS_GPU_COMMON_DISPATCH_TABLE_HPP_
+
+#include <polyhal/plugin.h>
+
+#include "gpu_common/event.hpp"
+#include "gpu_common/memory.hpp"
+#include "gpu_common/module.hpp"
+#include "gpu_common/platform.hpp"
+#include "gpu_common/stream.hpp"
+
+namespace polyhal::gpu {
+
+template <class Api>
+constexpr halPluginDispatchTable dispatchTable() noexcept {
+    halPluginDispatchTable table{};
+    table.size = sizeof table;
+    table.abiVersion = HAL_PLUGIN_ABI_VERSION;
+    table.name = Api::kName;
+    table.initialize = initialize<Api>;
+    table.deviceGetCount = deviceGetCount<Api>;
+    table.deviceOpen = deviceOpen<Api>;
+    table.deviceClose = deviceClose<Api>;
+    table.deviceGetInfo = deviceGetInfo<Api>;
+    table.deviceSynchronize = deviceSynchronize<Api>;
+    table.streamCreate = streamCreate<Api>;
+    table.streamDestroy = streamDestroy<Api>;
+    table.streamSynchronize = streamSynchronize<Api>;
+    table.streamQuery = streamQuery<Api>;
+    table.streamWaitEvent = streamWaitEvent<Api>;
+    table.eventCreate = eventCreate<Api>;
+    table.eventDestroy = eventDestroy<Api>;
+    table.eventRecord = eventRecord<Api>;
+    table.eventQuery = eventQuery<Api>;
+    table.eventSynchronize = eventSynchronize<Api>;
+    table.eventElapsedTime = eventElapsedTime<Api>;
+    table.memAllocDevice = memAllocDevice<Api>;
+    table.memFreeDevice = memFreeDevice<Api>;
+    table.memAllocHost = memAllocHost<Api>;
+    table.memFreeHost = memFreeHost<Api>;
+    table.memcpyAsync = memcpyAsync<Api>;
+    table.memsetAsync = memsetAsync<Api>;
+    table.launchHostFunc = launchHostFunc<Api>;
+    table.moduleLoadData = moduleLoadData<Api>;
+    table.moduleUnload = moduleUnload<Api>;
+    table.moduleGetFunction = moduleGetFunction<Api>;
+    table.launchKernel = launchKernel<Api>;
+    table.streamGetNativeHandle = streamGetNativeHandle<Api>;
+    return table;
+}
+
+}  // namespace polyhal::gpu
+
+#endif  // POLYHAL_BACKENDS_GPU_COMMON_DISPATCH_TABLE_HPP_

@@ -1,0 +1,81 @@
+// Event entries.
+#ifndef POLYHAL_BACKENDS_GPU_COMMON_EVENT_HPP_
+#define POLYHAL_BACKENDS_GPU_COMMON_EVENT_HPP_
+
+#include <memory>
+#include <new>
+
+#include "gpu_common/objects.hpp"
+#include "gpu_common/vendor_call.hpp"
+
+namespace polyhal::gpu {
+
+// The vendor's event flags for HAL_EVENT_* `flags` (the bit values differ between vendors).
+template <class Api>
+constexpr unsigned vendorEventFlags(uint32_t flags) noexcept {
+    unsigned vendorFlags = 0;
+    if (flags & HAL_EVENT_DISABLE_TIMING) vendorFlags |= Api::kEventDisableTiming;
+    if (flags & HAL_EVENT_BLOCKING_SYNC) vendorFlags |= Api::kEventBlockingSync;
+    return vendorFlags;
+}
+
+template <class Api>
+halError eventCreate(halPluginDevice deviceHandle, uint32_t flags,
+                     halPluginEvent* handle) noexcept {
+    const Device<Api>* device = fromHandle<Api>(deviceHandle);
+    auto event = std::unique_ptr<Event<Api>>(new (std::nothrow) Event<Api>{device, {}});
+    if (event == nullptr) {
+        return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "no host memory for an event");
+    }
+    if (halError error = Api::makeCurrent(device->context)) return error;
+    if (halError error =
+            call<Api>(Api::symbols.eventCreate, &event->native, vendorEventFlags<Api>(flags))) {
+        return error;
+    }
+    *handle = toHandle(event.release());
+    return HAL_SUCCESS;
+}
+
+// A pending event may be destroyed: the vendor keeps the waits already enqueued on it.
+template <class Api>
+halError eventDestroy(halPluginEvent handle) noexcept {
+    std::unique_ptr<Event<Api>> event(fromHandle<Api>(handle));
+    if (halError error = Api::makeCurrent(event->device->context)) return error;
+    return call<Api>(Api::symbols.eventDestroy, event->native);
+}
+
+template <class Api>
+halError eventRecord(halPluginEvent eventHandle, halPluginStream streamHandle) noexcept {
+    const Event<Api>& event = *fromHandle<Api>(eventHandle);
+    const Stream<Api>& stream = *fromHandle<Api>(streamHandle);
+    if (halError error = Api::makeCurrent(stream.device->context)) return error;
+    return call<Api>(Api::symbols.eventRecord, event.native, stream.native);
+}
+
+// A never-recorded event is complete for the vendor too.
+template <class Api>
+halError eventQuery(halPluginEvent handle) noexcept {
+    const Event<Api>& event = *fromHandle<Api>(handle);
+    if (halError error = Api::makeCurrent(event.device->context)) return error;
+    return query<Api>(Api::symbols.eventQuery, event.native);
+}
+
+template <class Api>
+halError eventSynchronize(halPluginEvent handle) noexcept {
+    const Event<Api>& event = *fromHandle<Api>(handle);
+    if (halError error = Api::makeCurrent(event.device->context)) return error;
+    return call<Api>(Api::symbols.eventSynchronize, event.native);
+}
+
+template <class Api>
+halError eventElapsedTime(float* ms, halPluginEvent startHandle,
+                          halPluginEvent endHandle) noexcept {
+    const Event<Api>& start = *fromHandle<Api>(startHandle);
+    const Event<Api>& end = *fromHandle<Api>(endHandle);
+    if (halError error = Api::makeCurrent(start.device->context)) return error;
+    return call<Api>(Api::symbols.eventElapsedTime, ms, start.native, end.native);
+}
+
+}  // namespace polyhal::gpu
+
+#endif  // POLYHAL_BACKENDS_GPU_COMMON_EVENT_HPP_

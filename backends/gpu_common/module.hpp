@@ -1,0 +1,104 @@
+// Module entries: loading images, looking kernels up and launching them.
+#ifndef POLYHAL_BACKENDS_GPU_COMMON_MODULE_HPP_
+#define POLYHAL_BACKENDS_GPU_COMMON_MODULE_HPP_
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <new>
+
+#include "gpu_common/objects.hpp"
+#include "gpu_common/vendor_call.hpp"
+
+namespace polyhal::gpu {
+
+// Loads PTX text, a cubin or a fatbin (CUDA), or a code object (HIP). A rejected image is
+// HAL_ERROR_INVALID_IMAGE with the vendor's reason and, where the vendor gives one, its JIT log.
+template <class Api>
+halError moduleLoadData(halPluginDevice deviceHandle, const void* image, size_t size,
+                        halPluginModule* handle) noexcept {
+    const Device<Api>* device = fromHandle<Api>(deviceHandle);
+    const auto& vendor = Api::symbols;
+    auto module = std::unique_ptr<Module<Api>>(new (std::nothrow) Module<Api>{device, {}});
+    if (module == nullptr) {
+        return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "no host memory for a module");
+    }
+    // The vendor's loader takes no size and reads text images up to their NUL, so an image
+    // that does not end in one is loaded from a terminated copy. Binary images carry their own
+    // size and are unaffected by the extra byte.
+    std::unique_ptr<char[]> terminated;
+    if (static_cast<const char*>(image)[size - 1] != '\0') {
+        terminated.reset(new (std::nothrow) char[size + 1]);
+        if (terminated == nullptr) {
+            return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "no host memory to copy a %zu-byte image",
+                                size);
+        }
+        std::memcpy(terminated.get(), image, size);
+        terminated[size] = '\0';
+        image = terminated.get();
+    }
+    if (halError error = Api::makeCurrent(device->context)) return error;
+    char log[4096] = "";
+    typename Api::JitOption options[] = {Api::kJitErrorLogBuffer, Api::kJitErrorLogBufferSize};
+    void* values[] = {log, reinterpret_cast<void*>(uintptr_t{sizeof log})};
+    const typename Api::Result result = vendor.moduleLoadDataEx.address(
+        &module->native, image, sizeof options / sizeof *options, options, values);
+    if (result != Api::kSuccess) {
+        // The arguments were checked by the core, so an invalid value can only be the image.
+        halError code = Api::toHalError(result);
+        if (code == HAL_ERROR_INVALID_VALUE) code = HAL_ERROR_INVALID_IMAGE;
+        return failCall<Api>(code, result, vendor.moduleLoadDataEx.name,
+                             log[0] != '\0' ? log : nullptr);
+    }
+    *handle = toHandle(module.release());
+    return HAL_SUCCESS;
+}
+
+template <class Api>
+halError moduleUnload(halPluginModule handle) noexcept {
+    std::unique_ptr<Module<Api>> module(fromHandle<Api>(handle));
+    if (halError error = Api::makeCurrent(module->device->context)) return error;
+    return call<Api>(Api::symbols.moduleUnload, module->native);
+}
+
+template <class Api>
+halError moduleGetFunction(halPluginModule handle, const char* name,
+                           halPluginFunction* function) noexcept {
+    const Module<Api>& module = *fromHandle<Api>(handle);
+    if (halError error = Api::makeCurrent(module.device->context)) return error;
+    typename Api::Function native{};
+    if (halError error = call<Api>(Api::symbols.moduleGetFunction, &native, module.native, name)) {
+        return error;
+    }
+    *function = toFunctionHandle<Api>(native);
+    return HAL_SUCCESS;
+}
+
+// The vendor copies the argument values at launch, so pointers to the caller's storage suffice.
+template <class Api>
+halError launchKernel(halPluginStream streamHandle, halPluginFunction function, halDim3 grid,
+                      halDim3 block, size_t dynamicSharedBytes, const halKernelArg* args,
+                      uint32_t numArgs) noexcept {
+    const Stream<Api>& stream = *fromHandle<Api>(streamHandle);
+    constexpr uint32_t kInlineArgs = 32;
+    void* inlineParams[kInlineArgs];
+    std::unique_ptr<void*[]> heapParams;
+    void** params = inlineParams;
+    if (numArgs > kInlineArgs) {
+        heapParams.reset(new (std::nothrow) void*[numArgs]);
+        if (heapParams == nullptr) {
+            return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "no host memory for %u kernel arguments",
+                                numArgs);
+        }
+        params = heapParams.get();
+    }
+    for (uint32_t i = 0; i < numArgs; ++i) params[i] = const_cast<void*>(args[i].value);
+    if (halError error = Api::makeCurrent(stream.device->context)) return error;
+    return call<Api>(Api::symbols.launchKernel, fromHandle<Api>(function), grid.x, grid.y, grid.z,
+                     block.x, block.y, block.z, static_cast<unsigned>(dynamicSharedBytes),
+                     stream.native, numArgs > 0 ? params : nullptr, static_cast<void**>(nullptr));
+}
+
+}  // namespace polyhal::gpu
+
+#endif  // POLYHAL_BACKENDS_GPU_COMMON_MODULE_HPP_

@@ -1,0 +1,78 @@
+// Stream entries, host functions in stream order, and the native stream handle.
+#ifndef POLYHAL_BACKENDS_GPU_COMMON_STREAM_HPP_
+#define POLYHAL_BACKENDS_GPU_COMMON_STREAM_HPP_
+
+#include <memory>
+#include <new>
+
+#include "gpu_common/objects.hpp"
+#include "gpu_common/vendor_call.hpp"
+
+namespace polyhal::gpu {
+
+// polyhal streams are the vendor's non-blocking streams: they never wait for the vendor's legacy
+// default stream, which other libraries in the process may use, so different polyhal streams
+// run concurrently unless ordered by events. `flags` has no defined bits yet.
+template <class Api>
+halError streamCreate(halPluginDevice deviceHandle, int priority, uint32_t /*flags*/,
+                      halPluginStream* handle) noexcept {
+    const Device<Api>* device = fromHandle<Api>(deviceHandle);
+    auto stream = std::unique_ptr<Stream<Api>>(new (std::nothrow) Stream<Api>{device, {}});
+    if (stream == nullptr) {
+        return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "no host memory for a stream");
+    }
+    if (halError error = Api::makeCurrent(device->context)) return error;
+    if (halError error = call<Api>(Api::symbols.streamCreate, &stream->native,
+                                   Api::kStreamNonBlocking, priority)) {
+        return error;
+    }
+    *handle = toHandle(stream.release());
+    return HAL_SUCCESS;
+}
+
+// The vendor releases the stream once its work has finished; the call does not wait for it.
+template <class Api>
+halError streamDestroy(halPluginStream handle) noexcept {
+    std::unique_ptr<Stream<Api>> stream(fromHandle<Api>(handle));
+    if (halError error = Api::makeCurrent(stream->device->context)) return error;
+    return call<Api>(Api::symbols.streamDestroy, stream->native);
+}
+
+template <class Api>
+halError streamSynchronize(halPluginStream handle) noexcept {
+    const Stream<Api>& stream = *fromHandle<Api>(handle);
+    if (halError error = Api::makeCurrent(stream.device->context)) return error;
+    return call<Api>(Api::symbols.streamSynchronize, stream.native);
+}
+
+template <class Api>
+halError streamQuery(halPluginStream handle) noexcept {
+    const Stream<Api>& stream = *fromHandle<Api>(handle);
+    if (halError error = Api::makeCurrent(stream.device->context)) return error;
+    return query<Api>(Api::symbols.streamQuery, stream.native);
+}
+
+template <class Api>
+halError streamWaitEvent(halPluginStream streamHandle, halPluginEvent eventHandle) noexcept {
+    const Stream<Api>& stream = *fromHandle<Api>(streamHandle);
+    const Event<Api>& event = *fromHandle<Api>(eventHandle);
+    if (halError error = Api::makeCurrent(stream.device->context)) return error;
+    return call<Api>(Api::symbols.streamWaitEvent, stream.native, event.native, 0u);
+}
+
+template <class Api>
+halError launchHostFunc(halPluginStream handle, halHostFn fn, void* userData) noexcept {
+    const Stream<Api>& stream = *fromHandle<Api>(handle);
+    if (halError error = Api::makeCurrent(stream.device->context)) return error;
+    return Api::launchHostFunc(stream.native, fn, userData);
+}
+
+template <class Api>
+halError streamGetNativeHandle(halPluginStream handle, void** native) noexcept {
+    *native = fromHandle<Api>(handle)->native;
+    return HAL_SUCCESS;
+}
+
+}  // namespace polyhal::gpu
+
+#endif  // POLYHAL_BACKENDS_GPU_COMMON_STREAM_HPP_

@@ -1,0 +1,46 @@
+// The table of vendor functions a GPU plugin calls, resolved from the vendor library at run time.
+//
+// A vendor lists its functions once, as an X-macro with one line per function, such as
+// `X(streamQuery, cuStreamQuery)` or `X(memAlloc, cuMemAlloc_v2)`. The first name is the function's
+// role, the same for every vendor, so the shared code calls `Api::symbols.streamQuery(...)`
+// whichever vendor it runs on. The second is the function as the vendor's header declares it: its
+// prototype types the pointer, and the header's macro expansion of the name (e.g. cuMemAlloc ->
+// cuMemAlloc_v2) is the symbol looked up, so the pointer's type and the resolved ABI version always
+// agree.
+#ifndef POLYHAL_BACKENDS_GPU_COMMON_SYMBOL_TABLE_HPP_
+#define POLYHAL_BACKENDS_GPU_COMMON_SYMBOL_TABLE_HPP_
+
+#include "gpu_common/vendor_library.hpp"
+
+namespace polyhal::gpu {
+
+// One vendor function: its address once resolved, and its exported name for messages.
+template <typename Fn>
+struct Symbol {
+    Fn address;
+    const char* name;
+};
+
+}  // namespace polyhal::gpu
+
+#define POLYHAL_GPU_STRINGIFY_(text) #text
+#define POLYHAL_GPU_STRINGIFY(text) POLYHAL_GPU_STRINGIFY_(text)
+
+#define POLYHAL_GPU_SYMBOL_MEMBER(role, function) \
+    ::polyhal::gpu::Symbol<decltype(&::function)> role{nullptr, POLYHAL_GPU_STRINGIFY(function)};
+
+#define POLYHAL_GPU_SYMBOL_RESOLVE(role, function)                                      \
+    role.address = reinterpret_cast<decltype(role.address)>(library.symbol(role.name)); \
+    if (role.address == nullptr) return role.name;
+
+// Declares one Symbol member per entry of the X-macro `LIST`, and
+//   const char* resolve(const VendorLibrary& library) noexcept;
+// which resolves them all and returns nullptr, or the name of the first one the library lacks.
+#define POLYHAL_GPU_DEFINE_SYMBOLS(LIST)                                         \
+    LIST(POLYHAL_GPU_SYMBOL_MEMBER)                                              \
+    const char* resolve(const ::polyhal::gpu::VendorLibrary& library) noexcept { \
+        LIST(POLYHAL_GPU_SYMBOL_RESOLVE)                                         \
+        return nullptr;                                                          \
+    }
+
+#endif  // POLYHAL_BACKENDS_GPU_COMMON_SYMBOL_TABLE_HPP_

@@ -1,0 +1,137 @@
+// The HIP runtime API as the shared GPU layer sees it (requirements in
+// gpu_common/dispatch_table.hpp): its types and constants, and what HIP does its own way.
+#ifndef POLYHAL_BACKENDS_HIP_API_HPP_
+#define POLYHAL_BACKENDS_HIP_API_HPP_
+
+#include <polyhal/plugin.h>
+
+#include <cstdint>
+#include <memory>
+#include <new>
+
+#include "gpu_common/vendor_call.hpp"
+#include "symbols.hpp"
+
+namespace polyhal::hip {
+
+// HIP's copy direction for `kind` (HAL_MEMCPY_DEFAULT never reaches a plugin).
+constexpr hipMemcpyKind toHipMemcpyKind(halMemcpyKind kind) noexcept {
+    switch (kind) {
+        case HAL_MEMCPY_HOST_TO_HOST:
+            return hipMemcpyHostToHost;
+        case HAL_MEMCPY_HOST_TO_DEVICE:
+            return hipMemcpyHostToDevice;
+        case HAL_MEMCPY_DEVICE_TO_HOST:
+            return hipMemcpyDeviceToHost;
+        case HAL_MEMCPY_DEVICE_TO_DEVICE:
+            return hipMemcpyDeviceToDevice;
+        default:
+            return hipMemcpyDefault;
+    }
+}
+
+struct HipApi {
+    static constexpr const char* kName = "hip";
+    static constexpr const char* kLibraries[] = {"libamdhip64.so.5", "libamdhip64.so"};
+    static constexpr const char* kLibraryDescription = "the HIP runtime library";
+
+    using Result = hipError_t;
+    static constexpr Result kSuccess = hipSuccess;
+    static constexpr Result kNotReady = hipErrorNotReady;
+
+    using NativeDevice = hipDevice_t;
+    // A device is made current with hipSetDevice(ordinal); HIP's device handle is the ordinal.
+    using Context = int;
+    using Stream = hipStream_t;
+    using Event = hipEvent_t;
+    using Module = hipModule_t;
+    using Function = hipFunction_t;
+    using DevicePointer = void*;
+    using JitOption = hipJitOption;
+
+    static constexpr unsigned kStreamNonBlocking = hipStreamNonBlocking;
+    static constexpr unsigned kEventDisableTiming = hipEventDisableTiming;
+    static constexpr unsigned kEventBlockingSync = hipEventBlockingSync;
+    static constexpr unsigned kHostAllocPortable = hipHostMallocPortable;
+    static constexpr hipDeviceAttribute_t kAttributeComputeUnits =
+        hipDeviceAttributeMultiprocessorCount;
+    static constexpr hipDeviceAttribute_t kAttributeMaxThreadsPerBlock =
+        hipDeviceAttributeMaxThreadsPerBlock;
+    static constexpr hipDeviceAttribute_t kAttributeMaxSharedMemoryPerBlock =
+        hipDeviceAttributeMaxSharedMemoryPerBlock;
+    static constexpr JitOption kJitErrorLogBuffer = hipJitOptionErrorLogBuffer;
+    static constexpr JitOption kJitErrorLogBufferSize = hipJitOptionErrorLogBufferSizeBytes;
+
+    // Filled by initialize(); read-only afterwards.
+    static inline Symbols symbols{};
+
+    // status.cpp
+    static halError toHalError(Result result) noexcept;
+    static void describe(Result result, const char** name, const char** text) noexcept;
+
+    static halError retainContext(NativeDevice device, Context* context) noexcept;
+    static void releaseContext(NativeDevice device, Context context) noexcept;
+    static halError makeCurrent(Context context) noexcept;
+
+    static void* toPointer(DevicePointer pointer) noexcept { return pointer; }
+    static DevicePointer toDevicePointer(const void* pointer) noexcept {
+        return const_cast<void*>(pointer);
+    }
+
+    static halError memcpyAsync(Stream stream, void* dst, const void* src, size_t count,
+                                halMemcpyKind kind) noexcept;
+    static halError launchHostFunc(Stream stream, halHostFn fn, void* userData) noexcept;
+};
+
+// Every entry makes its device current first. A thread that already has it (the common case:
+// one device, or a thread that stays on one) pays for one hipGetDevice.
+inline halError HipApi::makeCurrent(Context context) noexcept {
+    int current = -1;
+    if (halError error = gpu::call<HipApi>(symbols.getDevice, &current)) return error;
+    if (current == context) return HAL_SUCCESS;
+    return gpu::call<HipApi>(symbols.setDevice, context);
+}
+
+// HIP keeps one context per device itself; nothing to retain or release.
+inline halError HipApi::retainContext(NativeDevice device, Context* context) noexcept {
+    *context = device;
+    return HAL_SUCCESS;
+}
+
+inline void HipApi::releaseContext(NativeDevice /*device*/, Context /*context*/) noexcept {}
+
+inline halError HipApi::memcpyAsync(Stream stream, void* dst, const void* src, size_t count,
+                                    halMemcpyKind kind) noexcept {
+    return gpu::call<HipApi>(symbols.memcpyAsync, dst, src, count, toHipMemcpyKind(kind), stream);
+}
+
+// HIP 5.2 declares hipLaunchHostFunc but its runtime does not export it. A stream callback
+// orders the same way (later work of the stream waits for it to return); it carries the
+// function and its data, which it frees after the call. The callback runs exactly once, also
+// when earlier work failed, and so does the function.
+struct HostCall {
+    halHostFn fn;
+    void* userData;
+};
+
+inline void runHostCall(hipStream_t /*stream*/, hipError_t /*status*/, void* hostCall) noexcept {
+    const std::unique_ptr<HostCall> owned(static_cast<HostCall*>(hostCall));
+    owned->fn(owned->userData);
+}
+
+inline halError HipApi::launchHostFunc(Stream stream, halHostFn fn, void* userData) noexcept {
+    auto hostCall = std::unique_ptr<HostCall>(new (std::nothrow) HostCall{fn, userData});
+    if (hostCall == nullptr) {
+        return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "no host memory for a host function");
+    }
+    if (halError error =
+            gpu::call<HipApi>(symbols.streamAddCallback, stream, runHostCall, hostCall.get(), 0u)) {
+        return error;
+    }
+    hostCall.release();
+    return HAL_SUCCESS;
+}
+
+}  // namespace polyhal::hip
+
+#endif  // POLYHAL_BACKENDS_HIP_API_HPP_

@@ -1,0 +1,61 @@
+#include "event.h"
+
+#include <cstdint>
+
+#include "device.h"
+#include "error.h"
+#include "stream.h"
+#include "symbols.h"
+#include "translate.h"
+
+namespace polyhal::level_zero {
+
+halError eventCreate(halPluginDevice device, uint32_t flags, halPluginEvent* event) {
+    // HAL_EVENT_BLOCKING_SYNC has no Level Zero counterpart: zeEventHostSynchronize chooses how
+    // to wait by itself.
+    *event = new halPluginEvent_t(device, (flags & HAL_EVENT_DISABLE_TIMING) == 0);
+    return HAL_SUCCESS;
+}
+
+halError eventDestroy(halPluginEvent event) {
+    // The slot of a pending record stays reserved until it and the waits on it have run.
+    delete event;
+    return HAL_SUCCESS;
+}
+
+halError eventRecord(halPluginEvent event, halPluginStream stream) {
+    SlotRef slot;
+    if (halError error = stream->device()->events().acquire(&slot); error != HAL_SUCCESS) {
+        return error;
+    }
+    const halError error = event->timing() ? stream->signalWithTimestamp(slot)
+                                           : stream->signalAfterPriorWork(slot);
+    if (error != HAL_SUCCESS) return error;
+    event->setLastRecord(std::move(slot));
+    return HAL_SUCCESS;
+}
+
+halError eventQuery(halPluginEvent event) {
+    const SlotRef recorded = event->lastRecord();
+    if (!recorded) return HAL_SUCCESS;
+    const ze_result_t status = ze.zeEventQueryStatus(recorded->event);
+    if (status == ZE_RESULT_NOT_READY) return HAL_ERROR_NOT_READY;
+    return check(status, "zeEventQueryStatus");
+}
+
+halError eventSynchronize(halPluginEvent event) {
+    const SlotRef recorded = event->lastRecord();
+    if (!recorded) return HAL_SUCCESS;
+    return check(ze.zeEventHostSynchronize(recorded->event, UINT64_MAX), "zeEventHostSynchronize");
+}
+
+halError eventElapsedTime(float* ms, halPluginEvent start, halPluginEvent end) {
+    const SlotRef first = start->lastRecord();
+    const SlotRef last = end->lastRecord();
+    const ze_device_properties_t& properties = start->device()->properties;
+    *ms = elapsedMilliseconds(*first->timestamp, *last->timestamp, properties.timestampValidBits,
+                              properties.timerResolution);
+    return HAL_SUCCESS;
+}
+
+}  // namespace polyhal::level_zero

@@ -1,0 +1,77 @@
+#include "host_func.h"
+
+#include <cstdint>
+#include <cstdio>
+
+#include "device.h"
+#include "error.h"
+#include "stream.h"
+#include "symbols.h"
+
+namespace polyhal::level_zero {
+
+HostFuncThread::HostFuncThread(halPluginStream_t* stream)
+    : stream_(stream), thread_([this] { run(); }) {}
+
+HostFuncThread::~HostFuncThread() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stopping_ = true;
+    }
+    ready_.notify_one();
+    thread_.join();
+}
+
+void HostFuncThread::submit(std::list<HostFuncCall>* calls) noexcept {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        queue_.splice(queue_.end(), *calls);
+    }
+    ready_.notify_one();
+}
+
+void HostFuncThread::run() noexcept {
+    for (;;) {
+        std::list<HostFuncCall> call;
+        {
+            std::unique_lock<std::mutex> lock(mutex_);
+            ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+            if (queue_.empty()) return;
+            call.splice(call.end(), queue_, queue_.begin());
+        }
+        execute(call.front());
+    }
+}
+
+void HostFuncThread::execute(const HostFuncCall& call) noexcept {
+    char message[256];
+    const ze_result_t waited = ze.zeEventHostSynchronize(call.started->event, UINT64_MAX);
+    if (waited == ZE_RESULT_SUCCESS) {
+        call.fn(call.userData);
+    } else {
+        std::snprintf(message, sizeof message,
+                      "a host function was not run: zeEventHostSynchronize: %s (%s)",
+                      resultName(waited), resultDescription(waited));
+        stream_->setAsyncError(toHalError(waited), message);
+    }
+    // Signalled even when the function did not run, so the stream does not wait forever.
+    const ze_result_t signalled = ze.zeEventHostSignal(call.finished->event);
+    if (signalled != ZE_RESULT_SUCCESS) {
+        std::snprintf(message, sizeof message,
+                      "after a host function: zeEventHostSignal: %s (%s)", resultName(signalled),
+                      resultDescription(signalled));
+        stream_->setAsyncError(toHalError(signalled), message);
+    }
+}
+
+halError launchHostFunc(halPluginStream stream, halHostFn fn, void* userData) {
+    HostFuncCall call;
+    call.fn = fn;
+    call.userData = userData;
+    EventSlotPool& events = stream->device()->events();
+    if (halError error = events.acquire(&call.started); error != HAL_SUCCESS) return error;
+    if (halError error = events.acquire(&call.finished); error != HAL_SUCCESS) return error;
+    return stream->launchHostFunc(std::move(call));
+}
+
+}  // namespace polyhal::level_zero

@@ -1,0 +1,82 @@
+#include "memory.h"
+
+#include <polyhal/plugin_support.hpp>
+
+#include "device.h"
+#include "error.h"
+#include "stream.h"
+#include "symbols.h"
+
+namespace polyhal::level_zero {
+namespace {
+
+// halMalloc promises 256-byte alignment.
+constexpr size_t kAlignment = 256;
+
+// An allocation larger than the device can make at once is out of memory too, as it is on
+// other backends, so that the pool's release-and-retry applies to it.
+halError checkAllocation(ze_result_t result, const char* call, size_t size) {
+    if (result == ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY ||
+        result == ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY ||
+        result == ZE_RESULT_ERROR_UNSUPPORTED_SIZE) {
+        return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "%s of %zu bytes: %s (%s)", call, size,
+                            resultName(result), resultDescription(result));
+    }
+    return check(result, call);
+}
+
+}  // namespace
+
+halError memAllocDevice(halPluginDevice device, size_t size, void** ptr) {
+    // Beyond the device's maxMemAllocSize, an allocation needs the relaxed-allocation-limits
+    // extension; a driver without it rejects the size as it would have anyway.
+    const ze_relaxed_allocation_limits_exp_desc_t relaxed{
+        ZE_STRUCTURE_TYPE_RELAXED_ALLOCATION_LIMITS_EXP_DESC, nullptr,
+        ZE_RELAXED_ALLOCATION_LIMITS_EXP_FLAG_MAX_SIZE};
+    const bool large = size > device->properties.maxMemAllocSize;
+    const ze_device_mem_alloc_desc_t desc{ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC,
+                                          large ? &relaxed : nullptr, 0, 0};
+    return checkAllocation(ze.zeMemAllocDevice(device->driver->context, &desc, size, kAlignment,
+                                               device->device, ptr),
+                           "zeMemAllocDevice", size);
+}
+
+halError memFreeDevice(halPluginDevice device, void* ptr) {
+    POLYHAL_ZE_RETURN_IF_ERROR(zeMemFree, device->driver->context, ptr);
+    return HAL_SUCCESS;
+}
+
+halError memAllocHost(halPluginDevice device, size_t size, void** ptr) {
+    const ze_host_mem_alloc_desc_t desc{ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, nullptr, 0};
+    return checkAllocation(
+        ze.zeMemAllocHost(device->driver->context, &desc, size, kAlignment, ptr),
+        "zeMemAllocHost", size);
+}
+
+halError memFreeHost(halPluginDevice device, void* ptr) {
+    POLYHAL_ZE_RETURN_IF_ERROR(zeMemFree, device->driver->context, ptr);
+    return HAL_SUCCESS;
+}
+
+// One call serves every kind: Level Zero copies between any memory its device can reach.
+halError memcpyAsync(halPluginStream stream, void* dst, const void* src, size_t count,
+                     halMemcpyKind /*kind*/) {
+    return stream->appendCommand("zeCommandListAppendMemoryCopy",
+                                 [&](ze_command_list_handle_t list) {
+                                     return ze.zeCommandListAppendMemoryCopy(
+                                         list, dst, src, count, nullptr, 0, nullptr);
+                                 });
+}
+
+halError memsetAsync(halPluginStream stream, void* dst, unsigned char value, size_t count) {
+    // A one-byte pattern. Level Zero reads the pattern during the append call (the
+    // specification asks nothing of its lifetime, unlike the copy operands), so a local will do.
+    return stream->appendCommand("zeCommandListAppendMemoryFill",
+                                 [&](ze_command_list_handle_t list) {
+                                     return ze.zeCommandListAppendMemoryFill(
+                                         list, dst, &value, sizeof value, count, nullptr, 0,
+                                         nullptr);
+                                 });
+}
+
+}  // namespace polyhal::level_zero

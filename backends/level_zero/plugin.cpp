@@ -1,0 +1,105 @@
+// The Level Zero backend: the dispatch table and the plugin's one exported symbol.
+#include <polyhal/plugin.h>
+#include <polyhal/plugin_support.hpp>
+
+#include <exception>
+#include <new>
+#include <system_error>
+
+#include "device.h"
+#include "event.h"
+#include "host_func.h"
+#include "memory.h"
+#include "module.h"
+#include "stream.h"
+
+namespace polyhal::level_zero {
+namespace {
+
+// Wraps an entry so that no C++ exception crosses the C ABI: allocation failures and thread
+// exhaustion become HAL_ERROR_OUT_OF_MEMORY, anything else HAL_ERROR_UNKNOWN with its text.
+template <auto Entry>
+struct Guarded;
+
+template <typename... Args, halError (*Entry)(Args...)>
+struct Guarded<Entry> {
+    static halError call(Args... args) noexcept {
+        try {
+            return Entry(args...);
+        } catch (const std::bad_alloc&) {
+            return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "out of host memory");
+        } catch (const std::system_error& e) {
+            const bool exhausted = e.code() == std::errc::resource_unavailable_try_again ||
+                                   e.code() == std::errc::not_enough_memory;
+            return plugin::fail(exhausted ? HAL_ERROR_OUT_OF_MEMORY : HAL_ERROR_UNKNOWN, "%s",
+                                e.what());
+        } catch (const std::exception& e) {
+            return plugin::fail(HAL_ERROR_UNKNOWN, "%s", e.what());
+        } catch (...) {
+            return plugin::fail(HAL_ERROR_UNKNOWN, "unknown exception");
+        }
+    }
+};
+
+template <typename... Args, void (*Entry)(Args...)>
+struct Guarded<Entry> {
+    static void call(Args... args) noexcept {
+        try {
+            Entry(args...);
+        } catch (const std::exception& e) {
+            plugin::log(HAL_LOG_ERROR, "%s", e.what());
+        } catch (...) {
+            plugin::log(HAL_LOG_ERROR, "unknown exception");
+        }
+    }
+};
+
+template <auto Entry>
+constexpr auto guarded = &Guarded<Entry>::call;
+
+halPluginDispatchTable makeTable() {
+    halPluginDispatchTable table{};
+    table.size = sizeof table;
+    table.abiVersion = HAL_PLUGIN_ABI_VERSION;
+    table.name = "level_zero";
+    table.initialize = guarded<initialize>;
+    table.deviceGetCount = guarded<deviceGetCount>;
+    table.deviceOpen = guarded<deviceOpen>;
+    table.deviceClose = guarded<deviceClose>;
+    table.deviceGetInfo = guarded<deviceGetInfo>;
+    table.deviceSynchronize = guarded<deviceSynchronize>;
+    table.streamCreate = guarded<streamCreate>;
+    table.streamDestroy = guarded<streamDestroy>;
+    table.streamSynchronize = guarded<streamSynchronize>;
+    table.streamQuery = guarded<streamQuery>;
+    table.streamWaitEvent = guarded<streamWaitEvent>;
+    table.eventCreate = guarded<eventCreate>;
+    table.eventDestroy = guarded<eventDestroy>;
+    table.eventRecord = guarded<eventRecord>;
+    table.eventQuery = guarded<eventQuery>;
+    table.eventSynchronize = guarded<eventSynchronize>;
+    table.eventElapsedTime = guarded<eventElapsedTime>;
+    table.memAllocDevice = guarded<memAllocDevice>;
+    table.memFreeDevice = guarded<memFreeDevice>;
+    table.memAllocHost = guarded<memAllocHost>;
+    table.memFreeHost = guarded<memFreeHost>;
+    table.memcpyAsync = guarded<memcpyAsync>;
+    table.memsetAsync = guarded<memsetAsync>;
+    table.launchHostFunc = guarded<launchHostFunc>;
+    table.moduleLoadData = guarded<moduleLoadData>;
+    table.moduleUnload = guarded<moduleUnload>;
+    table.moduleGetFunction = guarded<moduleGetFunction>;
+    table.launchKernel = guarded<launchKernel>;
+    table.streamGetNativeHandle = guarded<streamGetNativeHandle>;
+    return table;
+}
+
+}  // namespace
+}  // namespace polyhal::level_zero
+
+extern "C" HAL_PLUGIN_EXPORT halError halPluginGetDispatchTable(uint32_t coreAbiVersion,
+                                                                const halPluginHost* host,
+                                                                halPluginDispatchTable* table) {
+    static const halPluginDispatchTable mine = polyhal::level_zero::makeTable();
+    return polyhal::plugin::negotiate(coreAbiVersion, host, table, mine);
+}

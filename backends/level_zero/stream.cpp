@@ -1,0 +1,261 @@
+#include "stream.h"
+
+#include <polyhal/plugin_support.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <iterator>
+
+#include "device.h"
+#include "event.h"
+#include "symbols.h"
+#include "translate.h"
+
+using polyhal::level_zero::check;
+using polyhal::level_zero::SlotRef;
+using polyhal::level_zero::ze;
+
+halPluginStream_t::halPluginStream_t(halPluginDevice_t* device, ze_command_list_handle_t list)
+    : device_(device), list_(list) {}
+
+halPluginStream_t::~halPluginStream_t() {
+    hostFuncs_.reset();
+    const ze_result_t result = ze.zeCommandListDestroy(list_);
+    if (result != ZE_RESULT_SUCCESS) {
+        polyhal::plugin::log(HAL_LOG_WARN, "zeCommandListDestroy: %s",
+                             polyhal::level_zero::resultName(result));
+    }
+}
+
+halError halPluginStream_t::orderAfterPriorCommandsLocked() {
+    if (ordered_) return HAL_SUCCESS;
+    POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendBarrier, list_, nullptr, 0, nullptr);
+    ordered_ = true;
+    return HAL_SUCCESS;
+}
+
+halError halPluginStream_t::signalAfterPriorWork(const SlotRef& slot) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    // A barrier without wait events starts once every earlier command has finished.
+    POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendBarrier, list_, slot->event, 0, nullptr);
+    slot->submitted = true;
+    ordered_ = true;
+    return HAL_SUCCESS;
+}
+
+halError halPluginStream_t::signalWithTimestamp(const SlotRef& slot) {
+    const halError error = appendCommand(
+        "zeCommandListAppendWriteGlobalTimestamp", [&](ze_command_list_handle_t list) {
+            return ze.zeCommandListAppendWriteGlobalTimestamp(list, slot->timestamp, slot->event,
+                                                             0, nullptr);
+        });
+    if (error == HAL_SUCCESS) slot->submitted = true;
+    return error;
+}
+
+halError halPluginStream_t::waitFor(const SlotRef& slot) {
+    SlotRef acknowledgement;
+    if (halError error = device_->events().acquire(&acknowledgement); error != HAL_SUCCESS) {
+        return error;
+    }
+    // Registered before the append: once the barrier exists, `slot` must not be recycled
+    // before the barrier has run.
+    slot->addWaitAcknowledgement(acknowledgement);
+    std::lock_guard<std::mutex> lock(mutex_);
+    // A barrier with wait events holds every later command until the events have signalled.
+    POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendBarrier, list_, acknowledgement->event, 1,
+                               &slot->event);
+    acknowledgement->submitted = true;
+    ++appended_;
+    return HAL_SUCCESS;
+}
+
+halError halPluginStream_t::launchHostFunc(polyhal::level_zero::HostFuncCall call) {
+    const SlotRef started = call.started;
+    const SlotRef finished = call.finished;
+    std::list<polyhal::level_zero::HostFuncCall> calls;
+    calls.push_back(std::move(call));
+    SlotRef acknowledgement;
+    if (halError error = device_->events().acquire(&acknowledgement); error != HAL_SUCCESS) {
+        return error;
+    }
+    finished->addWaitAcknowledgement(acknowledgement);
+
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!hostFuncs_) hostFuncs_ = std::make_unique<polyhal::level_zero::HostFuncThread>(this);
+    POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendBarrier, list_, started->event, 0, nullptr);
+    started->submitted = true;
+    ordered_ = true;
+    POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendBarrier, list_, acknowledgement->event, 1,
+                               &finished->event);
+    acknowledgement->submitted = true;
+    ++appended_;
+    hostFuncs_->submit(&calls);
+    return HAL_SUCCESS;
+}
+
+halError halPluginStream_t::markerLocked(SlotRef* marker) {
+    if (appended_ == 0 || (marker_ && markerAppended_ == appended_)) {
+        *marker = marker_;
+        return HAL_SUCCESS;
+    }
+    SlotRef slot;
+    if (halError error = device_->events().acquire(&slot); error != HAL_SUCCESS) return error;
+    POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendBarrier, list_, slot->event, 0, nullptr);
+    slot->submitted = true;
+    ordered_ = true;
+    marker_ = slot;
+    markerAppended_ = appended_;
+    *marker = std::move(slot);
+    return HAL_SUCCESS;
+}
+
+halError halPluginStream_t::appendMarker(SlotRef* marker) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return markerLocked(marker);
+}
+
+halError halPluginStream_t::query() {
+    SlotRef marker;
+    if (halError error = appendMarker(&marker); error != HAL_SUCCESS) return error;
+    if (halError error = takeAsyncError(); error != HAL_SUCCESS) return error;
+    if (!marker) return HAL_SUCCESS;
+    const ze_result_t status = ze.zeEventQueryStatus(marker->event);
+    if (status == ZE_RESULT_NOT_READY) return HAL_ERROR_NOT_READY;
+    return check(status, "zeEventQueryStatus");
+}
+
+halError halPluginStream_t::synchronize() {
+    SlotRef marker;
+    if (halError error = appendMarker(&marker); error != HAL_SUCCESS) return error;
+    // Waited for without the lock, so other threads may keep appending meanwhile.
+    const halError waited =
+        marker ? check(ze.zeEventHostSynchronize(marker->event, UINT64_MAX),
+                       "zeEventHostSynchronize")
+               : HAL_SUCCESS;
+    const halError asyncError = takeAsyncError();
+    return asyncError != HAL_SUCCESS ? asyncError : waited;
+}
+
+void halPluginStream_t::waitIdle() {
+    SlotRef marker;
+    if (appendMarker(&marker) != HAL_SUCCESS || !marker) return;
+    const ze_result_t result = ze.zeEventHostSynchronize(marker->event, UINT64_MAX);
+    if (result != ZE_RESULT_SUCCESS) {
+        polyhal::plugin::log(HAL_LOG_WARN, "waiting for a stream: zeEventHostSynchronize: %s",
+                             polyhal::level_zero::resultName(result));
+    }
+}
+
+halError halPluginStream_t::markEnd() {
+    SlotRef marker;
+    return appendMarker(&marker);
+}
+
+bool halPluginStream_t::isFinished() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (marker_ && markerAppended_ != appended_) return false;  // work after the last marker
+    return !marker_ || ze.zeEventQueryStatus(marker_->event) != ZE_RESULT_NOT_READY;
+}
+
+void halPluginStream_t::setAsyncError(halError code, const char* message) noexcept {
+    std::lock_guard<std::mutex> lock(asyncErrorMutex_);
+    if (asyncError_ != HAL_SUCCESS) return;
+    asyncError_ = code;
+    std::snprintf(asyncErrorMessage_, sizeof asyncErrorMessage_, "%s", message);
+}
+
+halError halPluginStream_t::takeAsyncError() {
+    std::lock_guard<std::mutex> lock(asyncErrorMutex_);
+    const halError error = asyncError_;
+    if (error == HAL_SUCCESS) return HAL_SUCCESS;
+    asyncError_ = HAL_SUCCESS;
+    return polyhal::plugin::fail(error, "%s", asyncErrorMessage_);
+}
+
+namespace polyhal::level_zero {
+
+halError streamCreate(halPluginDevice device, int priority, uint32_t /*flags: none defined*/,
+                      halPluginStream* stream) {
+    reapRetiredStreams(device, false);
+    const ze_command_queue_desc_t desc{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+                                       nullptr,
+                                       device->computeQueueOrdinal,
+                                       0,
+                                       0,
+                                       ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
+                                       toQueuePriority(priority)};
+    ze_command_list_handle_t list = nullptr;
+    POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListCreateImmediate, device->driver->context,
+                               device->device, &desc, &list);
+    std::shared_ptr<halPluginStream_t> created;
+    try {
+        created = std::make_shared<halPluginStream_t>(device, list);
+    } catch (...) {
+        ze.zeCommandListDestroy(list);
+        throw;
+    }
+    // From here the stream owns the list: should registering it throw, it is destroyed.
+    std::lock_guard<std::mutex> lock(device->streamsMutex);
+    device->streams.push_back(created);
+    *stream = created.get();
+    return HAL_SUCCESS;
+}
+
+halError streamDestroy(halPluginStream stream) {
+    halPluginDevice device = stream->device();
+    // The command list may be destroyed only when idle, and destroying must not wait: mark the
+    // end of its work and let reapRetiredStreams destroy it once that has finished. If marking
+    // fails, the stream stays as it was.
+    if (halError error = stream->markEnd(); error != HAL_SUCCESS) return error;
+    {
+        std::lock_guard<std::mutex> lock(device->streamsMutex);
+        auto& streams = device->streams;
+        const auto found = std::find_if(streams.begin(), streams.end(),
+                                        [&](const auto& live) { return live.get() == stream; });
+        // Reserved first, so that moving the stream between the lists cannot fail halfway.
+        device->retiringStreams.reserve(device->retiringStreams.size() + 1);
+        device->retiringStreams.push_back(std::move(*found));
+        streams.erase(found);
+    }
+    reapRetiredStreams(device, false);
+    return HAL_SUCCESS;
+}
+
+halError streamSynchronize(halPluginStream stream) { return stream->synchronize(); }
+
+halError streamQuery(halPluginStream stream) { return stream->query(); }
+
+halError streamWaitEvent(halPluginStream stream, halPluginEvent event) {
+    const SlotRef recorded = event->lastRecord();
+    if (!recorded) return HAL_SUCCESS;
+    return stream->waitFor(recorded);
+}
+
+halError streamGetNativeHandle(halPluginStream stream, void** native) {
+    *native = stream->list();
+    return HAL_SUCCESS;
+}
+
+void reapRetiredStreams(halPluginDevice device, bool wait) {
+    std::vector<std::shared_ptr<halPluginStream_t>> finished;  // destroyed after unlocking
+    {
+        std::lock_guard<std::mutex> lock(device->streamsMutex);
+        auto& retiring = device->retiringStreams;
+        if (wait) {
+            finished.swap(retiring);
+        } else {
+            const auto idle = std::partition(retiring.begin(), retiring.end(), [](const auto& s) {
+                return !s->isFinished();
+            });
+            finished.reserve(static_cast<size_t>(retiring.end() - idle));
+            std::move(idle, retiring.end(), std::back_inserter(finished));
+            retiring.erase(idle, retiring.end());
+        }
+    }
+    if (wait) {
+        for (const auto& stream : finished) stream->waitIdle();
+    }
+}
+
+}  // namespace polyhal::level_zero

@@ -1,0 +1,110 @@
+// Streams: one asynchronous immediate command list each, kept in order by barriers.
+//
+// Level Zero 1.4 (the API of Debian's loader) does not promise that the commands of a list run
+// in order: only a barrier does. So a command is appended after a barrier unless the last thing
+// appended already was one (`ordered_`). Event records and stream markers are themselves
+// barriers that signal a slot; stream waits are barriers on the waited slot, which block every
+// later command until it has signalled.
+#ifndef POLYHAL_BACKENDS_LEVEL_ZERO_STREAM_H_
+#define POLYHAL_BACKENDS_LEVEL_ZERO_STREAM_H_
+
+#include <level_zero/ze_api.h>
+#include <polyhal/plugin.h>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+
+#include "error.h"
+#include "event_pool.h"
+#include "host_func.h"
+
+struct halPluginStream_t {
+public:
+    halPluginStream_t(halPluginDevice_t* device, ze_command_list_handle_t list);
+    // Destroys the command list; its work must have finished.
+    ~halPluginStream_t();
+    halPluginStream_t(const halPluginStream_t&) = delete;
+    halPluginStream_t& operator=(const halPluginStream_t&) = delete;
+
+    halPluginDevice_t* device() const { return device_; }
+    ze_command_list_handle_t list() const { return list_; }
+
+    // Appends one command, in order after everything appended before. `append` receives the
+    // command list and returns the ze_result_t of the zeCommandListAppend* call named `call`.
+    template <typename Append>
+    halError appendCommand(const char* call, Append&& append) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (halError error = orderAfterPriorCommandsLocked(); error != HAL_SUCCESS) return error;
+        if (halError error = polyhal::level_zero::check(append(list_), call); error != HAL_SUCCESS)
+            return error;
+        ordered_ = false;
+        ++appended_;
+        return HAL_SUCCESS;
+    }
+
+    // `slot` signals once everything appended so far has finished.
+    halError signalAfterPriorWork(const polyhal::level_zero::SlotRef& slot);
+    // As signalAfterPriorWork, and the device's global timestamp is written to slot->timestamp.
+    halError signalWithTimestamp(const polyhal::level_zero::SlotRef& slot);
+    // Later commands start only after `slot` has signalled. Does not block the host.
+    halError waitFor(const polyhal::level_zero::SlotRef& slot);
+    // Runs `call` on this stream's host-function thread in stream order.
+    halError launchHostFunc(polyhal::level_zero::HostFuncCall call);
+
+    // HAL_SUCCESS when everything appended has finished, HAL_ERROR_NOT_READY otherwise, or an
+    // asynchronous failure (reported once).
+    halError query();
+    // Blocks until everything appended has finished; returns an asynchronous failure once.
+    halError synchronize();
+    // Blocks until everything appended has finished, leaving failures to be reported later.
+    void waitIdle();
+    // Appends a final marker (at destruction): isFinished() then tells when the list is idle.
+    halError markEnd();
+    // Whether the work up to the last marker has finished (or failed); never blocks.
+    bool isFinished();
+
+    // Remembers a failure of work that ran after its call returned (the first one wins).
+    void setAsyncError(halError code, const char* message) noexcept;
+
+private:
+    halError orderAfterPriorCommandsLocked();
+    // A slot that signals when everything appended so far has finished; null if nothing was
+    // ever appended. Reuses the last marker when nothing was appended since.
+    halError markerLocked(polyhal::level_zero::SlotRef* marker);
+    halError appendMarker(polyhal::level_zero::SlotRef* marker);
+    halError takeAsyncError();
+
+    halPluginDevice_t* const device_;
+    const ze_command_list_handle_t list_;
+
+    // Level Zero forbids appending to one command list from two threads at once, and a host
+    // function's signal, wait and hand-over to its thread must not interleave with other work.
+    std::mutex mutex_;
+    bool ordered_ = true;     // no command appended since the last full barrier
+    uint64_t appended_ = 0;   // commands and waits appended so far
+    polyhal::level_zero::SlotRef marker_;
+    uint64_t markerAppended_ = 0;  // appended_ when marker_ was appended
+    std::unique_ptr<polyhal::level_zero::HostFuncThread> hostFuncs_;  // started on first use
+
+    std::mutex asyncErrorMutex_;
+    halError asyncError_ = HAL_SUCCESS;
+    char asyncErrorMessage_[256] = {};
+};
+
+namespace polyhal::level_zero {
+
+halError streamCreate(halPluginDevice device, int priority, uint32_t flags,
+                      halPluginStream* stream);
+halError streamDestroy(halPluginStream stream);
+halError streamSynchronize(halPluginStream stream);
+halError streamQuery(halPluginStream stream);
+halError streamWaitEvent(halPluginStream stream, halPluginEvent event);
+halError streamGetNativeHandle(halPluginStream stream, void** native);
+
+// Destroys the device's retired streams whose work has finished; with `wait`, waits for all.
+void reapRetiredStreams(halPluginDevice device, bool wait);
+
+}  // namespace polyhal::level_zero
+
+#endif  // POLYHAL_BACKENDS_LEVEL_ZERO_STREAM_H_

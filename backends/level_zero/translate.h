@@ -1,0 +1,48 @@
+// Pure translations between polyhal's terms and Level Zero's, kept free of driver calls so unit
+// tests can check them on any machine.
+#ifndef POLYHAL_BACKENDS_LEVEL_ZERO_TRANSLATE_H_
+#define POLYHAL_BACKENDS_LEVEL_ZERO_TRANSLATE_H_
+
+#include <level_zero/ze_api.h>
+#include <polyhal/plugin.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace polyhal::level_zero {
+
+// Stream priorities: Level Zero has three levels, so polyhal's range is 1 (least, LOW) to -1
+// (greatest, HIGH) and the default priority 0 is NORMAL.
+inline constexpr int kLeastStreamPriority = 1;
+inline constexpr int kGreatestStreamPriority = -1;
+
+// `priority` is within [kGreatestStreamPriority, kLeastStreamPriority] (the core clamps it).
+ze_command_queue_priority_t toQueuePriority(int priority);
+
+// halLaunchKernel's grid counts blocks (work-groups), as Level Zero's group count does.
+ze_group_count_t toGroupCount(halDim3 grid);
+
+// SPIR-V (recognised by its magic number in either byte order) is compiled by the driver;
+// anything else is handed over as a native device binary, which the driver validates.
+ze_module_format_t moduleFormatOf(const void* image, size_t size);
+
+// Milliseconds between two readings of a device timer that counts `ticksPerSecond` and wraps
+// after `validBits` bits. An end reading taken before the start gives a negative time.
+float elapsedMilliseconds(uint64_t startTicks, uint64_t endTicks, uint32_t validBits,
+                          uint64_t ticksPerSecond);
+
+// Index of the first command queue group that accepts compute work, or -1 when none does.
+int findComputeQueueGroup(const ze_command_queue_group_properties_t* groups, uint32_t count);
+
+// The capabilities every Level Zero device offers through this backend.
+uint64_t deviceCapabilities();
+
+// Fills `info` (all members but `size`) from the driver's description of a device.
+// `properties` must have been queried with ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2.
+void fillDeviceInfo(const ze_device_properties_t& properties,
+                    const ze_device_compute_properties_t& compute, uint64_t totalMemory,
+                    halPluginDeviceInfo* info);
+
+}  // namespace polyhal::level_zero
+
+#endif  // POLYHAL_BACKENDS_LEVEL_ZERO_TRANSLATE_H_

@@ -33,10 +33,10 @@ function(polyhal_add_plugin)
     BUILD_RPATH "\$ORIGIN"
     INSTALL_RPATH "\$ORIGIN"
     LINK_DEPENDS ${POLYHAL_PLUGIN_EXPORT_MAP})
-  # Sanitizer runtimes are provided by the executable, so sanitized plugins may not use
-  # --no-undefined.
-  target_link_options(${target} PRIVATE
-    -Wl,--version-script=${POLYHAL_PLUGIN_EXPORT_MAP}
-    $<$<NOT:$<BOOL:${POLYHAL_SANITIZE}>>:-Wl,--no-undefined>)
+  target_link_options(${target} PRIVATE -Wl,--version-script=${POLYHAL_PLUGIN_EXPORT_MAP})
+  # Sanitizer runtimes come with the executable, so a sanitized plugin has undefined symbols.
+  if(NOT POLYHAL_SANITIZE)
+    target_link_options(${target} PRIVATE -Wl,--no-undefined)
+  endif()
   install(TARGETS ${target} LIBRARY DESTINATION ${install_dir})
 endfunction()

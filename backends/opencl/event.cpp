@@ -1,0 +1,113 @@
+// Events are marker commands: recording enqueues a marker and makes it the event's point.
+#include "event.hpp"
+
+#include "cl_info.hpp"
+#include "entries.hpp"
+#include "error.hpp"
+#include "stream.hpp"
+
+halPluginEvent_t::~halPluginEvent_t() {
+    if (marker_ != nullptr) clReleaseEvent(marker_);
+}
+
+cl_event halPluginEvent_t::marker() const {
+    std::lock_guard lock(mutex_);
+    if (marker_ != nullptr) clRetainEvent(marker_);
+    return marker_;
+}
+
+void halPluginEvent_t::moveTo(cl_event marker) {
+    cl_event previous = nullptr;
+    {
+        std::lock_guard lock(mutex_);
+        previous = marker_;
+        marker_ = marker;
+    }
+    if (previous != nullptr) clReleaseEvent(previous);
+}
+
+namespace polyhal::opencl {
+
+namespace {
+
+// The outcome of a marker whose execution status is `status`.
+halError markerOutcome(cl_int status) {
+    if (status == CL_COMPLETE) return HAL_SUCCESS;
+    if (status > 0) return HAL_ERROR_NOT_READY;
+    return plugin::fail(HAL_ERROR_LAUNCH_FAILED, "work captured by the event failed: %s (%d)",
+                        errorName(status), status);
+}
+
+// When the work before `marker` had finished (its CL_PROFILING_COMMAND_END), in nanoseconds;
+// HAL_ERROR_NOT_READY before then, since OpenCL has the time only once the marker completed.
+halError completedAt(cl_event marker, cl_ulong* nanoseconds) {
+    cl_int status = CL_COMPLETE;
+    if (halError error = executionStatus(marker, &status)) return error;
+    if (halError outcome = markerOutcome(status)) return outcome;
+    return checkCall(clGetEventProfilingInfo(marker, CL_PROFILING_COMMAND_END, sizeof *nanoseconds,
+                                             nanoseconds, nullptr),
+                     "clGetEventProfilingInfo(CL_PROFILING_COMMAND_END)");
+}
+
+}  // namespace
+
+halError eventCreate(halPluginDevice device, uint32_t, halPluginEvent* event) {
+    return guard("eventCreate", [&] {
+        *event = new halPluginEvent_t(device);
+        return HAL_SUCCESS;
+    });
+}
+
+halError eventDestroy(halPluginEvent event) {
+    delete event;  // a barrier already waiting holds its own reference to the marker
+    return HAL_SUCCESS;
+}
+
+halError eventRecord(halPluginEvent event, halPluginStream stream) {
+    cl_event marker = nullptr;
+    const halError result = stream->submit([&](cl_event* last) {
+        const cl_int error = clEnqueueMarkerWithWaitList(stream->queue, 0, nullptr, last);
+        if (error != CL_SUCCESS) return checkCall(error, "clEnqueueMarkerWithWaitList");
+        marker = *last;
+        clRetainEvent(marker);
+        return HAL_SUCCESS;
+    });
+    if (result != HAL_SUCCESS) return result;
+    // Another queue may wait for this marker; OpenCL requires the queue holding it to be
+    // flushed for such a wait to end.
+    clFlush(stream->queue);
+    event->moveTo(marker);
+    return HAL_SUCCESS;
+}
+
+halError eventQuery(halPluginEvent event) {
+    cl_event marker = event->marker();
+    if (marker == nullptr) return HAL_SUCCESS;
+    cl_int status = CL_COMPLETE;
+    const halError result = executionStatus(marker, &status);
+    clReleaseEvent(marker);
+    return result != HAL_SUCCESS ? result : markerOutcome(status);
+}
+
+halError eventSynchronize(halPluginEvent event) {
+    cl_event marker = event->marker();
+    if (marker == nullptr) return HAL_SUCCESS;
+    cl_int status = CL_COMPLETE;
+    const halError result = waitForCommand(marker, &status);
+    clReleaseEvent(marker);
+    return result != HAL_SUCCESS ? result : markerOutcome(status);
+}
+
+halError eventElapsedTime(float* ms, halPluginEvent start, halPluginEvent end) {
+    cl_event markers[2] = {start->marker(), end->marker()};
+    cl_ulong nanoseconds[2] = {0, 0};
+    halError result = completedAt(markers[0], &nanoseconds[0]);
+    if (result == HAL_SUCCESS) result = completedAt(markers[1], &nanoseconds[1]);
+    for (cl_event marker : markers) clReleaseEvent(marker);
+    if (result != HAL_SUCCESS) return result;
+    *ms = static_cast<float>(
+        static_cast<double>(static_cast<int64_t>(nanoseconds[1] - nanoseconds[0])) / 1e6);
+    return HAL_SUCCESS;
+}
+
+}  // namespace polyhal::opencl

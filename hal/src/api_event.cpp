@@ -68,12 +68,14 @@ HAL_API halError halQueryEvent(halEvent handle) {
     return apiCall([&] {
         halEvent_t* event = nullptr;
         if (halError e = resolveEvent(handle, &event, "halQueryEvent")) return e;
-        const allocator::VectorClock captured = event->clock.snapshot();
+        const uint64_t record = event->clock.generation();
         if (halError e = checked(event->device->vtable->eventQuery(event->native), event->device,
                                  "halQueryEvent")) {
             return e;
         }
-        event->device->pool->observeCompleted(captured);
+        event->clock.completeOnce(record, [&](const allocator::VectorClock& reached) {
+            event->device->pool->observeCompleted(reached);
+        });
         return HAL_SUCCESS;
     });
 }
@@ -82,12 +84,14 @@ HAL_API halError halSynchronizeEvent(halEvent handle) {
     return apiCall([&] {
         halEvent_t* event = nullptr;
         if (halError e = resolveEvent(handle, &event, "halSynchronizeEvent")) return e;
-        const allocator::VectorClock captured = event->clock.snapshot();
+        const uint64_t record = event->clock.generation();
         if (halError e = checked(event->device->vtable->eventSynchronize(event->native),
                                  event->device, "halSynchronizeEvent")) {
             return e;
         }
-        event->device->pool->synchronized(captured);
+        event->clock.completeOnce(record, [&](const allocator::VectorClock& reached) {
+            event->device->pool->synchronized(reached);
+        });
         return HAL_SUCCESS;
     });
 }

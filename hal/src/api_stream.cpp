@@ -127,13 +127,15 @@ HAL_API halError halStreamWaitEvent(halStream streamHandle, halEvent eventHandle
                         "to the {} backend; synchronize the event on the host instead",
                         event->device->backend->name, stream->device->backend->name);
         }
-        const allocator::VectorClock awaited = event->clock.snapshot();
+        const uint64_t record = event->clock.generation();
         if (halError e = checked(stream->device->vtable->streamWaitEvent(stream->native,
                                                                          event->native),
                                  stream->device, "halStreamWaitEvent")) {
             return e;
         }
-        stream->device->pool->streamWaited(stream->poolStream, awaited);
+        event->clock.applyIfCurrent(record, [&](const allocator::VectorClock& awaited) {
+            stream->device->pool->streamWaited(stream->poolStream, awaited);
+        });
         return HAL_SUCCESS;
     });
 }

@@ -3,7 +3,7 @@
 #ifndef POLYHAL_HAL_SRC_OBJECTS_HPP_
 #define POLYHAL_HAL_SRC_OBJECTS_HPP_
 
-#include <polyhal/allocator/vector_clock.h>
+#include <polyhal/allocator/event_clock.h>
 #include <polyhal/plugin.h>
 
 #include <atomic>
@@ -31,8 +31,7 @@ struct halEvent_t {
     halPluginEvent native;
     uint32_t flags;
     std::atomic<bool> recorded{false};
-    // What the last record captured, in the pool's happens-before terms.
-    polyhal::allocator::EventClock clock;
+    polyhal::allocator::EventClock clock;  // what the latest record captured
 };
 
 struct halFunction_t {

@@ -22,9 +22,10 @@
  * name. No C++ exception may leave a plugin.
  *
  * Asynchronous failures (a kernel that faults after the launch returned) are remembered by the
- * plugin and returned by the next streamQuery/streamSynchronize of that stream and by
- * eventQuery/eventSynchronize of events recorded after the failure, each failure reported once
- * per stream.
+ * plugin and returned once by the next streamQuery/streamSynchronize of that stream (and by
+ * deviceSynchronize). eventQuery/eventSynchronize of an event recorded after the failure report
+ * it too, every time, without consuming it: the core's memory pool queries its own events, and
+ * must not take a failure away from the application.
  */
 #ifndef POLYHAL_PLUGIN_H_
 #define POLYHAL_PLUGIN_H_

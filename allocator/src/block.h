@@ -1,0 +1,80 @@
+// Blocks and segments: the pool's record of every piece of device memory it manages.
+#ifndef POLYHAL_ALLOCATOR_BLOCK_H_
+#define POLYHAL_ALLOCATOR_BLOCK_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace polyhal::allocator {
+
+class Stream;
+
+// Operation `ticket` of `stream` uses the block.
+struct Use {
+    Stream* stream;
+    uint64_t ticket;
+};
+
+enum class BlockState : uint8_t {
+    Live,     // handed out
+    Ready,    // free, in its owner's bins: the owner may reuse it now
+    Pending,  // free, waiting until a use on another stream is ordered or observed finished
+};
+
+// Why a free block may serve an allocation; one statistics counter each.
+enum class ReusePath : uint8_t { SameStream, ProvenOrder, ObservedComplete };
+
+struct Segment;
+
+struct Block {
+    uintptr_t address = 0;
+    size_t size = 0;
+    size_t requested = 0;  // Live: bytes the caller asked for
+
+    Segment* segment = nullptr;
+    Block* prev = nullptr;  // address-order neighbours within the segment
+    Block* next = nullptr;
+    Block* binPrev = nullptr;  // links of a SizeClassBin list (circular)
+    Block* binNext = nullptr;
+
+    BlockState state = BlockState::Ready;
+    bool awaitingCoalesce = false;  // listed in the pool's coalescing queue
+    // Ready and Pending: the stream the block was freed on, whose bins hold it once Ready.
+    Stream* owner = nullptr;
+    // Ready: every use is ordered before operation `readyTicket` of the owner or has finished,
+    // so a stream ordered after that operation (or the host having seen it finish) may reuse
+    // the block. 0 for memory nothing has used.
+    uint64_t readyTicket = 0;
+    // Ready: what justifies the owner's own reuse.
+    ReusePath readiness = ReusePath::SameStream;
+    // Live: uses seen so far, at most one entry per stream (the highest ticket). Pending: the
+    // sealed set, the owner's free point included. Ready: unused (readyTicket summarises it).
+    std::vector<Use> uses;
+
+    uintptr_t end() const { return address + size; }
+    bool contains(uintptr_t p) const { return p >= address && p < end(); }
+    void addUse(Stream* stream, uint64_t ticket) {
+        for (Use& use : uses) {
+            if (use.stream == stream) {
+                if (ticket > use.ticket) use.ticket = ticket;
+                return;
+            }
+        }
+        uses.push_back({stream, ticket});
+    }
+};
+
+// One allocation obtained from the backend, cut into address-ordered blocks.
+struct Segment {
+    uintptr_t base = 0;
+    size_t size = 0;
+    bool small = false;
+    Block* first = nullptr;
+
+    bool wholeBlock() const { return first != nullptr && first->next == nullptr; }
+};
+
+}  // namespace polyhal::allocator
+
+#endif  // POLYHAL_ALLOCATOR_BLOCK_H_

@@ -1,0 +1,163 @@
+// The pool's internals. One mutex (`mutex_`) guards blocks, segments, bins and statistics; it
+// is never held across a DeviceInterface call. Each Stream has its own mutex for its clock and
+// pool events; the lock order is pool lock, then one stream lock.
+#ifndef POLYHAL_ALLOCATOR_DEVICE_POOL_IMPL_H_
+#define POLYHAL_ALLOCATOR_DEVICE_POOL_IMPL_H_
+
+#include "block.h"
+#include "block_arena.h"
+#include "event_pool.h"
+#include "stream.h"
+
+#include <polyhal/allocator/device_pool.h>
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <memory_resource>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace polyhal::allocator {
+
+class DevicePool::Impl {
+public:
+    Impl(const DevicePool* self, DeviceInterface& device);
+    ~Impl();
+
+    // Streams and clocks (clocks.cpp).
+    Stream* addStream(DeviceStream stream);
+    halError removeStream(Stream* stream);
+    VectorClock capture(Stream* stream) const;
+    VectorClock captureDevice() const;
+    void streamWaited(Stream* stream, const VectorClock& snapshot);
+    void observeCompleted(const VectorClock& snapshot);
+    halError synchronized(const VectorClock& snapshot);
+    // Raises the stream's completed ticket, telling promote() there is something new.
+    void noteCompleted(Stream* stream, uint64_t ticket);
+
+    // allocation.cpp
+    halError allocate(size_t size, Stream* stream, void** ptr);
+    // deallocation.cpp
+    halError free(void* ptr, Stream* stream);
+    void recordUses(const void* const* ptrs, size_t count, Stream* stream, uint64_t ticket);
+    bool find(const void* ptr, Allocation* allocation) const;
+
+    // reclamation.cpp
+    PoolStats stats() const;
+    PoolAttributes attributes() const;
+    void setAttributes(const PoolAttributes& attributes);
+    halError trim(size_t bytesToKeep);
+    halError reset();
+
+private:
+    // Which kinds of evidence may make a foreign use harmless.
+    struct Policy {
+        bool proven;
+        bool observed;
+    };
+    struct Candidate {
+        Block* block = nullptr;
+        ReusePath path = ReusePath::SameStream;
+    };
+    // The outcome of checking a free block's uses for its owner.
+    struct Verdict {
+        Use unsatisfied{nullptr, 0};  // the first use neither ordered nor finished
+        bool anyForeign = false;
+        bool anyProven = false;
+        bool anyObserved = false;
+    };
+    struct Released {
+        void* base;
+        size_t size;
+    };
+
+    Policy policy() const { return {attributes_.reuseProvenOrder, attributes_.reuseObservedCompletion}; }
+
+    // ---- allocation.cpp (pool lock held unless noted)
+    // Paths 1-3 with what the host knows now. Appends to `blocked` (if not null) the owners
+    // of fitting blocks that only an observed finish of their free would release.
+    Candidate findReusable(size_t size, bool small, Stream* stream, Policy policy,
+                           std::vector<Use>* blocked);
+    Candidate findInOtherStreams(size_t size, bool small, Stream* stream, Policy policy,
+                                 std::vector<Use>* blocked);
+    void* carve(Block* block, size_t rounded, size_t requested, Stream* stream,
+                uint64_t PoolStats::*counter);
+    Block* addSegment(void* base, size_t size, bool small, Stream* stream);
+    // Without the lock: a new segment, or the backend's error.
+    halError grow(size_t segmentSize, size_t rounded, size_t requested, bool small,
+                  Stream* stream, uint64_t PoolStats::*counter, void** ptr);
+    halError allocateAfterOutOfMemory(size_t size, size_t rounded, bool small, Stream* stream,
+                                      void** ptr);
+    std::string outOfMemoryMessage(size_t size) const;
+
+    // ---- deallocation.cpp (pool lock held)
+    Block* lookup(uintptr_t address) const;
+    // Files a free block whose owner and uses are set: Ready in the owner's bins, or Pending.
+    // Appends to `markers` the foreign uses a pool event should observe.
+    void classify(Block* block, Policy policy, std::vector<Use>* markers);
+    Verdict evaluate(const Block* block, const VectorClock& ownerClock, Policy policy) const;
+    void settle(Block* block, const Verdict& verdict, uint64_t ownerTicket);
+    void lateUse(Block* block, Stream* stream, uint64_t ticket, std::vector<Use>* markers);
+    // Moves the owner's pending blocks whose uses are now ordered or finished to its bins.
+    // Unless `always`, skipped while neither the owner's clock nor any completion changed
+    // since the last check.
+    void promote(Stream* owner, Policy policy, bool always);
+    void promoteAll(Policy policy, bool always);
+    void insertReady(Block* block);
+    void removeReady(Block* block);
+
+    // ---- coalescing.cpp (pool lock held)
+    void coalesceQueued(Policy policy);
+    void coalesceAll(Policy policy);
+    Block* mergeNeighbours(Block* block, Policy policy);
+    bool mergeable(const Block* low, const Block* high, Policy policy) const;
+    Block* merge(Block* low, Block* high, Policy policy);
+    static bool isComplete(const Block* block);
+    static bool reusableByAnyone(const Block* block, Policy policy);
+
+    // ---- reclamation.cpp
+    // Without the lock: records a pool event after each use unless one already covers it.
+    void ensureMarkers(const std::vector<Use>& uses);
+    halError recordMarker(Stream* stream);  // stream->mutex held
+    // Without the lock: raises `completed` of every stream from its finished pool events,
+    // stopping at the first unfinished one of each stream. Returns whether any advanced.
+    bool probeMarkers();
+    // Without the lock: waits until everything submitted so far has finished.
+    void synchronizeEverything();
+    std::vector<Stream*> streamsSnapshot() const;
+    // Pool lock held: detaches fully free, finished segments while more than `keep` bytes
+    // are reserved.
+    std::vector<Released> detachReleasable(size_t keep);
+    void detachSegment(Segment* segment);
+    // Without the lock.
+    halError releaseSegments(const std::vector<Released>& segments);
+    void updateAddressRange();
+
+    const DevicePool* self_;
+    DeviceInterface& device_;
+    EventPool events_;
+
+    mutable std::mutex mutex_;
+    std::pmr::unsynchronized_pool_resource nodes_;
+    std::pmr::map<uintptr_t, Block*> blocks_;  // every block, by address
+    std::vector<std::unique_ptr<Segment>> segments_;
+    std::vector<std::unique_ptr<Stream>> streams_;
+    std::vector<Block*> coalesceQueue_;  // Ready blocks freed since the last coalescing pass
+    BlockArena arena_;
+    VectorClock scratchClock_;
+    PoolStats stats_;
+    PoolAttributes attributes_;
+
+    // Bounds of all segments, read without the lock to reject foreign pointers cheaply.
+    std::atomic<uintptr_t> lowest_{~uintptr_t{0}};
+    std::atomic<uintptr_t> highest_{0};
+    std::atomic<size_t> outstandingMarkers_{0};
+    // Counts advances of any stream's completed ticket.
+    std::atomic<uint64_t> completionEpoch_{0};
+};
+
+}  // namespace polyhal::allocator
+
+#endif  // POLYHAL_ALLOCATOR_DEVICE_POOL_IMPL_H_

@@ -1,0 +1,26 @@
+#include "event_pool.h"
+
+namespace polyhal::allocator {
+
+EventPool::~EventPool() {
+    for (DeviceEvent event : spare_) device_.destroyEvent(event);
+}
+
+halError EventPool::acquire(DeviceEvent* event) {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!spare_.empty()) {
+            *event = spare_.back();
+            spare_.pop_back();
+            return HAL_SUCCESS;
+        }
+    }
+    return device_.createEvent(event);
+}
+
+void EventPool::release(DeviceEvent event) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    spare_.push_back(event);
+}
+
+}  // namespace polyhal::allocator

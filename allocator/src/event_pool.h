@@ -1,0 +1,29 @@
+// Recycled untimed events: creating one costs far more than reusing one.
+#ifndef POLYHAL_ALLOCATOR_EVENT_POOL_H_
+#define POLYHAL_ALLOCATOR_EVENT_POOL_H_
+
+#include <polyhal/allocator/device_interface.h>
+
+#include <mutex>
+#include <vector>
+
+namespace polyhal::allocator {
+
+class EventPool {
+public:
+    explicit EventPool(DeviceInterface& device) : device_(device) {}
+    ~EventPool();
+
+    halError acquire(DeviceEvent* event);
+    // Returns an event whose last recording has finished (or that was never recorded).
+    void release(DeviceEvent event);
+
+private:
+    DeviceInterface& device_;
+    std::mutex mutex_;
+    std::vector<DeviceEvent> spare_;
+};
+
+}  // namespace polyhal::allocator
+
+#endif  // POLYHAL_ALLOCATOR_EVENT_POOL_H_

@@ -1,0 +1,30 @@
+"""polyhal from Python: the C ABI of libpolyhal through ctypes, with the stream API of
+mindspore.hal, paddle.device and torch.Stream/torch.Event.
+
+The library is found through POLYHAL_LIBRARY (a path), else in lib/ inside this package, else by
+the system loader. The backend is chosen by POLYHAL_BACKEND when the first call initialises
+polyhal; importing this package does not initialise it.
+"""
+from ._current import StreamCtx, current_stream, default_stream, set_cur_stream, stream
+from ._device import (Capability, DeviceProperties, backend, device_count, get_device,
+                      get_device_properties, set_device, synchronize)
+from ._event import Event
+from ._memory import Buffer, empty_cache, memory_stats
+from ._module import Function, Module
+from ._stream import Stream
+from .errors import (BackendError, BackendIncompatibleError, BackendNotFoundError, HalError,
+                     InvalidDeviceError, InvalidHandleError, InvalidImageError, InvalidValueError,
+                     LaunchFailedError, NoDeviceError, NotFoundError, NotReadyError,
+                     NotSupportedError, OutOfMemoryError, UnknownError)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BackendError", "BackendIncompatibleError", "BackendNotFoundError", "Buffer", "Capability",
+    "DeviceProperties", "Event", "Function", "HalError", "InvalidDeviceError",
+    "InvalidHandleError", "InvalidImageError", "InvalidValueError", "LaunchFailedError",
+    "Module", "NoDeviceError", "NotFoundError", "NotReadyError", "NotSupportedError",
+    "OutOfMemoryError", "Stream", "StreamCtx", "UnknownError", "backend", "current_stream",
+    "default_stream", "device_count", "empty_cache", "get_device", "get_device_properties",
+    "memory_stats", "set_cur_stream", "set_device", "stream", "synchronize",
+]

@@ -1,0 +1,134 @@
+"""ctypes declarations of <polyhal/hal.h>: structures, prototypes and error checking.
+
+Every function returning a halError gets an ``errcheck`` that raises the matching HalError
+subclass with halGetLastErrorMessage(), read on the same thread right after the failed call.
+halQueryStream and halQueryEvent return True (done) or False (HAL_ERROR_NOT_READY) instead.
+ctypes releases the GIL during each call, so a blocking call never stalls other Python threads.
+"""
+import ctypes
+from ctypes import POINTER, c_char, c_char_p, c_float, c_int, c_size_t, c_uint32, c_uint64, c_void_p
+
+from . import _library
+from .errors import error_for
+
+HAL_SUCCESS = 0
+HAL_ERROR_NOT_READY = 4
+
+HAL_EVENT_DISABLE_TIMING = 1
+HAL_EVENT_BLOCKING_SYNC = 2
+
+HAL_MEMCPY_HOST_TO_DEVICE = 1
+HAL_MEMCPY_DEVICE_TO_HOST = 2
+HAL_MEMCPY_DEVICE_TO_DEVICE = 3
+
+halError = c_int
+INT_MAX = 2 ** (8 * ctypes.sizeof(c_int) - 1) - 1
+SIZE_MAX = 2 ** (8 * ctypes.sizeof(c_size_t)) - 1
+Handle = c_void_p  # halStream, halEvent, halModule, halFunction: opaque pointers
+
+
+class DeviceProperties(ctypes.Structure):
+    _fields_ = [
+        ("size", c_size_t),
+        ("name", c_char * 256),
+        ("backend", c_char * 32),
+        ("ordinal", c_int),
+        ("backendOrdinal", c_int),
+        ("totalMemory", c_uint64),
+        ("computeUnits", c_uint32),
+        ("maxThreadsPerBlock", c_uint32),
+        ("maxSharedMemoryPerBlock", c_uint64),
+        ("capabilities", c_uint64),
+    ]
+
+
+class MemPoolStats(ctypes.Structure):
+    _fields_ = [("size", c_size_t)] + [
+        (name, c_uint64)
+        for name in ("bytesInUse", "peakBytesInUse", "bytesReserved", "peakBytesReserved",
+                     "bytesCached", "bytesPending", "reusedSameStream", "reusedProvenOrder",
+                     "reusedObservedComplete", "newSegments", "oomSynchronized",
+                     "backendAllocations", "backendFrees")
+    ]
+
+
+class Dim3(ctypes.Structure):
+    _fields_ = [("x", c_uint32), ("y", c_uint32), ("z", c_uint32)]
+
+
+class KernelArg(ctypes.Structure):
+    _fields_ = [("value", c_void_p), ("size", c_size_t)]
+
+
+HostFn = ctypes.CFUNCTYPE(None, c_void_p)
+
+_PROTOTYPES = {
+    "halGetErrorName": (c_char_p, [halError]),
+    "halGetErrorString": (c_char_p, [halError]),
+    "halGetLastErrorMessage": (c_char_p, []),
+    "halGetBackendName": (halError, [POINTER(c_char_p)]),
+    "halGetDeviceCount": (halError, [POINTER(c_int)]),
+    "halSetDevice": (halError, [c_int]),
+    "halGetDevice": (halError, [POINTER(c_int)]),
+    "halGetDeviceProperties": (halError, [c_int, POINTER(DeviceProperties)]),
+    "halSynchronizeDevice": (halError, []),
+    "halCreateStreamWithConfig": (halError, [POINTER(Handle), c_int, c_uint32]),
+    "halDestroyStream": (halError, [Handle]),
+    "halSynchronizeStream": (halError, [Handle]),
+    "halQueryStream": (halError, [Handle]),
+    "halStreamWaitEvent": (halError, [Handle, Handle]),
+    "halGetStreamPriorityRange": (halError, [POINTER(c_int), POINTER(c_int)]),
+    "halStreamGetNativeHandle": (halError, [Handle, POINTER(c_void_p)]),
+    "halCreateEventWithFlag": (halError, [POINTER(Handle), c_uint32]),
+    "halRecordEvent": (halError, [Handle, Handle]),
+    "halQueryEvent": (halError, [Handle]),
+    "halSynchronizeEvent": (halError, [Handle]),
+    "halEventElapsedTime": (halError, [POINTER(c_float), Handle, Handle]),
+    "halDestroyEvent": (halError, [Handle]),
+    "halLaunchHostFunc": (halError, [Handle, HostFn, c_void_p]),
+    "halFree": (halError, [c_void_p]),
+    "halMemcpyAsync": (halError, [c_void_p, c_size_t, c_void_p, c_size_t, c_int, Handle]),
+    "halMallocAsync": (halError, [POINTER(c_void_p), c_size_t, Handle]),
+    "halFreeAsync": (halError, [c_void_p, Handle]),
+    "halRecordStream": (halError, [c_void_p, Handle]),
+    "halMemPoolGetStats": (halError, [c_int, POINTER(MemPoolStats)]),
+    "halMemPoolTrim": (halError, [c_int, c_size_t]),
+    "halModuleLoadData": (halError, [POINTER(Handle), c_void_p, c_size_t]),
+    "halModuleLoadFile": (halError, [POINTER(Handle), c_char_p]),
+    "halModuleGetFunction": (halError, [POINTER(Handle), Handle, c_char_p]),
+    "halModuleUnload": (halError, [Handle]),
+    "halLaunchKernel": (halError, [Handle, Dim3, Dim3, c_size_t, POINTER(KernelArg), c_uint32,
+                                   Handle]),
+}
+
+_QUERIES = ("halQueryStream", "halQueryEvent")
+
+hal = _library.load()
+
+
+def _raise_on_error(result, function, _arguments):
+    if result != HAL_SUCCESS:
+        detail = _last_detail(result)  # first: it belongs to the thread's latest failed call
+        raise error_for(result, hal.halGetErrorName(result).decode(), detail, function.__name__)
+    return result
+
+
+def _done_or_not_ready(result, function, arguments):
+    if result == HAL_ERROR_NOT_READY:
+        return False
+    _raise_on_error(result, function, arguments)
+    return True
+
+
+def _last_detail(result):
+    detail = hal.halGetLastErrorMessage().decode(errors="replace")
+    return detail or hal.halGetErrorString(result).decode()
+
+
+for _name, (_restype, _argtypes) in _PROTOTYPES.items():
+    _function = getattr(hal, _name)
+    _function.restype = _restype
+    _function.argtypes = _argtypes
+    if _restype is halError:
+        _function.errcheck = _done_or_not_ready if _name in _QUERIES else _raise_on_error
+del _name, _restype, _argtypes, _function

@@ -1,0 +1,117 @@
+"""Devices: how many, which one is current for the calling thread, what each can do."""
+import contextlib
+import ctypes
+import dataclasses
+import enum
+import operator
+
+from ._capi import INT_MAX, hal
+from ._capi import DeviceProperties as _DeviceProperties
+
+
+class Capability(enum.IntFlag):
+    """halDeviceCapability bits."""
+
+    TIMING_EVENTS = 1 << 0
+    HOST_FUNCTIONS = 1 << 1
+    KERNELS = 1 << 2
+    STREAM_PRIORITIES = 1 << 3
+    HOST_ACCESSIBLE = 1 << 4
+    NATIVE_HANDLES = 1 << 5
+
+
+@dataclasses.dataclass(frozen=True)
+class DeviceProperties:
+    """halDeviceProperties of one device."""
+
+    name: str
+    backend: str
+    ordinal: int
+    backend_ordinal: int
+    total_memory: int
+    compute_units: int
+    max_threads_per_block: int
+    max_shared_memory_per_block: int
+    capabilities: Capability
+
+
+def device_index(device):
+    """`device` as an int: TypeError for another type, ValueError beyond a C int (polyhal
+    itself checks that the device exists)."""
+    if isinstance(device, bool):
+        raise TypeError("a device is an int ordinal, not a bool")
+    try:
+        index = operator.index(device)
+    except TypeError:
+        raise TypeError(f"a device is an int ordinal, not {type(device).__name__}") from None
+    if not -INT_MAX - 1 <= index <= INT_MAX:
+        raise ValueError(f"device ordinal {index} is out of range")
+    return index
+
+
+def device_count():
+    """Number of devices over all loaded backends."""
+    count = ctypes.c_int()
+    hal.halGetDeviceCount(ctypes.byref(count))
+    return count.value
+
+
+def set_device(device):
+    """Makes `device` the calling thread's current device."""
+    hal.halSetDevice(device_index(device))
+
+
+def get_device():
+    """The calling thread's current device (0 until set_device)."""
+    device = ctypes.c_int()
+    hal.halGetDevice(ctypes.byref(device))
+    return device.value
+
+
+def backend():
+    """Name of the current device's backend: "cpu", "opencl", "cuda", ..."""
+    name = ctypes.c_char_p()
+    hal.halGetBackendName(ctypes.byref(name))
+    return name.value.decode()
+
+
+def get_device_properties(device=None):
+    """DeviceProperties of `device` (default: the current device)."""
+    props = _DeviceProperties(size=ctypes.sizeof(_DeviceProperties))
+    hal.halGetDeviceProperties(get_device() if device is None else device_index(device),
+                               ctypes.byref(props))
+    return DeviceProperties(
+        name=props.name.decode(errors="replace"),
+        backend=props.backend.decode(),
+        ordinal=props.ordinal,
+        backend_ordinal=props.backendOrdinal,
+        total_memory=props.totalMemory,
+        compute_units=props.computeUnits,
+        max_threads_per_block=props.maxThreadsPerBlock,
+        max_shared_memory_per_block=props.maxSharedMemoryPerBlock,
+        capabilities=Capability(props.capabilities),
+    )
+
+
+def synchronize(device=None):
+    """Blocks until every stream of `device` (default: the current device) has finished."""
+    with on_device(device):
+        hal.halSynchronizeDevice()
+
+
+@contextlib.contextmanager
+def on_device(device):
+    """Makes `device` current for the calling thread inside the block; None changes nothing."""
+    if device is None:
+        yield
+        return
+    device = device_index(device)
+    previous = get_device()
+    if device == previous:
+        yield
+        return
+    hal.halSetDevice(device)
+    try:
+        yield
+    finally:
+        hal.halSetDevice(previous)

@@ -1,0 +1,138 @@
+"""DLPack export in ctypes: a PyCapsule holding a DLManagedTensor (DLPack 0.x, capsule
+"dltensor") or, for consumers that ask for DLPack 1.0 with max_version, a
+DLManagedTensorVersioned (capsule "dltensor_versioned", writable: numpy >= 2.1 then gives a
+writable array; older numpy marks every array from DLPack read-only).
+
+The capsule protocol (https://dmlc.github.io/dlpack/latest/python_spec.html): a consumer
+renames the capsule to "used_dltensor[_versioned]" and later calls the tensor's deleter itself;
+a capsule that was never consumed calls the deleter from its own destructor. The deleter drops
+the export's entry, which is what kept the owner (a Buffer) and the tensor's memory alive.
+"""
+import ctypes
+from ctypes import c_int32, c_int64, c_uint8, c_uint16, c_uint32, c_uint64, c_void_p
+
+from ._device import Capability
+
+KDL_CPU = 1
+# DLDeviceType of each backend whose memory the host cannot address.
+_DEVICE_TYPES = {"cuda": 2, "opencl": 4, "hip": 10, "level_zero": 14}
+_KDL_UINT = 1
+LEGACY_NAME = b"dltensor"
+VERSIONED_NAME = b"dltensor_versioned"
+
+
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", c_int32), ("device_id", c_int32)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", c_uint8), ("bits", c_uint8), ("lanes", c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", c_void_p),
+        ("device", DLDevice),
+        ("ndim", c_int32),
+        ("dtype", DLDataType),
+        ("shape", ctypes.POINTER(c_int64)),
+        ("strides", ctypes.POINTER(c_int64)),  # NULL: compact row-major
+        ("byte_offset", c_uint64),
+    ]
+
+
+Deleter = ctypes.CFUNCTYPE(None, c_void_p)  # void (*)(DLManagedTensor[Versioned]*)
+
+
+class DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", DLTensor), ("manager_ctx", c_void_p), ("deleter", Deleter)]
+
+
+class DLPackVersion(ctypes.Structure):
+    _fields_ = [("major", c_uint32), ("minor", c_uint32)]
+
+
+class DLManagedTensorVersioned(ctypes.Structure):
+    _fields_ = [("version", DLPackVersion), ("manager_ctx", c_void_p), ("deleter", Deleter),
+                ("flags", c_uint64), ("dl_tensor", DLTensor)]
+
+
+_exports = {}  # address of a managed tensor -> (the struct, its shape array, release callback)
+
+
+def _delete(address):
+    _struct, _shape, release = _exports.pop(address)
+    release()
+
+
+_deleter = Deleter(_delete)
+
+# A handle of its own, so that the prototypes set here do not change ctypes.pythonapi's.
+_python = ctypes.PyDLL(None)
+_capsule_new = _python.PyCapsule_New
+_capsule_is_valid = _python.PyCapsule_IsValid
+_capsule_is_valid.restype = ctypes.c_int
+_capsule_is_valid.argtypes = [c_void_p, ctypes.c_char_p]
+_capsule_get_pointer = _python.PyCapsule_GetPointer
+_capsule_get_pointer.restype = c_void_p
+_capsule_get_pointer.argtypes = [c_void_p, ctypes.c_char_p]
+_check_no_exception_pending = _python.Py_IsInitialized  # raises the exception pending, if any
+_check_no_exception_pending.restype = ctypes.c_int
+_check_no_exception_pending.argtypes = []
+_CapsuleDestructor = ctypes.CFUNCTYPE(None, c_void_p)
+_capsule_new.restype = ctypes.py_object
+_capsule_new.argtypes = [c_void_p, ctypes.c_char_p, _CapsuleDestructor]
+
+
+@_CapsuleDestructor
+def _destroy_capsule(capsule):
+    # A consumer that rejects the capsule (numpy, for memory the host cannot read) drops it
+    # with its own exception pending. A ctypes callback cannot keep that exception pending: any
+    # call made here would fail. So it is taken first, the export is released, and it is raised
+    # again at the end, which reports it through sys.unraisablehook; the consumer then raises
+    # SystemError instead of its own error.
+    pending = None
+    try:
+        _check_no_exception_pending()
+    except BaseException as error:
+        pending = error
+    # Still under its original name: no consumer took ownership, so the capsule deletes it.
+    for name in (LEGACY_NAME, VERSIONED_NAME):
+        if _capsule_is_valid(capsule, name):
+            _delete(_capsule_get_pointer(capsule, name))
+    if pending is not None:
+        raise pending
+
+
+def device_of(props):
+    """(DLDeviceType, device id) of memory on a device with these DeviceProperties: kDLCPU for
+    the CPU backend and host-accessible devices."""
+    if props.backend == "cpu" or Capability.HOST_ACCESSIBLE in props.capabilities:
+        return (KDL_CPU, 0)
+    try:
+        return (_DEVICE_TYPES[props.backend], props.backend_ordinal)
+    except KeyError:
+        raise BufferError(f"DLPack has no device type for polyhal backend "
+                          f"'{props.backend}'") from None
+
+
+def export_bytes(data, nbytes, device, versioned, release):
+    """A capsule describing `nbytes` bytes at `data` as a 1-D uint8 tensor on `device`.
+    release() runs once the consumer (or the unconsumed capsule) lets go of it."""
+    shape = (c_int64 * 1)(nbytes)
+    tensor = DLTensor(data=data, device=DLDevice(*device), ndim=1,
+                      dtype=DLDataType(code=_KDL_UINT, bits=8, lanes=1), shape=shape,
+                      strides=None, byte_offset=0)
+    if versioned:
+        managed = DLManagedTensorVersioned(version=DLPackVersion(1, 0), manager_ctx=None,
+                                           deleter=_deleter, flags=0, dl_tensor=tensor)
+    else:
+        managed = DLManagedTensor(dl_tensor=tensor, manager_ctx=None, deleter=_deleter)
+    address = ctypes.addressof(managed)
+    _exports[address] = (managed, shape, release)
+    try:
+        return _capsule_new(address, VERSIONED_NAME if versioned else LEGACY_NAME,
+                            _destroy_capsule)
+    except BaseException:
+        _exports.pop(address)
+        raise

@@ -1,0 +1,82 @@
+"""polyhal.Event: a point in a stream."""
+import ctypes
+
+from ._capi import HAL_EVENT_BLOCKING_SYNC, HAL_EVENT_DISABLE_TIMING, Handle, hal
+from ._current import resolve
+from ._device import get_device
+from ._resource import Resource
+
+
+class Event(Resource):
+    """An event on the current device (torch.Event, mindspore.hal.Event, paddle.device.Event).
+
+    ``enable_timing``: elapsed_time() works (costs a timestamp per record).
+    ``blocking``: synchronize() sleeps instead of spinning.
+    Querying or waiting on an event that was never recorded succeeds at once.
+    """
+
+    _kind = "event"
+
+    def __init__(self, enable_timing=False, blocking=False):
+        flags = (0 if enable_timing else HAL_EVENT_DISABLE_TIMING) | (
+            HAL_EVENT_BLOCKING_SYNC if blocking else 0)
+        handle = Handle()
+        hal.halCreateEventWithFlag(ctypes.byref(handle), flags)
+        self._handle = handle.value
+        self._device = get_device()
+        self._enable_timing = bool(enable_timing)
+        self._blocking = bool(blocking)
+        self._closed = False
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def enable_timing(self):
+        return self._enable_timing
+
+    @property
+    def blocking(self):
+        return self._blocking
+
+    def record(self, stream=None):
+        """Captures the work submitted to `stream` (default: the current stream) so far;
+        recording again moves the event."""
+        stream = resolve(stream)
+        self._require_open()
+        with stream._selected():
+            hal.halRecordEvent(self._handle, stream._handle)
+
+    def wait(self, stream=None):
+        """Makes `stream`'s (default: the current stream's) later work wait for this event."""
+        resolve(stream).wait_event(self)
+
+    def query(self):
+        """True when the captured work has finished (or the event was never recorded)."""
+        self._require_open()
+        return hal.halQueryEvent(self._handle)
+
+    def synchronize(self):
+        """Blocks until the captured work has finished."""
+        self._require_open()
+        hal.halSynchronizeEvent(self._handle)
+
+    def elapsed_time(self, end_event):
+        """Milliseconds from this event to `end_event`; both recorded, completed and created
+        with enable_timing=True."""
+        if not isinstance(end_event, Event):
+            raise TypeError(f"elapsed_time() needs a polyhal.Event, not "
+                            f"{type(end_event).__name__}")
+        self._require_open()
+        end_event._require_open()
+        ms = ctypes.c_float()
+        hal.halEventElapsedTime(ctypes.byref(ms), self._handle, end_event._handle)
+        return ms.value
+
+    def _release(self):
+        hal.halDestroyEvent(self._handle)
+
+    def __repr__(self):
+        state = ", closed" if self._closed else ""
+        return f"<polyhal.Event 0x{self._handle:x} device={self._device}{state}>"

@@ -1,0 +1,56 @@
+"""Python callables run in stream order through halLaunchHostFunc.
+
+One C trampoline serves every call: the user data is a token naming the pending callable, so no
+per-call ctypes callback object has to be kept alive. An exception raised by the callable cannot
+reach the stream; ctypes reports it through sys.unraisablehook ("Exception ignored on calling
+ctypes callback function").
+
+At exit, devices with callables still pending or running are synchronised, so that no backend
+thread calls into an interpreter that is shutting down.
+"""
+import atexit
+import itertools
+import threading
+
+from ._capi import HostFn, hal
+from ._device import synchronize
+from .errors import HalError
+
+_pending = {}  # token -> (callable, device)
+_pending_lock = threading.Lock()
+_tokens = itertools.count(1)  # 0 would arrive as None
+
+
+@HostFn
+def _trampoline(token):
+    with _pending_lock:
+        function, _device = _pending[token]
+    try:
+        function()
+    finally:
+        with _pending_lock:
+            del _pending[token]  # only now: the exit drain must also wait for running ones
+
+
+def launch(stream_handle, device, function):
+    """Enqueues function() on the stream; the stream's later work waits until it returns."""
+    token = next(_tokens)
+    with _pending_lock:
+        _pending[token] = (function, device)
+    try:
+        hal.halLaunchHostFunc(stream_handle, _trampoline, token)
+    except BaseException:
+        with _pending_lock:
+            _pending.pop(token, None)
+        raise
+
+
+@atexit.register
+def _drain():
+    with _pending_lock:
+        devices = {device for _function, device in _pending.values()}
+    for device in devices:
+        try:
+            synchronize(device)
+        except HalError:
+            pass  # the error belongs to work whose results nobody can read any more

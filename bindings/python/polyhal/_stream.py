@@ -1,0 +1,150 @@
+"""polyhal.Stream: an in-order queue of work on one device."""
+import contextlib
+import ctypes
+
+from . import _host_func
+from ._capi import Handle, hal
+from ._device import get_device, on_device
+from ._resource import Resource
+
+
+def _priority_range():
+    least, greatest = ctypes.c_int(), ctypes.c_int()
+    hal.halGetStreamPriorityRange(ctypes.byref(least), ctypes.byref(greatest))
+    return least.value, greatest.value
+
+
+class Stream(Resource):
+    """A stream (torch.Stream, mindspore.hal.Stream, paddle.device.Stream).
+
+    ``Stream(priority=0, device=None)`` creates a stream on `device` (default: the current
+    device). Lower priority numbers are higher priorities; a priority outside the device's range
+    is clamped to it, and ``priority`` reports the clamped value.
+    """
+
+    _kind = "stream"
+
+    def __init__(self, priority=0, device=None):
+        if not isinstance(priority, int) or isinstance(priority, bool):
+            raise TypeError(f"priority must be an int, not {type(priority).__name__}")
+        handle = Handle()
+        with on_device(device):
+            self._device = get_device()
+            least, greatest = _priority_range()
+            priority = min(max(priority, greatest), least)  # as polyhal clamps it
+            hal.halCreateStreamWithConfig(ctypes.byref(handle), priority, 0)
+        self._handle = handle.value
+        self._priority = priority
+        self._closed = False
+
+    @classmethod
+    def _default(cls, device):
+        """The default stream of `device`: the NULL handle."""
+        stream = cls.__new__(cls)
+        stream._device = device
+        stream._handle = None
+        stream._priority = 0
+        stream._closed = False
+        return stream
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def priority(self):
+        return self._priority
+
+    @property
+    def is_default(self):
+        return self._handle is None
+
+    @property
+    def native_handle(self):
+        """The vendor's queue behind the stream, as an int (NotSupportedError if the backend
+        does not expose it)."""
+        native = ctypes.c_void_p()
+        with self._selected():
+            hal.halStreamGetNativeHandle(self._handle, ctypes.byref(native))
+        return native.value or 0
+
+    def query(self):
+        """True when all work submitted to the stream has finished."""
+        with self._selected():
+            return hal.halQueryStream(self._handle)
+
+    def synchronize(self):
+        """Blocks until all work submitted to the stream has finished."""
+        with self._selected():
+            hal.halSynchronizeStream(self._handle)
+
+    def record_event(self, event=None):
+        """Records `event` (default: a new Event) on the stream and returns it."""
+        from ._event import Event  # here, not at the top: _event imports this module
+
+        if event is None:
+            with on_device(self._device):
+                event = Event()
+        elif not isinstance(event, Event):
+            raise TypeError(f"record_event() needs a polyhal.Event or None, not "
+                            f"{type(event).__name__}")
+        event.record(self)
+        return event
+
+    def wait_event(self, event):
+        """Makes the stream's later work wait for the work `event` captured; the host does not
+        wait."""
+        from ._event import Event
+
+        if not isinstance(event, Event):
+            raise TypeError(f"wait_event() needs a polyhal.Event, not {type(event).__name__}")
+        event._require_open()
+        with self._selected():
+            hal.halStreamWaitEvent(self._handle, event._handle)
+
+    def wait_stream(self, stream):
+        """Makes the stream's later work wait for all work submitted to `stream` so far."""
+        if not isinstance(stream, Stream):
+            raise TypeError(f"wait_stream() needs a polyhal.Stream, not {type(stream).__name__}")
+        event = stream.record_event()
+        try:
+            self.wait_event(event)
+        finally:
+            event.close()  # the enqueued wait keeps the point it saw
+
+    def launch_host_func(self, function):
+        """Runs function() on a host thread after the stream's earlier work; the stream's later
+        work starts once it returns. It must not wait for this same stream."""
+        if not callable(function):
+            raise TypeError(f"launch_host_func() needs a callable, not {type(function).__name__}")
+        with self._selected():
+            _host_func.launch(self._handle, self._device, function)
+
+    def _selected(self):
+        """Context in which the stream's handle means this stream: the NULL handle names the
+        default stream of the calling thread's current device, so that device is made current.
+        Raises ValueError if the stream is closed."""
+        self._require_open()
+        return on_device(self._device) if self._handle is None else contextlib.nullcontext()
+
+    def close(self):
+        """Destroys the stream; work already submitted still runs."""
+        if self._handle is None:
+            raise ValueError("the default stream cannot be closed")
+        super().close()
+
+    def _release(self):
+        hal.halDestroyStream(self._handle)
+
+    def __eq__(self, other):
+        if not isinstance(other, Stream):
+            return NotImplemented
+        return (self._device, self._handle) == (other._device, other._handle)
+
+    def __hash__(self):
+        return hash((self._device, self._handle))
+
+    def __repr__(self):
+        what = "default" if self._handle is None else f"0x{self._handle:x}"
+        state = ", closed" if self._closed else ""
+        return f"<polyhal.Stream {what} device={self._device} priority={self._priority}{state}>"

@@ -1,0 +1,69 @@
+"""Devices: count, selection, properties; default streams of other devices."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import polyhal
+
+
+def test_device_queries():
+    count = polyhal.device_count()
+    assert count >= 1
+    assert 0 <= polyhal.get_device() < count
+    props = polyhal.get_device_properties()
+    assert props == polyhal.get_device_properties(polyhal.get_device())
+    assert props.backend == polyhal.backend()
+    named = os.environ.get("POLYHAL_BACKEND", "")
+    if named.isidentifier():  # one backend named, not a list or a path
+        assert props.backend == named
+    assert props.ordinal == polyhal.get_device() and props.name
+    assert props.total_memory > 0 and props.compute_units > 0
+    assert props.max_threads_per_block > 0
+    assert isinstance(props.capabilities, polyhal.Capability)
+    polyhal.set_device(polyhal.get_device())
+    polyhal.synchronize()
+    with pytest.raises(polyhal.InvalidDeviceError):
+        polyhal.get_device_properties(count)
+    with pytest.raises(polyhal.InvalidDeviceError):
+        polyhal.default_stream(count)
+    with pytest.raises(polyhal.InvalidDeviceError):
+        polyhal.Stream(device=count)
+
+
+def run_python(script, **environment):
+    """Runs `script` in a fresh interpreter (polyhal initialises once per process)."""
+    env = dict(os.environ, **environment)
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(script)], env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_default_stream_of_another_device_works_from_any_current_device():
+    if polyhal.backend() != "cpu":
+        pytest.skip("two devices are made with POLYHAL_CPU_DEVICES, a CPU-backend setting")
+    result = run_python("""
+        import numpy as np
+        import polyhal
+        assert polyhal.device_count() == 2 and polyhal.get_device() == 0
+        other = polyhal.default_stream(1)
+        buffer = polyhal.Buffer(1 << 20, stream=other)  # on device 1's pool
+        assert polyhal.get_device() == 0
+        assert polyhal.memory_stats(1)["bytes_in_use"] >= 1 << 20
+        assert polyhal.memory_stats(0)["bytes_in_use"] == 0
+        buffer.copy_from(np.arange(8, dtype=np.int64), stream=other)
+        assert buffer.to_numpy(np.int64, (8,), stream=other).tolist() == list(range(8))
+        event = polyhal.Event()
+        with polyhal.stream(polyhal.Stream(device=1)) as s:
+            assert polyhal.get_device() == 1 and s.device == 1
+            assert polyhal.current_stream() == s
+            assert polyhal.current_stream(0) == polyhal.default_stream(0)
+        assert polyhal.get_device() == 0
+        try:
+            event.record(other)  # an event of device 0 on a stream of device 1
+        except polyhal.InvalidValueError:
+            print("ok")
+        """, POLYHAL_BACKEND="cpu", POLYHAL_CPU_DEVICES="2")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Tests of the language bindings against a polyhal build tree:
+#   - Python: installs bindings/python with pip into <build>/venv (offline, Debian's python3 with
+#     its numpy and pytest), then runs pytest with POLYHAL_BACKEND=cpu and, when the build has the
+#     OpenCL plugin, with POLYHAL_BACKEND=opencl;
+#   - Rust: cargo test and the two_streams example of bindings/rust (offline, no crates), on the
+#     same backends, built in <build>/rust-target.
+# Usage: bindings/run-tests.sh [build-dir]   (default: build/default)
+# Debian packages: python3-venv python3-setuptools python3-pip python3-pytest python3-numpy
+#                  cargo rustc
+set -euo pipefail
+
+bindings=$(cd "$(dirname "$0")" && pwd)
+build=$(cd "${1:-${bindings}/../build/default}" && pwd)
+lib="${build}/lib"
+
+if [ ! -e "${lib}/libpolyhal.so" ]; then
+    echo "bindings: ${lib}/libpolyhal.so is missing: build polyhal in ${build} first" >&2
+    exit 1
+fi
+if [ ! -e "${build}/kernels/python/matmul.so" ]; then
+    echo "bindings: ${build}/kernels/python/matmul.so is missing: build the CMake target" \
+         "polyhal_python_test_kernels (bindings/CMakeLists.txt)" >&2
+    exit 1
+fi
+backends=(cpu)
+if [ -e "${lib}/polyhal/libpolyhal_opencl.so" ]; then
+    backends+=(opencl)
+fi
+
+echo "== Python: pip install bindings/python into ${build}/venv"
+venv="${build}/venv"
+if [ ! -x "${venv}/bin/python" ]; then
+    /usr/bin/python3 -m venv --system-site-packages "${venv}"
+fi
+"${venv}/bin/python" -m pip install --quiet --no-build-isolation --no-index \
+    --disable-pip-version-check --root-user-action=ignore "${bindings}/python"
+
+unset PYTHONPATH  # test the installed package, not the sources
+export PYTHONDONTWRITEBYTECODE=1
+export POLYHAL_LIBRARY="${lib}/libpolyhal.so"
+export POLYHAL_TEST_KERNEL_DIR="${build}/kernels/python"
+for backend in "${backends[@]}"; do
+    echo "== Python: pytest with POLYHAL_BACKEND=${backend}"
+    status=0
+    (cd "${build}" && POLYHAL_BACKEND="${backend}" "${venv}/bin/python" -m pytest \
+        -p no:cacheprovider -rs "${bindings}/python/tests") || status=$?
+    if [ "${status}" -eq 5 ]; then
+        echo "bindings: pytest collected no tests" >&2
+    fi
+    if [ "${status}" -ne 0 ]; then
+        exit "${status}"
+    fi
+done
+
+export POLYHAL_LIB_DIR="${lib}"
+export CARGO_TARGET_DIR="${build}/rust-target"
+for backend in "${backends[@]}"; do
+    echo "== Rust: cargo test and the two_streams example with POLYHAL_BACKEND=${backend}"
+    POLYHAL_BACKEND="${backend}" cargo test --offline --manifest-path "${bindings}/rust/Cargo.toml"
+    POLYHAL_BACKEND="${backend}" cargo run --offline --quiet \
+        --manifest-path "${bindings}/rust/Cargo.toml" --example two_streams
+done
+echo "== bindings: all tests passed (${backends[*]})"

@@ -1,0 +1,209 @@
+// Hot paths of the core and the CPU backend:
+// - dispatch overhead: a public call against the same plugin entry called directly;
+// - submit-to-completion latency of an empty host function, against a bare futex ping-pong;
+// - event record + query;
+// - copy bandwidth of halMemcpy against plain memcpy.
+#include <benchmark/benchmark.h>
+#include <linux/futex.h>
+#include <polyhal/hal.h>
+#include <polyhal/plugin.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "cpu_backend.h"
+
+namespace {
+
+void check(halError status, const char* what) {
+    if (status != HAL_SUCCESS) {
+        std::fprintf(stderr, "%s: %s: %s\n", what, halGetErrorName(status),
+                     halGetLastErrorMessage());
+        std::abort();
+    }
+}
+
+// A second instance of the CPU backend, called without the core in between.
+struct DirectCpuBackend {
+    halPluginDispatchTable table{};
+    halPluginDevice device = nullptr;
+    halPluginStream stream = nullptr;
+    halPluginEvent event = nullptr;
+
+    DirectCpuBackend() {
+        static const halPluginHost host = {
+            sizeof(halPluginHost), HAL_PLUGIN_ABI_VERSION, [](halLogLevel, const char*) {},
+            [](halLogLevel) { return 0; }, [](const char*) {}};
+        table.size = sizeof table;
+        check(polyhalCpuGetDispatchTable(HAL_PLUGIN_ABI_VERSION, &host, &table), "entry");
+        check(table.initialize(), "initialize");
+        check(table.deviceOpen(0, &device), "deviceOpen");
+        check(table.streamCreate(device, 0, 0, &stream), "streamCreate");
+        check(table.eventCreate(device, HAL_EVENT_DISABLE_TIMING, &event), "eventCreate");
+    }
+};
+
+DirectCpuBackend& direct() {
+    static DirectCpuBackend* backend = new DirectCpuBackend();
+    return *backend;
+}
+
+void BM_Dispatch_QueryStream_Public(benchmark::State& state) {
+    halStream stream;
+    check(halCreateStream(&stream), "halCreateStream");
+    for (auto _ : state) benchmark::DoNotOptimize(halQueryStream(stream));
+    check(halDestroyStream(stream), "halDestroyStream");
+}
+BENCHMARK(BM_Dispatch_QueryStream_Public);
+
+void BM_Dispatch_QueryStream_Plugin(benchmark::State& state) {
+    DirectCpuBackend& cpu = direct();
+    for (auto _ : state) benchmark::DoNotOptimize(cpu.table.streamQuery(cpu.stream));
+}
+BENCHMARK(BM_Dispatch_QueryStream_Plugin);
+
+void BM_Dispatch_QueryEvent_Public(benchmark::State& state) {
+    halEvent event;
+    check(halCreateEventWithFlag(&event, HAL_EVENT_DISABLE_TIMING), "halCreateEvent");
+    for (auto _ : state) benchmark::DoNotOptimize(halQueryEvent(event));
+    check(halDestroyEvent(event), "halDestroyEvent");
+}
+BENCHMARK(BM_Dispatch_QueryEvent_Public);
+
+void BM_Dispatch_QueryEvent_Plugin(benchmark::State& state) {
+    DirectCpuBackend& cpu = direct();
+    for (auto _ : state) benchmark::DoNotOptimize(cpu.table.eventQuery(cpu.event));
+}
+BENCHMARK(BM_Dispatch_QueryEvent_Plugin);
+
+void BM_EventRecordQuery_Public(benchmark::State& state) {
+    halStream stream;
+    halEvent event;
+    check(halCreateStream(&stream), "halCreateStream");
+    check(halCreateEventWithFlag(&event, HAL_EVENT_DISABLE_TIMING), "halCreateEvent");
+    for (auto _ : state) {
+        halRecordEvent(event, stream);
+        benchmark::DoNotOptimize(halQueryEvent(event));
+    }
+    check(halSynchronizeStream(stream), "halSynchronizeStream");
+    halDestroyEvent(event);
+    halDestroyStream(stream);
+}
+BENCHMARK(BM_EventRecordQuery_Public);
+
+void BM_EventRecordQuery_Plugin(benchmark::State& state) {
+    DirectCpuBackend& cpu = direct();
+    for (auto _ : state) {
+        cpu.table.eventRecord(cpu.event, cpu.stream);
+        benchmark::DoNotOptimize(cpu.table.eventQuery(cpu.event));
+    }
+    check(cpu.table.streamSynchronize(cpu.stream), "streamSynchronize");
+}
+BENCHMARK(BM_EventRecordQuery_Plugin);
+
+void emptyHostFunction(void*) {}
+
+// Submit an empty host function and wait for it: the round trip through the stream's worker.
+void BM_HostFunctionRoundTrip(benchmark::State& state) {
+    halStream stream;
+    check(halCreateStream(&stream), "halCreateStream");
+    for (auto _ : state) {
+        halLaunchHostFunc(stream, emptyHostFunction, nullptr);
+        halSynchronizeStream(stream);
+    }
+    halDestroyStream(stream);
+}
+BENCHMARK(BM_HostFunctionRoundTrip)->UseRealTime();
+
+long futex(std::atomic<uint32_t>* word, int op, uint32_t value) {
+    return syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), op | FUTEX_PRIVATE_FLAG, value,
+                   nullptr, nullptr, 0);
+}
+
+// The reference for the round trip: hand a token to another thread and back with bare futexes
+// (the waiter sleeps in the kernel at once, no spinning).
+void BM_FutexPingPong(benchmark::State& state) {
+    std::atomic<uint32_t> turn{0};  // 0: main's turn, 1: partner's turn, 2: stop
+    std::thread partner([&] {
+        while (true) {
+            uint32_t value;
+            while ((value = turn.load(std::memory_order_acquire)) == 0) futex(&turn, FUTEX_WAIT, 0);
+            if (value == 2) return;
+            turn.store(0, std::memory_order_release);
+            futex(&turn, FUTEX_WAKE, 1);
+        }
+    });
+    for (auto _ : state) {
+        turn.store(1, std::memory_order_release);
+        futex(&turn, FUTEX_WAKE, 1);
+        while (turn.load(std::memory_order_acquire) == 1) futex(&turn, FUTEX_WAIT, 1);
+    }
+    turn.store(2, std::memory_order_release);
+    futex(&turn, FUTEX_WAKE, 1);
+    partner.join();
+}
+BENCHMARK(BM_FutexPingPong)->UseRealTime();
+
+// The same handoff when both sides spin briefly before sleeping, as the CPU backend does.
+void BM_SpinThenFutexPingPong(benchmark::State& state) {
+    std::atomic<uint32_t> turn{0};
+    auto waitWhile = [&](uint32_t busy) {
+        for (int spin = 0; spin < 4000; ++spin) {
+            const uint32_t value = turn.load(std::memory_order_acquire);
+            if (value != busy) return value;
+        }
+        uint32_t value;
+        while ((value = turn.load(std::memory_order_acquire)) == busy) futex(&turn, FUTEX_WAIT, busy);
+        return value;
+    };
+    std::thread partner([&] {
+        while (waitWhile(0) != 2) {
+            turn.store(0, std::memory_order_release);
+            futex(&turn, FUTEX_WAKE, 1);
+        }
+    });
+    for (auto _ : state) {
+        turn.store(1, std::memory_order_release);
+        futex(&turn, FUTEX_WAKE, 1);
+        waitWhile(1);
+    }
+    turn.store(2, std::memory_order_release);
+    futex(&turn, FUTEX_WAKE, 1);
+    partner.join();
+}
+BENCHMARK(BM_SpinThenFutexPingPong)->UseRealTime();
+
+void BM_Memcpy_Public(benchmark::State& state) {
+    const size_t bytes = static_cast<size_t>(state.range(0));
+    void* src;
+    void* dst;
+    check(halMalloc(&src, bytes), "halMalloc");
+    check(halMalloc(&dst, bytes), "halMalloc");
+    check(halMemset(src, bytes, 1, bytes), "halMemset");
+    for (auto _ : state) halMemcpy(dst, bytes, src, bytes, HAL_MEMCPY_DEVICE_TO_DEVICE);
+    state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * bytes);
+    halFree(src);
+    halFree(dst);
+}
+BENCHMARK(BM_Memcpy_Public)->Arg(4 << 10)->Arg(1 << 20)->Arg(64 << 20)->UseRealTime();
+
+void BM_Memcpy_Plain(benchmark::State& state) {
+    const size_t bytes = static_cast<size_t>(state.range(0));
+    std::vector<char> src(bytes, 1), dst(bytes);
+    for (auto _ : state) {
+        std::memcpy(dst.data(), src.data(), bytes);
+        benchmark::ClobberMemory();
+    }
+    state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * bytes);
+}
+BENCHMARK(BM_Memcpy_Plain)->Arg(4 << 10)->Arg(1 << 20)->Arg(64 << 20)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();

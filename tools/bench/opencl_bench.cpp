@@ -1,0 +1,588 @@
+// polyhal over OpenCL against OpenCL called directly, and the CPU backend against the OpenCL
+// runtime on the same work, in one run (in CI the OpenCL runtime is PoCL, which runs on the CPU).
+//
+// 1. Per-call overhead, in pairs BM_<Operation>_Polyhal / BM_<Operation>_OpenCL. The OpenCL side
+//    has its own context, in-order queues and SVM memory on the device polyhal uses, made with
+//    the properties the backend uses (backends/opencl: platform.cpp, stream.cpp, memory.cpp), and
+//    issues the commands the backend issues for the operation; like the backend, it asks each
+//    command for its event and keeps the queue's last one. The difference is what polyhal adds:
+//    the core's validation, handle lookup and pool bookkeeping, and the backend's locking and
+//    event references.
+//    Enqueueing benchmarks wait for the queue every kDrainInterval iterations with the clock
+//    stopped, so that queues stay short; both sides drain alike. The CPU column (the calling
+//    thread's CPU time) is the per-call cost; the Time column adds whatever the runtime's own
+//    threads took from the calling thread meanwhile.
+// 2. The CPU backend against the OpenCL runtime: submit-to-completion latency of an empty kernel
+//    (polyhal on either backend, and OpenCL directly) and of an empty host function (polyhal on
+//    either backend), and device-to-device copy bandwidth against plain memcpy.
+//
+// POLYHAL_BACKEND defaults to "opencl,cpu" here, so that one process has both backends; a
+// benchmark whose backend is not loaded is skipped with a message.
+#include <CL/cl.h>
+#include <CL/cl_ext.h>
+#include <benchmark/benchmark.h>
+#include <polyhal/hal.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int64_t kDrainInterval = 1024;
+constexpr size_t kSmallCopyBytes = 4 << 10;
+constexpr size_t kLargeCopyBytes = 64 << 20;
+
+// The empty kernel in OpenCL C; empty_kernel.c is the CPU backend's. A pointer and a count, the
+// shape of a typical launch, so that both sides pass an SVM pointer and a value.
+constexpr char kEmptyKernelSource[] = "kernel void empty(global uint* data, uint n) {}";
+constexpr uint32_t kEmptyKernelCount = 0;
+constexpr size_t kEmptyKernelDataBytes = 256;
+constexpr halDim3 kOneThread = {1, 1, 1};
+constexpr size_t kOneWorkItem[3] = {1, 1, 1};  // the backend always launches three dimensions
+
+void check(halError status, const char* what) {
+    if (status != HAL_SUCCESS) {
+        std::fprintf(stderr, "%s: %s: %s\n", what, halGetErrorName(status),
+                     halGetLastErrorMessage());
+        std::abort();
+    }
+}
+
+void checkCl(cl_int status, const char* what) {
+    if (status != CL_SUCCESS) {
+        std::fprintf(stderr, "%s: OpenCL error %d\n", what, status);
+        std::abort();
+    }
+}
+
+// Makes the first device of `backend` current; skips the benchmark when the backend is not
+// loaded.
+bool useBackend(benchmark::State& state, const char* backend) {
+    int count = 0;
+    check(halGetDeviceCount(&count), "halGetDeviceCount");
+    for (int device = 0; device < count; ++device) {
+        halDeviceProperties properties{};
+        properties.size = sizeof properties;
+        check(halGetDeviceProperties(device, &properties), "halGetDeviceProperties");
+        if (std::strcmp(properties.backend, backend) == 0) {
+            check(halSetDevice(device), "halSetDevice");
+            return true;
+        }
+    }
+    state.SkipWithError(std::strcmp(backend, "cpu") == 0
+                            ? "the cpu backend is not loaded (POLYHAL_BACKEND=opencl,cpu)"
+                            : "the opencl backend is not loaded (POLYHAL_BACKEND=opencl,cpu)");
+    return false;
+}
+
+// Waits for the queued work every kDrainInterval iterations with the clock stopped.
+template <class Drain>
+void drainPeriodically(benchmark::State& state, int64_t& queued, Drain&& drain) {
+    if (++queued < kDrainInterval) return;
+    state.PauseTiming();
+    drain();
+    state.ResumeTiming();
+    queued = 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The polyhal side: objects on the current device for the length of one benchmark.
+
+struct Stream {
+    halStream handle = nullptr;
+    Stream() { check(halCreateStream(&handle), "halCreateStream"); }
+    ~Stream() {
+        check(halSynchronizeStream(handle), "halSynchronizeStream");
+        check(halDestroyStream(handle), "halDestroyStream");
+    }
+    void synchronize() { check(halSynchronizeStream(handle), "halSynchronizeStream"); }
+};
+
+struct Event {
+    halEvent handle = nullptr;
+    Event() { check(halCreateEvent(&handle), "halCreateEvent"); }
+    ~Event() { check(halDestroyEvent(handle), "halDestroyEvent"); }
+};
+
+struct DeviceMemory {
+    void* pointer = nullptr;
+    explicit DeviceMemory(size_t bytes) {
+        check(halMalloc(&pointer, bytes), "halMalloc");
+        check(halMemset(pointer, bytes, 1, bytes), "halMemset");  // backs every page
+    }
+    ~DeviceMemory() { check(halFree(pointer), "halFree"); }
+};
+
+// The empty kernel on the current device: OpenCL C source on the opencl backend, the
+// empty_kernel.c module on the cpu backend.
+class EmptyKernel {
+public:
+    EmptyKernel() : data_(kEmptyKernelDataBytes) {
+        const char* backend = nullptr;
+        check(halGetBackendName(&backend), "halGetBackendName");
+        if (std::strcmp(backend, "cpu") == 0) {
+            check(halModuleLoadFile(&module_, POLYHAL_BENCH_EMPTY_KERNEL), "halModuleLoadFile");
+        } else {
+            check(halModuleLoadData(&module_, kEmptyKernelSource, sizeof kEmptyKernelSource),
+                  "halModuleLoadData");
+        }
+        check(halModuleGetFunction(&function_, module_, "empty"), "halModuleGetFunction");
+    }
+    ~EmptyKernel() { check(halModuleUnload(module_), "halModuleUnload"); }
+
+    // One thread, as the OpenCL side's one work-item.
+    halError launch(halStream stream) {
+        const void* data = data_.pointer;
+        const halKernelArg args[] = {{&data, sizeof data},
+                                     {&kEmptyKernelCount, sizeof kEmptyKernelCount}};
+        return halLaunchKernel(function_, kOneThread, kOneThread, 0, args, 2, stream);
+    }
+
+private:
+    DeviceMemory data_;
+    halModule module_ = nullptr;
+    halFunction function_ = nullptr;
+};
+
+void emptyHostFunction(void*) {}
+
+// ---------------------------------------------------------------------------------------------
+// The OpenCL side.
+
+template <class T>
+T deviceInfo(cl_device_id device, cl_device_info query) {
+    T value{};
+    checkCl(clGetDeviceInfo(device, query, sizeof value, &value, nullptr), "clGetDeviceInfo");
+    return value;
+}
+
+bool hasExtension(cl_device_id device, const char* extension) {
+    size_t size = 0;
+    checkCl(clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, 0, nullptr, &size), "clGetDeviceInfo");
+    std::string list(size, '\0');
+    checkCl(clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, size, list.data(), nullptr),
+            "clGetDeviceInfo");
+    list = " " + std::string(list.c_str()) + " ";
+    return list.find(std::string(" ") + extension + " ") != std::string::npos;
+}
+
+// A context, queues, device memory flags and the empty kernel, made as the backend makes its own.
+struct DirectOpenCL {
+    explicit DirectOpenCL(cl_device_id id) : device(id) {
+        const auto platform = deviceInfo<cl_platform_id>(device, CL_DEVICE_PLATFORM);
+        const cl_context_properties contextProperties[] = {
+            CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform), 0};
+        cl_int error = CL_SUCCESS;
+        context = clCreateContext(contextProperties, 1, &device, nullptr, nullptr, &error);
+        checkCl(error, "clCreateContext");
+        queue = createQueue();
+        waitingQueue = createQueue();
+        // memAllocDevice: fine-grain only where the device has fine-grain system SVM.
+        if (deviceInfo<cl_device_svm_capabilities>(device, CL_DEVICE_SVM_CAPABILITIES) &
+            CL_DEVICE_SVM_FINE_GRAIN_SYSTEM) {
+            deviceMemoryFlags |= CL_MEM_SVM_FINE_GRAIN_BUFFER;
+        }
+        const char* source = kEmptyKernelSource;
+        cl_program program = clCreateProgramWithSource(context, 1, &source, nullptr, &error);
+        checkCl(error, "clCreateProgramWithSource");
+        checkCl(clBuildProgram(program, 1, &device, "", nullptr, nullptr), "clBuildProgram");
+        emptyKernel = clCreateKernel(program, "empty", &error);
+        checkCl(error, "clCreateKernel");
+        clReleaseProgram(program);  // the kernel keeps it
+    }
+
+    // streamCreate's queue for priority 0: in order, profiling where the device has it, the
+    // medium priority hint where the device has cl_khr_priority_hints.
+    cl_command_queue createQueue() const {
+        cl_queue_properties properties[5] = {0};
+        size_t next = 0;
+        if (deviceInfo<cl_command_queue_properties>(device, CL_DEVICE_QUEUE_ON_HOST_PROPERTIES) &
+            CL_QUEUE_PROFILING_ENABLE) {
+            properties[next++] = CL_QUEUE_PROPERTIES;
+            properties[next++] = CL_QUEUE_PROFILING_ENABLE;
+        }
+        if (hasExtension(device, "cl_khr_priority_hints")) {
+            properties[next++] = CL_QUEUE_PRIORITY_KHR;
+            properties[next++] = CL_QUEUE_PRIORITY_MED_KHR;
+        }
+        cl_int error = CL_SUCCESS;
+        cl_command_queue created =
+            clCreateCommandQueueWithProperties(context, device, properties, &error);
+        checkCl(error, "clCreateCommandQueueWithProperties");
+        return created;
+    }
+
+    // What launchKernel issues for the empty kernel; `event` may be NULL.
+    void enqueueEmptyKernel(void* data, cl_event* event) const {
+        checkCl(clSetKernelArgSVMPointer(emptyKernel, 0, data), "clSetKernelArgSVMPointer");
+        checkCl(clSetKernelArg(emptyKernel, 1, sizeof kEmptyKernelCount, &kEmptyKernelCount),
+                "clSetKernelArg");
+        checkCl(clEnqueueNDRangeKernel(queue, emptyKernel, 3, nullptr, kOneWorkItem, kOneWorkItem,
+                                       0, nullptr, event),
+                "clEnqueueNDRangeKernel");
+    }
+
+    void finish(cl_command_queue which) const { checkCl(clFinish(which), "clFinish"); }
+
+    cl_device_id device;
+    cl_context context = nullptr;
+    cl_command_queue queue = nullptr;
+    cl_command_queue waitingQueue = nullptr;  // the second queue, for BM_StreamWaitEvent_OpenCL
+    cl_svm_mem_flags deviceMemoryFlags = CL_MEM_READ_WRITE;
+    cl_kernel emptyKernel = nullptr;
+};
+
+// The OpenCL side on the device of polyhal's opencl backend (found through a stream's queue);
+// NULL, with the benchmark skipped, when that backend is not loaded.
+const DirectOpenCL* directOpenCL(benchmark::State& state) {
+    if (!useBackend(state, "opencl")) return nullptr;
+    static const DirectOpenCL* direct = [] {
+        Stream stream;
+        void* queue = nullptr;
+        check(halStreamGetNativeHandle(stream.handle, &queue), "halStreamGetNativeHandle");
+        cl_device_id device = nullptr;
+        checkCl(clGetCommandQueueInfo(static_cast<cl_command_queue>(queue), CL_QUEUE_DEVICE,
+                                      sizeof device, &device, nullptr),
+                "clGetCommandQueueInfo");
+        return new DirectOpenCL(device);  // lives as long as the process
+    }();
+    return direct;
+}
+
+struct SvmMemory {
+    const DirectOpenCL& cl;
+    void* pointer;
+    SvmMemory(const DirectOpenCL& cl, size_t bytes)
+        : cl(cl), pointer(clSVMAlloc(cl.context, cl.deviceMemoryFlags, bytes, 0)) {
+        if (pointer == nullptr) {
+            std::fprintf(stderr, "clSVMAlloc returned NULL for %zu bytes\n", bytes);
+            std::abort();
+        }
+        const unsigned char one = 1;
+        checkCl(clEnqueueSVMMemFill(cl.queue, pointer, &one, 1, bytes, 0, nullptr, nullptr),
+                "clEnqueueSVMMemFill");
+        cl.finish(cl.queue);
+    }
+    ~SvmMemory() { clSVMFree(cl.context, pointer); }
+};
+
+// The event of a queue's last command, kept as the backend's stream keeps it (synchronize waits
+// for it), the previous one released.
+class LastCommand {
+public:
+    LastCommand() = default;
+    ~LastCommand() { replace(nullptr); }
+    LastCommand(const LastCommand&) = delete;
+    LastCommand& operator=(const LastCommand&) = delete;
+
+    void replace(cl_event event) {
+        if (event_ != nullptr) clReleaseEvent(event_);
+        event_ = event;
+    }
+    cl_event get() const { return event_; }
+
+private:
+    cl_event event_ = nullptr;
+};
+
+// ---------------------------------------------------------------------------------------------
+// 1. Per-call overhead of polyhal over OpenCL.
+
+// halRecordEvent; eventRecord enqueues a marker and flushes the queue (another queue may wait
+// for the marker, which OpenCL allows to end only once the marker's queue is flushed).
+void BM_RecordEvent_Polyhal(benchmark::State& state) {
+    if (!useBackend(state, "opencl")) return;
+    Stream stream;
+    Event event;
+    int64_t queued = 0;
+    for (auto _ : state) {
+        check(halRecordEvent(event.handle, stream.handle), "halRecordEvent");
+        drainPeriodically(state, queued, [&] { stream.synchronize(); });
+    }
+}
+BENCHMARK(BM_RecordEvent_Polyhal);
+
+void BM_RecordEvent_OpenCL(benchmark::State& state) {
+    const DirectOpenCL* cl = directOpenCL(state);
+    if (cl == nullptr) return;
+    LastCommand marker;
+    int64_t queued = 0;
+    for (auto _ : state) {
+        cl_event event = nullptr;
+        checkCl(clEnqueueMarkerWithWaitList(cl->queue, 0, nullptr, &event),
+                "clEnqueueMarkerWithWaitList");
+        checkCl(clFlush(cl->queue), "clFlush");
+        marker.replace(event);
+        drainPeriodically(state, queued, [&] { cl->finish(cl->queue); });
+    }
+    cl->finish(cl->queue);
+}
+BENCHMARK(BM_RecordEvent_OpenCL);
+
+// Querying an event whose work has finished.
+void BM_QueryEvent_Polyhal(benchmark::State& state) {
+    if (!useBackend(state, "opencl")) return;
+    Stream stream;
+    Event event;
+    check(halRecordEvent(event.handle, stream.handle), "halRecordEvent");
+    stream.synchronize();
+    for (auto _ : state) check(halQueryEvent(event.handle), "halQueryEvent");
+}
+BENCHMARK(BM_QueryEvent_Polyhal);
+
+void BM_QueryEvent_OpenCL(benchmark::State& state) {
+    const DirectOpenCL* cl = directOpenCL(state);
+    if (cl == nullptr) return;
+    LastCommand marker;
+    cl_event event = nullptr;
+    checkCl(clEnqueueMarkerWithWaitList(cl->queue, 0, nullptr, &event),
+            "clEnqueueMarkerWithWaitList");
+    marker.replace(event);
+    cl->finish(cl->queue);
+    for (auto _ : state) {
+        cl_int status = CL_QUEUED;
+        checkCl(clGetEventInfo(marker.get(), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
+                               &status, nullptr),
+                "clGetEventInfo");
+        benchmark::DoNotOptimize(status);
+    }
+}
+BENCHMARK(BM_QueryEvent_OpenCL);
+
+// A second stream waits for an event of the first (a barrier on the marker).
+void BM_StreamWaitEvent_Polyhal(benchmark::State& state) {
+    if (!useBackend(state, "opencl")) return;
+    Stream producer;
+    Stream waiter;
+    Event event;
+    check(halRecordEvent(event.handle, producer.handle), "halRecordEvent");
+    producer.synchronize();
+    int64_t queued = 0;
+    for (auto _ : state) {
+        check(halStreamWaitEvent(waiter.handle, event.handle), "halStreamWaitEvent");
+        drainPeriodically(state, queued, [&] { waiter.synchronize(); });
+    }
+}
+BENCHMARK(BM_StreamWaitEvent_Polyhal);
+
+void BM_StreamWaitEvent_OpenCL(benchmark::State& state) {
+    const DirectOpenCL* cl = directOpenCL(state);
+    if (cl == nullptr) return;
+    LastCommand marker;
+    cl_event event = nullptr;
+    checkCl(clEnqueueMarkerWithWaitList(cl->queue, 0, nullptr, &event),
+            "clEnqueueMarkerWithWaitList");
+    marker.replace(event);
+    cl->finish(cl->queue);
+    const cl_event awaited = marker.get();
+    LastCommand barrier;
+    int64_t queued = 0;
+    for (auto _ : state) {
+        checkCl(clEnqueueBarrierWithWaitList(cl->waitingQueue, 1, &awaited, &event),
+                "clEnqueueBarrierWithWaitList");
+        barrier.replace(event);
+        drainPeriodically(state, queued, [&] { cl->finish(cl->waitingQueue); });
+    }
+    cl->finish(cl->waitingQueue);
+}
+BENCHMARK(BM_StreamWaitEvent_OpenCL);
+
+// Enqueueing a 4 KiB device-to-device copy.
+void BM_MemcpyAsync4KiB_Polyhal(benchmark::State& state) {
+    if (!useBackend(state, "opencl")) return;
+    DeviceMemory src(kSmallCopyBytes);
+    DeviceMemory dst(kSmallCopyBytes);
+    Stream stream;
+    int64_t queued = 0;
+    for (auto _ : state) {
+        check(halMemcpyAsync(dst.pointer, kSmallCopyBytes, src.pointer, kSmallCopyBytes,
+                             HAL_MEMCPY_DEVICE_TO_DEVICE, stream.handle),
+              "halMemcpyAsync");
+        drainPeriodically(state, queued, [&] { stream.synchronize(); });
+    }
+}
+BENCHMARK(BM_MemcpyAsync4KiB_Polyhal);
+
+void BM_MemcpyAsync4KiB_OpenCL(benchmark::State& state) {
+    const DirectOpenCL* cl = directOpenCL(state);
+    if (cl == nullptr) return;
+    SvmMemory src(*cl, kSmallCopyBytes);
+    SvmMemory dst(*cl, kSmallCopyBytes);
+    LastCommand last;
+    int64_t queued = 0;
+    for (auto _ : state) {
+        cl_event event = nullptr;
+        checkCl(clEnqueueSVMMemcpy(cl->queue, CL_FALSE, dst.pointer, src.pointer,
+                                   kSmallCopyBytes, 0, nullptr, &event),
+                "clEnqueueSVMMemcpy");
+        last.replace(event);
+        drainPeriodically(state, queued, [&] { cl->finish(cl->queue); });
+    }
+    cl->finish(cl->queue);
+}
+BENCHMARK(BM_MemcpyAsync4KiB_OpenCL);
+
+// Enqueueing the empty kernel with its two arguments.
+void BM_LaunchEmptyKernel_Polyhal(benchmark::State& state) {
+    if (!useBackend(state, "opencl")) return;
+    EmptyKernel kernel;
+    Stream stream;
+    int64_t queued = 0;
+    for (auto _ : state) {
+        check(kernel.launch(stream.handle), "halLaunchKernel");
+        drainPeriodically(state, queued, [&] { stream.synchronize(); });
+    }
+}
+BENCHMARK(BM_LaunchEmptyKernel_Polyhal);
+
+void BM_LaunchEmptyKernel_OpenCL(benchmark::State& state) {
+    const DirectOpenCL* cl = directOpenCL(state);
+    if (cl == nullptr) return;
+    SvmMemory data(*cl, kEmptyKernelDataBytes);
+    LastCommand last;
+    int64_t queued = 0;
+    for (auto _ : state) {
+        cl_event event = nullptr;
+        cl->enqueueEmptyKernel(data.pointer, &event);
+        last.replace(event);
+        drainPeriodically(state, queued, [&] { cl->finish(cl->queue); });
+    }
+    cl->finish(cl->queue);
+}
+BENCHMARK(BM_LaunchEmptyKernel_OpenCL);
+
+// Waiting for a stream whose work has finished: halSynchronizeStream against clFinish.
+void BM_SynchronizeStream_Polyhal(benchmark::State& state) {
+    if (!useBackend(state, "opencl")) return;
+    DeviceMemory memory(kSmallCopyBytes);
+    Stream stream;
+    check(halMemsetAsync(memory.pointer, kSmallCopyBytes, 0, kSmallCopyBytes, stream.handle),
+          "halMemsetAsync");
+    for (auto _ : state) stream.synchronize();
+}
+BENCHMARK(BM_SynchronizeStream_Polyhal);
+
+void BM_SynchronizeStream_OpenCL(benchmark::State& state) {
+    const DirectOpenCL* cl = directOpenCL(state);
+    if (cl == nullptr) return;
+    SvmMemory memory(*cl, kSmallCopyBytes);  // fills it, then finishes the queue
+    for (auto _ : state) cl->finish(cl->queue);
+}
+BENCHMARK(BM_SynchronizeStream_OpenCL);
+
+// ---------------------------------------------------------------------------------------------
+// 2. The CPU backend against the OpenCL runtime. The calling thread sleeps while it waits, so
+// these report wall-clock time.
+
+// Submit-to-completion latency of the empty kernel on one thread.
+void BM_KernelRoundTrip_Polyhal(benchmark::State& state, const char* backend) {
+    if (!useBackend(state, backend)) return;
+    EmptyKernel kernel;
+    Stream stream;
+    for (auto _ : state) {
+        check(kernel.launch(stream.handle), "halLaunchKernel");
+        stream.synchronize();
+    }
+}
+BENCHMARK_CAPTURE(BM_KernelRoundTrip_Polyhal, cpu, "cpu")->UseRealTime();
+BENCHMARK_CAPTURE(BM_KernelRoundTrip_Polyhal, opencl, "opencl")->UseRealTime();
+
+// OpenCL at its leanest: no event asked for, clFinish.
+void BM_KernelRoundTrip_OpenCL(benchmark::State& state) {
+    const DirectOpenCL* cl = directOpenCL(state);
+    if (cl == nullptr) return;
+    SvmMemory data(*cl, kEmptyKernelDataBytes);
+    for (auto _ : state) {
+        cl->enqueueEmptyKernel(data.pointer, nullptr);
+        cl->finish(cl->queue);
+    }
+}
+BENCHMARK(BM_KernelRoundTrip_OpenCL)->UseRealTime();
+
+// Submit-to-completion latency of an empty host function.
+void BM_HostFuncRoundTrip_Polyhal(benchmark::State& state, const char* backend) {
+    if (!useBackend(state, backend)) return;
+    Stream stream;
+    for (auto _ : state) {
+        check(halLaunchHostFunc(stream.handle, emptyHostFunction, nullptr), "halLaunchHostFunc");
+        stream.synchronize();
+    }
+}
+BENCHMARK_CAPTURE(BM_HostFuncRoundTrip_Polyhal, cpu, "cpu")->UseRealTime();
+BENCHMARK_CAPTURE(BM_HostFuncRoundTrip_Polyhal, opencl, "opencl")->UseRealTime();
+
+// A synchronous 64 MiB device-to-device copy.
+void BM_Copy64MiB_Polyhal(benchmark::State& state, const char* backend) {
+    if (!useBackend(state, backend)) return;
+    DeviceMemory src(kLargeCopyBytes);
+    DeviceMemory dst(kLargeCopyBytes);
+    for (auto _ : state) {
+        check(halMemcpy(dst.pointer, kLargeCopyBytes, src.pointer, kLargeCopyBytes,
+                        HAL_MEMCPY_DEVICE_TO_DEVICE),
+              "halMemcpy");
+    }
+    state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(kLargeCopyBytes));
+}
+BENCHMARK_CAPTURE(BM_Copy64MiB_Polyhal, cpu, "cpu")->UseRealTime();
+BENCHMARK_CAPTURE(BM_Copy64MiB_Polyhal, opencl, "opencl")->UseRealTime();
+
+void BM_Copy64MiB_OpenCL(benchmark::State& state) {
+    const DirectOpenCL* cl = directOpenCL(state);
+    if (cl == nullptr) return;
+    SvmMemory src(*cl, kLargeCopyBytes);
+    SvmMemory dst(*cl, kLargeCopyBytes);
+    for (auto _ : state) {
+        checkCl(clEnqueueSVMMemcpy(cl->queue, CL_FALSE, dst.pointer, src.pointer, kLargeCopyBytes,
+                                   0, nullptr, nullptr),
+                "clEnqueueSVMMemcpy");
+        cl->finish(cl->queue);
+    }
+    state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(kLargeCopyBytes));
+}
+BENCHMARK(BM_Copy64MiB_OpenCL)->UseRealTime();
+
+void BM_Copy64MiB_Memcpy(benchmark::State& state) {
+    std::vector<char> src(kLargeCopyBytes, 1);
+    std::vector<char> dst(kLargeCopyBytes, 0);
+    for (auto _ : state) {
+        std::memcpy(dst.data(), src.data(), kLargeCopyBytes);
+        benchmark::ClobberMemory();
+    }
+    state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(kLargeCopyBytes));
+}
+BENCHMARK(BM_Copy64MiB_Memcpy)->UseRealTime();
+
+// The devices in the benchmark's context header, so that a result says what it ran on.
+void describeDevices() {
+    int count = 0;
+    check(halGetDeviceCount(&count), "halGetDeviceCount");
+    for (int device = 0; device < count; ++device) {
+        halDeviceProperties properties{};
+        properties.size = sizeof properties;
+        check(halGetDeviceProperties(device, &properties), "halGetDeviceProperties");
+        benchmark::AddCustomContext("polyhal device " + std::to_string(device),
+                                    std::string(properties.backend) + ": " + properties.name);
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    // Before the first polyhal call; an explicit POLYHAL_BACKEND wins.
+    setenv("POLYHAL_BACKEND", "opencl,cpu", 0);
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    if (halError status = halInit(); status != HAL_SUCCESS) {
+        std::fprintf(stderr, "halInit: %s: %s\n", halGetErrorName(status),
+                     halGetLastErrorMessage());
+        return 1;
+    }
+    describeDevices();
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

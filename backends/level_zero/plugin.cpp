@@ -3,8 +3,6 @@
 #include <polyhal/plugin_support.hpp>
 
 #include <exception>
-#include <new>
-#include <system_error>
 
 #include "device.h"
 #include "event.h"
@@ -16,28 +14,14 @@
 namespace polyhal::level_zero {
 namespace {
 
-// Wraps an entry so that no C++ exception crosses the C ABI: allocation failures and thread
-// exhaustion become HAL_ERROR_OUT_OF_MEMORY, anything else HAL_ERROR_UNKNOWN with its text.
+// Wraps an entry so that no C++ exception crosses the C ABI.
 template <auto Entry>
 struct Guarded;
 
 template <typename... Args, halError (*Entry)(Args...)>
 struct Guarded<Entry> {
     static halError call(Args... args) noexcept {
-        try {
-            return Entry(args...);
-        } catch (const std::bad_alloc&) {
-            return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "out of host memory");
-        } catch (const std::system_error& e) {
-            const bool exhausted = e.code() == std::errc::resource_unavailable_try_again ||
-                                   e.code() == std::errc::not_enough_memory;
-            return plugin::fail(exhausted ? HAL_ERROR_OUT_OF_MEMORY : HAL_ERROR_UNKNOWN, "%s",
-                                e.what());
-        } catch (const std::exception& e) {
-            return plugin::fail(HAL_ERROR_UNKNOWN, "%s", e.what());
-        } catch (...) {
-            return plugin::fail(HAL_ERROR_UNKNOWN, "unknown exception");
-        }
+        return plugin::guarded("level_zero", [&] { return Entry(args...); });
     }
 };
 

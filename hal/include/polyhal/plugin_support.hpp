@@ -8,6 +8,9 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <new>
+#include <system_error>
 
 namespace polyhal::plugin {
 
@@ -43,6 +46,27 @@ inline void log(halLogLevel level, const char* format, ...) {
     std::vsnprintf(message, sizeof message, format, args);
     va_end(args);
     host->log(level, message);
+}
+
+// Runs an entry's `body` (returning halError) so that no C++ exception crosses the C ABI:
+// std::bad_alloc and thread exhaustion become HAL_ERROR_OUT_OF_MEMORY, anything else
+// HAL_ERROR_UNKNOWN, each with a message naming `entry`.
+template <class Body>
+halError guarded(const char* entry, const Body& body) noexcept {
+    try {
+        return body();
+    } catch (const std::bad_alloc&) {
+        return fail(HAL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", entry);
+    } catch (const std::system_error& error) {
+        const bool exhausted = error.code() == std::errc::resource_unavailable_try_again ||
+                               error.code() == std::errc::not_enough_memory;
+        return fail(exhausted ? HAL_ERROR_OUT_OF_MEMORY : HAL_ERROR_UNKNOWN, "%s: %s", entry,
+                    error.what());
+    } catch (const std::exception& error) {
+        return fail(HAL_ERROR_UNKNOWN, "%s: %s", entry, error.what());
+    } catch (...) {
+        return fail(HAL_ERROR_UNKNOWN, "%s: unknown exception", entry);
+    }
 }
 
 // Implements the entry point: refuses another major version, remembers the host services and

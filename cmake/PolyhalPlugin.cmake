@@ -23,6 +23,7 @@ function(polyhal_add_plugin)
   endif()
   add_library(${target} MODULE ${ARG_SOURCES})
   target_link_libraries(${target} PRIVATE polyhal::headers ${ARG_LIBRARIES})
+  target_compile_features(${target} PRIVATE cxx_std_17)
   set_target_properties(${target} PROPERTIES
     OUTPUT_NAME polyhal_${ARG_NAME}
     PREFIX lib

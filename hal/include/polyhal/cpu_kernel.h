@@ -79,7 +79,7 @@ typedef int (*halCpuKernelFn)(const halCpuKernelContext* ctx);
     HAL_CPU_KERNEL_LINKAGE HAL_CPU_KERNEL_EXPORT int name(const halCpuKernelContext* ctx)
 
 /* Argument `index` read as `type` (the caller passed sizeof(type) bytes). */
-#define HAL_CPU_ARG(ctx, index, type) (*(const type*)((ctx)->args[(index)]))
+#define HAL_CPU_ARG(ctx, index, type) (*(type const*)((ctx)->args[(index)]))
 
 #ifdef __cplusplus
 }

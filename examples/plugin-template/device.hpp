@@ -1,0 +1,36 @@
+// The device: here your runtime's device and context handles would live. The template's device
+// is the host: its memory is host memory and its streams are host threads.
+#ifndef POLYHAL_TEMPLATE_DEVICE_HPP_
+#define POLYHAL_TEMPLATE_DEVICE_HPP_
+
+#include <polyhal/plugin.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "command_queue.hpp"
+
+namespace polyhal_template {
+
+struct Device {
+    uint64_t totalMemory = 0;  // the budget memAllocDevice enforces, as a real device's size
+
+    std::mutex mutex;  // guards everything below
+    // The queue of every stream whose worker still runs: a destroyed stream's worker finishes
+    // its queued work first, and deviceSynchronize waits for it too.
+    std::vector<std::shared_ptr<CommandQueue>> queues;
+    std::condition_variable workerExited;
+    // Device memory handed out: each allocation's size, and their sum.
+    std::unordered_map<void*, size_t> allocations;
+    uint64_t memoryInUse = 0;
+};
+
+inline Device* toDevice(halPluginDevice device) { return reinterpret_cast<Device*>(device); }
+
+}  // namespace polyhal_template
+
+#endif  // POLYHAL_TEMPLATE_DEVICE_HPP_

@@ -1,0 +1,180 @@
+// Several devices: the per-thread current device, objects bound to their device, copies and
+// event waits between devices, per-device synchronisation and reset. The CPU backend provides
+// two devices with POLYHAL_CPU_DEVICES=2 (the cts.cpu.multi_device run).
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kernels.hpp"
+
+namespace {
+
+// Makes `device` current for the scope, restoring the previous one afterwards.
+class CurrentDevice {
+  public:
+    explicit CurrentDevice(int device) {
+        HAL_REQUIRE_OK(halGetDevice(&previous_));
+        HAL_REQUIRE_OK(halSetDevice(device));
+    }
+    CurrentDevice(const CurrentDevice&) = delete;
+    CurrentDevice& operator=(const CurrentDevice&) = delete;
+    ~CurrentDevice() { halSetDevice(previous_); }
+
+  private:
+    int previous_ = 0;
+};
+
+// True, after printing the skip reason, when fewer than two devices are present.
+bool lacksSecondDevice() {
+    int count = 0;
+    HAL_REQUIRE_OK(halGetDeviceCount(&count));
+    if (count >= 2) return false;
+    cts::skip("needs two devices, found " + std::to_string(count) +
+              " (the CPU backend has two with POLYHAL_CPU_DEVICES=2)");
+    return true;
+}
+
+#define CTS_REQUIRE_TWO_DEVICES()        \
+    do {                                 \
+        if (lacksSecondDevice()) return; \
+    } while (0)
+
+}  // namespace
+
+TEST_CASE("the current device is per thread", "[multi_device]") {
+    CTS_REQUIRE_TWO_DEVICES();
+    CurrentDevice second(1);
+    int mine = -1, theirs = -1, theirsAfterSet = -1, mineAfter = -1;
+    std::thread([&] {
+        halGetDevice(&theirs);
+        halSetDevice(0);
+        halGetDevice(&theirsAfterSet);
+    }).join();
+    HAL_REQUIRE_OK(halGetDevice(&mine));
+    CHECK(mine == 1);
+    CHECK(theirs == 0);
+    CHECK(theirsAfterSet == 0);
+    HAL_REQUIRE_OK(halGetDevice(&mineAfter));
+    CHECK(mineAfter == 1);
+}
+
+TEST_CASE("each device reports its own ordinal", "[multi_device]") {
+    CTS_REQUIRE_TWO_DEVICES();
+    for (int device = 0; device < 2; ++device) {
+        CurrentDevice current(device);
+        const halDeviceProperties props = cts::deviceProperties();
+        CHECK(props.ordinal == device);
+    }
+}
+
+TEST_CASE("an event and a stream of different devices cannot be recorded together",
+          "[multi_device][event]") {
+    CTS_REQUIRE_TWO_DEVICES();
+    cts::Event onFirst;
+    CurrentDevice second(1);
+    cts::Stream onSecond;
+    CHECK(halRecordEvent(onFirst, onSecond) == HAL_ERROR_INVALID_VALUE);
+}
+
+TEST_CASE("memory is copied between devices", "[multi_device][memcpy]") {
+    CTS_REQUIRE_TWO_DEVICES();
+    constexpr size_t kSize = 256 * 1024;
+    std::vector<uint8_t> source(kSize), result(kSize, 0);
+    for (size_t i = 0; i < kSize; ++i) source[i] = static_cast<uint8_t>(i * 13 + 1);
+    cts::DeviceMemory onFirst(kSize);
+    HAL_REQUIRE_OK(halMemcpy(onFirst.get(), kSize, source.data(), kSize, HAL_MEMCPY_DEFAULT));
+    CurrentDevice second(1);
+    cts::DeviceMemory onSecond(kSize);
+
+    SECTION("synchronously, with an explicit kind and inferred") {
+        const halMemcpyKind kind = GENERATE(HAL_MEMCPY_DEVICE_TO_DEVICE, HAL_MEMCPY_DEFAULT);
+        HAL_REQUIRE_OK(halMemcpy(onSecond.get(), kSize, onFirst.get(), kSize, kind));
+        HAL_REQUIRE_OK(
+            halMemcpy(result.data(), kSize, onSecond.get(), kSize, HAL_MEMCPY_DEVICE_TO_HOST));
+        CHECK(result == source);
+    }
+    SECTION("on a stream of the destination device") {
+        cts::Stream stream;
+        HAL_REQUIRE_OK(halMemcpyAsync(onSecond.get(), kSize, onFirst.get(), kSize,
+                                      HAL_MEMCPY_DEVICE_TO_DEVICE, stream));
+        HAL_REQUIRE_OK(halMemcpyAsync(result.data(), kSize, onSecond.get(), kSize,
+                                      HAL_MEMCPY_DEVICE_TO_HOST, stream));
+        HAL_REQUIRE_OK(halSynchronizeStream(stream));
+        CHECK(result == source);
+    }
+}
+
+TEST_CASE("a stream waits for an event of another device", "[multi_device][ordering]") {
+    CTS_REQUIRE_TWO_DEVICES();
+    CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
+    cts::Stream first;
+    cts::Event reached;
+    cts::Gate gate;
+    gate.enqueue(first);
+    HAL_REQUIRE_OK(halRecordEvent(reached, first));
+
+    CurrentDevice second(1);
+    CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
+    cts::Stream onSecond;
+    std::atomic<bool> ran{false};
+    HAL_REQUIRE_OK(halStreamWaitEvent(onSecond, reached));
+    cts::enqueueSet(onSecond, &ran);
+    CHECK(halQueryStream(onSecond) == HAL_ERROR_NOT_READY);
+    CHECK_FALSE(ran.load());
+    gate.open();
+    HAL_REQUIRE_OK(halSynchronizeStream(onSecond));
+    CHECK(ran.load());
+    CHECK_FALSE(gate.timedOut());
+}
+
+TEST_CASE("halSynchronizeDevice waits for the current device only", "[multi_device][sync]") {
+    CTS_REQUIRE_TWO_DEVICES();
+    CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
+    cts::Stream first;
+    cts::Gate gate;
+    gate.enqueue(first);
+    {
+        CurrentDevice second(1);
+        HAL_REQUIRE_OK(halSynchronizeDevice());
+    }
+    // Had it waited for device 0, the gate would have timed out first.
+    CHECK_FALSE(gate.timedOut());
+    CHECK(halQueryStream(first) == HAL_ERROR_NOT_READY);
+    gate.open();
+    HAL_REQUIRE_OK(halSynchronizeDevice());
+}
+
+TEST_CASE("resetting one device leaves the other's objects valid", "[multi_device][reset]") {
+    CTS_REQUIRE_TWO_DEVICES();
+    cts::Stream first;
+    cts::Event firstEvent;
+    cts::DeviceMemory firstMemory(1024);
+    halStream secondStream = nullptr;
+    {
+        CurrentDevice second(1);
+        HAL_REQUIRE_OK(halCreateStream(&secondStream));
+    }
+    HAL_REQUIRE_OK(halResetDevice(1));
+    CHECK(halQueryStream(secondStream) == HAL_ERROR_INVALID_HANDLE);
+    HAL_CHECK_OK(halQueryStream(first));
+    HAL_CHECK_OK(halRecordEvent(firstEvent, first));
+    HAL_CHECK_OK(halSynchronizeEvent(firstEvent));
+    HAL_CHECK_OK(halMemset(firstMemory.get(), firstMemory.size(), 0, firstMemory.size()));
+}
+
+TEST_CASE("a kernel of one device cannot be launched on another device's stream",
+          "[multi_device][kernel]") {
+    CTS_REQUIRE_TWO_DEVICES();
+    cts::Module module;
+    halFunction fill = nullptr;
+    if (!cts::loadKernel("fill_u32", module, &fill)) return;
+    cts::DeviceMemory out(64 * sizeof(uint32_t));
+    void* outPtr = out.get();
+    const uint32_t value = 1, n = 64;
+    const halKernelArg args[] = {cts::arg(outPtr), cts::arg(value), cts::arg(n)};
+    CurrentDevice second(1);
+    cts::Stream onSecond;
+    CHECK(halLaunchKernel(fill, {1, 1, 1}, {64, 1, 1}, 0, args, 3, onSecond) ==
+          HAL_ERROR_INVALID_VALUE);
+}

@@ -376,8 +376,9 @@ typedef struct halMemPoolStats {
  * bytesInUse), HAL_ERROR_INVALID_DEVICE. */
 HAL_API halError halMemPoolGetStats(int device, halMemPoolStats* stats);
 
-/* Returns cached segments whose every use has finished to the backend until at most
- * `bytesToKeep` bytes stay reserved. Does not wait for the device.
+/* Returns cached segments whose every use has finished to the backend, keeping at least
+ * `bytesToKeep` bytes reserved (as cudaMemPoolTrimTo); halMemPoolTrim(device, 0) releases every
+ * such segment. Does not wait for the device.
  * Errors: HAL_ERROR_INVALID_DEVICE, backend errors. */
 HAL_API halError halMemPoolTrim(int device, size_t bytesToKeep);
 

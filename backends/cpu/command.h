@@ -1,0 +1,63 @@
+// The commands a stream's worker runs: fixed-size records (a variant), so queueing one copies a
+// few hundred bytes at most and allocates nothing.
+#ifndef POLYHAL_CPU_COMMAND_H_
+#define POLYHAL_CPU_COMMAND_H_
+
+#include <polyhal/hal.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <variant>
+
+#include "kernel_arguments.h"
+
+namespace polyhal::cpu {
+
+class Event;
+class Timeline;
+struct Function;
+
+struct HostCall {
+    halHostFn fn;
+    void* userData;
+};
+
+struct CopyBytes {
+    void* dst;
+    const void* src;
+    size_t count;
+};
+
+struct FillBytes {
+    void* dst;
+    size_t count;
+    unsigned char value;
+};
+
+struct KernelLaunch {
+    const Function* function;  // owned by its module, which outlives the launch
+    halDim3 grid;
+    halDim3 block;
+    size_t sharedBytes;
+    KernelArguments args;
+};
+
+// Stamps the event's timestamp if `generation` is still its latest record.
+struct EventMarker {
+    std::shared_ptr<Event> event;
+    uint64_t generation;
+};
+
+// Blocks the worker until another stream's timeline reaches `ticket`.
+struct TimelineWait {
+    std::shared_ptr<Timeline> timeline;
+    uint64_t ticket;
+};
+
+using Command = std::variant<std::monostate, HostCall, CopyBytes, FillBytes, KernelLaunch,
+                             EventMarker, TimelineWait>;
+
+}  // namespace polyhal::cpu
+
+#endif  // POLYHAL_CPU_COMMAND_H_

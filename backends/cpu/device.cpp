@@ -1,0 +1,120 @@
+#include "device.h"
+
+#include <polyhal/plugin_support.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+#include <utility>
+
+#include "entries.h"
+#include "platform.h"
+
+namespace polyhal::cpu {
+
+namespace {
+constexpr uint32_t kMaxThreadsPerBlock = 1024;
+// As CUDA's portable per-block limit, so kernels written against it run on both.
+constexpr uint64_t kMaxSharedMemoryPerBlock = 48 * 1024;
+}  // namespace
+
+Stream* Device::createStream(int priority) {
+    Stream* stream = new Stream(*this, priority);
+    try {
+        std::lock_guard<std::mutex> lock(mutex_);
+        pruneFinished();
+        timelines_.push_back(TrackedTimeline{stream->timeline(), false});
+    } catch (...) {
+        stream->release();
+        throw;
+    }
+    return stream;
+}
+
+void Device::forgetStream(const Stream& stream) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (TrackedTimeline& tracked : timelines_) {
+        if (tracked.timeline == stream.timeline()) tracked.destroyed = true;
+    }
+    pruneFinished();
+}
+
+void Device::pruneFinished() {
+    auto finished = [this](TrackedTimeline& tracked) {
+        Timeline& timeline = *tracked.timeline;
+        if (!tracked.destroyed || !timeline.reached(timeline.submitted())) return false;
+        std::optional<Failure> failure = timeline.takePendingFailure();
+        if (failure && !orphanedFailure_) orphanedFailure_ = std::move(failure);
+        return true;
+    };
+    timelines_.erase(std::remove_if(timelines_.begin(), timelines_.end(), finished),
+                     timelines_.end());
+}
+
+halError Device::synchronize() {
+    std::vector<TimelinePoint> targets;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        pruneFinished();
+        targets.reserve(timelines_.size());
+        for (const TrackedTimeline& tracked : timelines_) {
+            targets.push_back(TimelinePoint{tracked.timeline, tracked.timeline->submitted()});
+        }
+    }
+    for (TimelinePoint& target : targets) {
+        target.timeline->wait(target.ticket, WaitPolicy::kSpinThenSleep);
+    }
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (orphanedFailure_) {
+            const Failure failure = *orphanedFailure_;
+            orphanedFailure_.reset();
+            return report(failure);
+        }
+    }
+    for (TimelinePoint& target : targets) {
+        if (const std::optional<Failure> failure = target.timeline->takePendingFailure()) {
+            return report(*failure);
+        }
+    }
+    return HAL_SUCCESS;
+}
+
+halError deviceOpen(int ordinal, halPluginDevice* device) noexcept {
+    Device* opened = platform().device(ordinal);
+    if (opened == nullptr) {
+        return plugin::fail(HAL_ERROR_INVALID_DEVICE, "no CPU device %d (there are %d)", ordinal,
+                            platform().deviceCount());
+    }
+    *device = toHandle(opened);
+    return HAL_SUCCESS;
+}
+
+// Devices live as long as the process: the core may open them again.
+void deviceClose(halPluginDevice /*device*/) noexcept {}
+
+halError deviceGetInfo(halPluginDevice device, halPluginDeviceInfo* info) noexcept {
+    Device& self = toDevice(device);
+    halPluginDeviceInfo filled = {};
+    filled.size = info->size;
+    std::snprintf(filled.name, sizeof filled.name, "%s", self.name().c_str());
+    filled.totalMemory = self.memory().capacity();
+    filled.computeUnits = std::max(1u, std::thread::hardware_concurrency());
+    filled.maxThreadsPerBlock = kMaxThreadsPerBlock;
+    filled.maxSharedMemoryPerBlock = kMaxSharedMemoryPerBlock;
+    filled.capabilities = HAL_DEVICE_CAP_TIMING_EVENTS | HAL_DEVICE_CAP_HOST_FUNCTIONS |
+                          HAL_DEVICE_CAP_KERNELS | HAL_DEVICE_CAP_STREAM_PRIORITIES |
+                          HAL_DEVICE_CAP_HOST_ACCESSIBLE | HAL_DEVICE_CAP_NATIVE_HANDLES;
+    filled.leastStreamPriority = kLeastStreamPriority;
+    filled.greatestStreamPriority = kGreatestStreamPriority;
+    // An older core's smaller struct gets the members it knows.
+    std::memcpy(info, &filled, std::min(info->size, sizeof filled));
+    return HAL_SUCCESS;
+}
+
+halError deviceSynchronize(halPluginDevice device) noexcept {
+    return plugin::guarded(__func__, [&] { return toDevice(device).synchronize(); });
+}
+
+}  // namespace polyhal::cpu

@@ -1,0 +1,70 @@
+// Devices: a memory capacity and the streams created on it. Every device shares the process's
+// block pool.
+#ifndef POLYHAL_CPU_DEVICE_H_
+#define POLYHAL_CPU_DEVICE_H_
+
+#include <polyhal/plugin.h>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "block_pool.h"
+#include "device_memory.h"
+#include "stream.h"
+#include "timeline.h"
+
+namespace polyhal::cpu {
+
+// Stream priorities as in CUDA: lower numbers are more urgent; 0 is the default.
+constexpr int kLeastStreamPriority = 0;
+constexpr int kGreatestStreamPriority = -2;
+
+class Device {
+  public:
+    Device(std::string name, uint64_t memoryCapacity, BlockPool& pool)
+        : name_(std::move(name)), pool_(pool), memory_(memoryCapacity) {}
+    Device(const Device&) = delete;
+    Device& operator=(const Device&) = delete;
+
+    const std::string& name() const { return name_; }
+    BlockPool& blockPool() const { return pool_; }
+    DeviceMemory& memory() { return memory_; }
+
+    // Throws std::system_error (no thread) or std::bad_alloc.
+    Stream* createStream(int priority);
+    // The stream is being destroyed: keep only its timeline, until its work is done.
+    void forgetStream(const Stream& stream);
+    // Waits for the work submitted so far to every stream of the device, destroyed ones
+    // included, and returns one unreported failure among them.
+    halError synchronize();
+
+  private:
+    struct TrackedTimeline {
+        std::shared_ptr<Timeline> timeline;
+        bool destroyed;  // its stream was destroyed: no more work will come
+    };
+    // Drops destroyed streams whose work is done, keeping an unreported failure. With mutex_.
+    void pruneFinished();
+
+    const std::string name_;
+    BlockPool& pool_;
+    DeviceMemory memory_;
+
+    std::mutex mutex_;
+    std::vector<TrackedTimeline> timelines_;  // of live streams and of destroyed, busy ones
+    // A failure of a destroyed stream that was pruned before anything reported it.
+    std::optional<Failure> orphanedFailure_;
+};
+
+inline Device& toDevice(halPluginDevice device) { return *reinterpret_cast<Device*>(device); }
+inline halPluginDevice toHandle(Device* device) {
+    return reinterpret_cast<halPluginDevice>(device);
+}
+
+}  // namespace polyhal::cpu
+
+#endif  // POLYHAL_CPU_DEVICE_H_

@@ -1,0 +1,132 @@
+#include "event.h"
+
+#include <polyhal/plugin_support.hpp>
+
+#include <chrono>
+#include <new>
+
+#include "command.h"
+#include "entries.h"
+#include "stream.h"
+
+namespace polyhal::cpu {
+
+int64_t monotonicNanoseconds() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+void Event::record(Stream& stream, const std::shared_ptr<Event>& self) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    uint64_t ticket;
+    if (timed()) {
+        // The marker cannot stamp before this returns: stamp() takes the same lock.
+        const uint64_t generation = generation_ + 1;
+        ticket = stream.submit(EventMarker{self, generation});
+        generation_ = generation;
+    } else {
+        ticket = stream.timeline()->submitted();  // no timestamp, so no marker is needed
+    }
+    point_ = TimelinePoint{stream.timeline(), ticket};
+    recorded_ = true;
+    timestamp_.reset();
+}
+
+std::optional<TimelinePoint> Event::lastRecord() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!recorded_) return std::nullopt;
+    return point_;
+}
+
+void Event::stamp(uint64_t generation, int64_t nanoseconds) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (generation == generation_) timestamp_ = nanoseconds;
+}
+
+std::optional<int64_t> Event::timestamp() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return timestamp_;
+}
+
+namespace {
+
+// The state of the work the event captured, as eventQuery reports it.
+halError status(const TimelinePoint& point) {
+    if (!point.timeline->reached(point.ticket)) return HAL_ERROR_NOT_READY;
+    if (const Failure* failure = point.timeline->failureUpTo(point.ticket)) return report(*failure);
+    return HAL_SUCCESS;
+}
+
+}  // namespace
+
+halError eventCreate(halPluginDevice /*device*/, uint32_t flags, halPluginEvent* event) noexcept {
+    return plugin::guarded(__func__, [&] {
+        auto handle = std::make_unique<EventHandle>(EventHandle{std::make_shared<Event>(flags)});
+        *event = reinterpret_cast<halPluginEvent>(handle.release());
+        return HAL_SUCCESS;
+    });
+}
+
+halError eventDestroy(halPluginEvent event) noexcept {
+    delete &toEventHandle(event);  // queued markers and waits keep their own references
+    return HAL_SUCCESS;
+}
+
+halError eventRecord(halPluginEvent event, halPluginStream stream) noexcept {
+    return plugin::guarded(__func__, [&] {
+        const std::shared_ptr<Event>& self = toEventHandle(event).event;
+        self->record(toStream(stream), self);
+        return HAL_SUCCESS;
+    });
+}
+
+halError eventQuery(halPluginEvent event) noexcept {
+    return plugin::guarded(__func__, [&] {
+        const std::optional<TimelinePoint> point = toEventHandle(event).event->lastRecord();
+        return point ? status(*point) : HAL_SUCCESS;
+    });
+}
+
+halError eventSynchronize(halPluginEvent event) noexcept {
+    return plugin::guarded(__func__, [&] {
+        const Event& self = *toEventHandle(event).event;
+        const std::optional<TimelinePoint> point = self.lastRecord();
+        if (!point) return HAL_SUCCESS;
+        point->timeline->wait(point->ticket, self.waitPolicy());
+        return status(*point);
+    });
+}
+
+halError eventElapsedTime(float* ms, halPluginEvent start, halPluginEvent end) noexcept {
+    return plugin::guarded(__func__, [&] {
+        const Event* events[] = {toEventHandle(start).event.get(), toEventHandle(end).event.get()};
+        int64_t nanoseconds[2];
+        for (int i = 0; i < 2; ++i) {
+            const char* which = i == 0 ? "start" : "end";
+            if (!events[i]->timed()) {
+                return plugin::fail(HAL_ERROR_INVALID_VALUE,
+                                    "the %s event was created with HAL_EVENT_DISABLE_TIMING",
+                                    which);
+            }
+            const std::optional<TimelinePoint> point = events[i]->lastRecord();
+            if (!point) {
+                return plugin::fail(HAL_ERROR_INVALID_VALUE, "the %s event was never recorded",
+                                    which);
+            }
+            // Read the timestamp only once the record is known complete: a record made after
+            // the completion check would reset it.
+            const std::optional<int64_t> stamped =
+                point->timeline->reached(point->ticket) ? events[i]->timestamp() : std::nullopt;
+            if (!stamped) {
+                return plugin::fail(HAL_ERROR_NOT_READY, "the %s event has not completed yet",
+                                    which);
+            }
+            nanoseconds[i] = *stamped;
+        }
+        *ms = static_cast<float>(static_cast<double>(nanoseconds[1] - nanoseconds[0]) / 1e6);
+        return HAL_SUCCESS;
+    });
+}
+
+}  // namespace polyhal::cpu

@@ -1,0 +1,54 @@
+// Memory entries. Device memory is host memory, so every copy kind is a plain memory copy run
+// in stream order by the stream's worker, and "pinned" host memory is aligned host memory: for
+// a CPU device no page is faster to reach than another.
+#include <polyhal/plugin_support.hpp>
+
+#include <cstdlib>
+
+#include "aligned_memory.h"
+#include "device.h"
+#include "entries.h"
+#include "stream.h"
+
+namespace polyhal::cpu {
+
+halError memAllocDevice(halPluginDevice device, size_t size, void** ptr) noexcept {
+    return plugin::guarded(__func__, [&] { return toDevice(device).memory().allocate(size, ptr); });
+}
+
+halError memFreeDevice(halPluginDevice device, void* ptr) noexcept {
+    return plugin::guarded(__func__, [&] { return toDevice(device).memory().release(ptr); });
+}
+
+halError memAllocHost(halPluginDevice /*device*/, size_t size, void** ptr) noexcept {
+    void* memory = allocateAligned(kDeviceMemoryAlignment, size);
+    if (memory == nullptr) {
+        return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "cannot allocate %zu bytes of host memory",
+                            size);
+    }
+    *ptr = memory;
+    return HAL_SUCCESS;
+}
+
+halError memFreeHost(halPluginDevice /*device*/, void* ptr) noexcept {
+    std::free(ptr);
+    return HAL_SUCCESS;
+}
+
+halError memcpyAsync(halPluginStream stream, void* dst, const void* src, size_t count,
+                     halMemcpyKind /*kind: all memory is host memory*/) noexcept {
+    return plugin::guarded(__func__, [&] {
+        toStream(stream).submit(CopyBytes{dst, src, count});
+        return HAL_SUCCESS;
+    });
+}
+
+halError memsetAsync(halPluginStream stream, void* dst, unsigned char value,
+                     size_t count) noexcept {
+    return plugin::guarded(__func__, [&] {
+        toStream(stream).submit(FillBytes{dst, count, value});
+        return HAL_SUCCESS;
+    });
+}
+
+}  // namespace polyhal::cpu

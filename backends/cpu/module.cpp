@@ -1,0 +1,182 @@
+#include "module.h"
+
+#include <polyhal/plugin_support.hpp>
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <endian.h>
+#include <link.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "entries.h"
+#include "stream.h"
+
+namespace polyhal::cpu {
+
+namespace {
+
+#if __BYTE_ORDER == __LITTLE_ENDIAN
+constexpr unsigned char kHostElfData = ELFDATA2LSB;
+#else
+constexpr unsigned char kHostElfData = ELFDATA2MSB;
+#endif
+
+// Why `image` cannot be a shared object, or nullptr if it may be one (the dynamic loader has
+// the last word).
+const char* imageProblem(const unsigned char* image, size_t size) {
+    if (size < SELFMAG || std::memcmp(image, ELFMAG, SELFMAG) != 0) {
+        return "not an ELF shared object (the image does not start with the ELF magic number)";
+    }
+    // e_type follows e_ident in both ELF classes.
+    uint16_t type = 0;
+    if (size >= EI_NIDENT + sizeof type && image[EI_DATA] == kHostElfData) {
+        std::memcpy(&type, image + EI_NIDENT, sizeof type);
+        if (type != ET_DYN) {
+            return "not an ELF shared object (an executable, object file or core dump; build "
+                   "CPU modules with -shared -fPIC)";
+        }
+    }
+    return nullptr;
+}
+
+halError systemFailure(const char* call, int error) {
+    const bool exhausted = error == ENOMEM || error == ENOSPC;
+    return plugin::fail(exhausted ? HAL_ERROR_OUT_OF_MEMORY : HAL_ERROR_BACKEND, "%s: %s", call,
+                        std::strerror(error));
+}
+
+bool writeAll(int file, const unsigned char* bytes, size_t size) {
+    while (size > 0) {
+        const ssize_t written = write(file, bytes, size);
+        if (written < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        bytes += written;
+        size -= static_cast<size_t>(written);
+    }
+    return true;
+}
+
+// Is `symbol` defined by `library` itself, not by a library it depends on (dlsym searches
+// those too, so "malloc" would otherwise pass for a kernel)?
+bool definedIn(void* library, void* symbol) {
+    link_map* owner = nullptr;
+    link_map* self = nullptr;
+    Dl_info info;
+    return dladdr1(symbol, &info, reinterpret_cast<void**>(&owner), RTLD_DL_LINKMAP) != 0 &&
+           dlinfo(library, RTLD_DI_LINKMAP, &self) == 0 && owner == self;
+}
+
+}  // namespace
+
+halError Module::load(const void* image, size_t size, std::unique_ptr<Module>& module) {
+    if (const char* problem = imageProblem(static_cast<const unsigned char*>(image), size)) {
+        return plugin::fail(HAL_ERROR_INVALID_IMAGE, "%s", problem);
+    }
+    const int file = memfd_create("polyhal-cpu-module", MFD_CLOEXEC);
+    if (file < 0) return systemFailure("memfd_create", errno);
+    if (!writeAll(file, static_cast<const unsigned char*>(image), size)) {
+        const int error = errno;
+        close(file);
+        return systemFailure("writing the module image to its memory file", error);
+    }
+    char path[32];
+    std::snprintf(path, sizeof path, "/proc/self/fd/%d", file);
+    void* library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (library == nullptr) {
+        const char* reason = dlerror();
+        close(file);
+        return plugin::fail(HAL_ERROR_INVALID_IMAGE, "the dynamic loader refused the module: %s",
+                            reason != nullptr ? reason : "no reason given");
+    }
+    try {
+        module.reset(new Module(file, library));
+    } catch (...) {
+        dlclose(library);
+        close(file);
+        throw;
+    }
+    return HAL_SUCCESS;
+}
+
+Module::~Module() {
+    dlclose(library_);
+    close(file_);
+}
+
+halError Module::function(const char* name, Function*& function) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto known = functions_.find(name);
+    if (known != functions_.end()) {
+        function = known->second.get();
+        return HAL_SUCCESS;
+    }
+    dlerror();  // clear a stale error
+    void* symbol = dlsym(library_, name);
+    if (symbol == nullptr || !definedIn(library_, symbol)) {
+        const char* reason = symbol == nullptr ? dlerror() : nullptr;
+        return plugin::fail(HAL_ERROR_NOT_FOUND, "the module exports no kernel named '%s'%s%s%s",
+                            name, reason != nullptr ? " (" : "", reason != nullptr ? reason : "",
+                            reason != nullptr ? ")" : "");
+    }
+    auto made =
+        std::make_unique<Function>(Function{reinterpret_cast<halCpuKernelFn>(symbol), name});
+    function = made.get();
+    functions_.emplace(name, std::move(made));
+    return HAL_SUCCESS;
+}
+
+halError moduleLoadData(halPluginDevice /*device*/, const void* image, size_t size,
+                        halPluginModule* module) noexcept {
+    return plugin::guarded(__func__, [&] {
+        std::unique_ptr<Module> loaded;
+        if (const halError error = Module::load(image, size, loaded); error != HAL_SUCCESS) {
+            return error;
+        }
+        plugin::log(HAL_LOG_DEBUG, "loaded a %zu-byte kernel module", size);
+        *module = reinterpret_cast<halPluginModule>(loaded.release());
+        return HAL_SUCCESS;
+    });
+}
+
+halError moduleUnload(halPluginModule module) noexcept {
+    delete &toModule(module);  // the core has waited for the launches from it
+    return HAL_SUCCESS;
+}
+
+halError moduleGetFunction(halPluginModule module, const char* name,
+                           halPluginFunction* function) noexcept {
+    return plugin::guarded(__func__, [&] {
+        Function* found = nullptr;
+        if (const halError error = toModule(module).function(name, found); error != HAL_SUCCESS) {
+            return error;
+        }
+        *function = reinterpret_cast<halPluginFunction>(found);
+        return HAL_SUCCESS;
+    });
+}
+
+halError launchKernel(halPluginStream stream, halPluginFunction function, halDim3 grid,
+                      halDim3 block, size_t dynamicSharedBytes, const halKernelArg* args,
+                      uint32_t numArgs) noexcept {
+    return plugin::guarded(__func__, [&] {
+        uint64_t blocks = 0;
+        if (__builtin_mul_overflow(uint64_t{grid.x} * grid.y, grid.z, &blocks)) {
+            return plugin::fail(HAL_ERROR_INVALID_VALUE,
+                                "a grid of %u x %u x %u blocks exceeds 2^64 blocks", grid.x, grid.y,
+                                grid.z);
+        }
+        KernelLaunch launch{&toFunction(function), grid, block, dynamicSharedBytes, {}};
+        launch.args.assign(args, numArgs);
+        toStream(stream).submit(std::move(launch));
+        return HAL_SUCCESS;
+    });
+}
+
+}  // namespace polyhal::cpu

@@ -1,0 +1,61 @@
+// The CPU backend's dispatch table.
+#include <polyhal/plugin_support.hpp>
+
+#include "cpu_backend.h"
+#include "entries.h"
+
+namespace polyhal::cpu {
+namespace {
+
+halPluginDispatchTable makeTable() {
+    halPluginDispatchTable table = {};
+    table.size = sizeof table;
+    table.abiVersion = HAL_PLUGIN_ABI_VERSION;
+    table.name = "cpu";
+
+    table.initialize = initialize;
+    table.deviceGetCount = deviceGetCount;
+    table.deviceOpen = deviceOpen;
+    table.deviceClose = deviceClose;
+    table.deviceGetInfo = deviceGetInfo;
+    table.deviceSynchronize = deviceSynchronize;
+
+    table.streamCreate = streamCreate;
+    table.streamDestroy = streamDestroy;
+    table.streamSynchronize = streamSynchronize;
+    table.streamQuery = streamQuery;
+    table.streamWaitEvent = streamWaitEvent;
+
+    table.eventCreate = eventCreate;
+    table.eventDestroy = eventDestroy;
+    table.eventRecord = eventRecord;
+    table.eventQuery = eventQuery;
+    table.eventSynchronize = eventSynchronize;
+    table.eventElapsedTime = eventElapsedTime;
+
+    table.memAllocDevice = memAllocDevice;
+    table.memFreeDevice = memFreeDevice;
+    table.memAllocHost = memAllocHost;
+    table.memFreeHost = memFreeHost;
+    table.memcpyAsync = memcpyAsync;
+    table.memsetAsync = memsetAsync;
+
+    table.launchHostFunc = launchHostFunc;
+
+    table.moduleLoadData = moduleLoadData;
+    table.moduleUnload = moduleUnload;
+    table.moduleGetFunction = moduleGetFunction;
+    table.launchKernel = launchKernel;
+
+    table.streamGetNativeHandle = streamGetNativeHandle;
+    return table;
+}
+
+}  // namespace
+}  // namespace polyhal::cpu
+
+extern "C" halError polyhalCpuGetDispatchTable(uint32_t coreAbiVersion, const halPluginHost* host,
+                                               halPluginDispatchTable* table) {
+    static const halPluginDispatchTable kTable = polyhal::cpu::makeTable();
+    return polyhal::plugin::negotiate(coreAbiVersion, host, table, kTable);
+}

@@ -1,0 +1,102 @@
+#include "stream.h"
+
+#include <polyhal/plugin_support.hpp>
+
+#include <optional>
+#include <utility>
+
+#include "device.h"
+#include "entries.h"
+#include "event.h"
+
+namespace polyhal::cpu {
+
+// Less urgent streams' workers get a higher nice value, so the OS favours the urgent ones when
+// workers compete for the CPUs.
+Stream::Stream(Device& device, int priority)
+    : device_(device),
+      timeline_(std::make_shared<Timeline>()),
+      queue_(*timeline_),
+      worker_(queue_, *timeline_, device.blockPool(), priority),
+      thread_([this, niceIncrement = priority - kGreatestStreamPriority] {
+          worker_.run(niceIncrement);
+          unreference();  // the last touch of the stream by this thread
+      }) {}
+
+void Stream::release() {
+    // Nobody will join the thread; the plugin is never unloaded, so its code stays mapped for
+    // the thread's last instructions.
+    thread_.detach();
+    queue_.close();
+    unreference();
+}
+
+void Stream::unreference() {
+    if (owners_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+}
+
+halError streamCreate(halPluginDevice device, int priority, uint32_t /*flags: none defined*/,
+                      halPluginStream* stream) noexcept {
+    return plugin::guarded(__func__, [&] {
+        *stream = toHandle(toDevice(device).createStream(priority));
+        return HAL_SUCCESS;
+    });
+}
+
+halError streamDestroy(halPluginStream stream) noexcept {
+    return plugin::guarded(__func__, [&] {
+        Stream& self = toStream(stream);
+        self.device().forgetStream(self);
+        self.release();
+        return HAL_SUCCESS;
+    });
+}
+
+halError streamSynchronize(halPluginStream stream) noexcept {
+    return plugin::guarded(__func__, [&] {
+        Timeline& timeline = *toStream(stream).timeline();
+        timeline.wait(timeline.submitted(), WaitPolicy::kSpinThenSleep);
+        if (std::optional<Failure> failure = timeline.takePendingFailure()) return report(*failure);
+        return HAL_SUCCESS;
+    });
+}
+
+halError streamQuery(halPluginStream stream) noexcept {
+    return plugin::guarded(__func__, [&] {
+        Timeline& timeline = *toStream(stream).timeline();
+        // Idle first: a failure is recorded before its command completes, so once the work is
+        // seen finished, its failure is seen too.
+        const bool idle = timeline.reached(timeline.submitted());
+        if (std::optional<Failure> failure = timeline.takePendingFailure()) return report(*failure);
+        return idle ? HAL_SUCCESS : HAL_ERROR_NOT_READY;
+    });
+}
+
+halError streamWaitEvent(halPluginStream stream, halPluginEvent event) noexcept {
+    return plugin::guarded(__func__, [&] {
+        Stream& self = toStream(stream);
+        std::optional<TimelinePoint> point = toEventHandle(event).event->lastRecord();
+        // Nothing to wait for: never recorded, already done, or earlier work of this very
+        // stream, which runs in order anyway.
+        if (!point || point->timeline == self.timeline() ||
+            point->timeline->reached(point->ticket)) {
+            return HAL_SUCCESS;
+        }
+        self.submit(TimelineWait{std::move(point->timeline), point->ticket});
+        return HAL_SUCCESS;
+    });
+}
+
+halError launchHostFunc(halPluginStream stream, halHostFn fn, void* userData) noexcept {
+    return plugin::guarded(__func__, [&] {
+        toStream(stream).submit(HostCall{fn, userData});
+        return HAL_SUCCESS;
+    });
+}
+
+halError streamGetNativeHandle(halPluginStream stream, void** native) noexcept {
+    *native = &toStream(stream);
+    return HAL_SUCCESS;
+}
+
+}  // namespace polyhal::cpu

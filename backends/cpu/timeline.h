@@ -1,0 +1,96 @@
+// The completion timeline of one stream: how much work was submitted, how much has finished,
+// and the asynchronous failures of that work.
+//
+// Every command a stream runs gets the next ticket (1, 2, 3, ...); the stream's worker finishes
+// them in order, so "ticket t has completed" is `completed >= t`. Events and cross-stream waits
+// capture (timeline, ticket) pairs and hold the timeline by shared ownership, so they stay valid
+// after the stream itself is destroyed.
+#ifndef POLYHAL_CPU_TIMELINE_H_
+#define POLYHAL_CPU_TIMELINE_H_
+
+#include <polyhal/plugin_support.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "notifier.h"
+
+namespace polyhal::cpu {
+
+// An asynchronous failure: the error and the message the failing command left. The message is
+// stored inline, so recording a failure on a worker thread never allocates (and cannot fail).
+struct Failure {
+    halError code = HAL_SUCCESS;
+    char message[512] = {};
+};
+
+// A failure with a printf-style message (truncated to fit).
+Failure makeFailure(halError code, const char* format, ...) __attribute__((format(printf, 2, 3)));
+
+// Returns the failure's error to the caller of an entry, with its message.
+inline halError report(const Failure& failure) {
+    return plugin::fail(failure.code, "%s", failure.message);
+}
+
+class Timeline {
+  public:
+    // Tickets handed out so far. Only the stream's command queue calls issueTicket(), under its
+    // lock, so tickets follow queue order.
+    uint64_t submitted() const { return submitted_.load(std::memory_order_seq_cst); }
+    uint64_t issueTicket() { return submitted_.fetch_add(1, std::memory_order_seq_cst) + 1; }
+
+    // Has all work up to `ticket` finished? (Acquires that work's effects.)
+    bool reached(uint64_t ticket) const {
+        return completed_.load(std::memory_order_seq_cst) >= ticket;
+    }
+
+    void wait(uint64_t ticket, WaitPolicy policy) {
+        completion_.await([this, ticket] { return reached(ticket); }, policy);
+    }
+
+    // Worker side: marks every command up to `ticket` finished (releasing their effects).
+    void complete(uint64_t ticket) {
+        completed_.store(ticket, std::memory_order_seq_cst);
+        completion_.notifyAll();
+    }
+
+    // Worker side: command `ticket` failed. Call before complete(ticket).
+    void recordFailure(uint64_t ticket, const Failure& failure);
+
+    // The first failure since the stream last reported one (streamQuery, streamSynchronize,
+    // deviceSynchronize), removed as it is returned: each failure is reported once.
+    std::optional<Failure> takePendingFailure();
+
+    // The first failure among the work up to `ticket`, or null. Events report it every time
+    // they are queried, as the work they captured did fail.
+    const Failure* failureUpTo(uint64_t ticket) const {
+        const uint64_t failed = firstFailureTicket_.load(std::memory_order_acquire);
+        return failed != 0 && failed <= ticket ? &firstFailure_ : nullptr;
+    }
+
+  private:
+    std::atomic<uint64_t> submitted_{0};
+    std::atomic<uint64_t> completed_{0};
+    Notifier completion_;
+
+    // Written once by the worker before firstFailureTicket_ publishes it; immutable afterwards.
+    Failure firstFailure_;
+    std::atomic<uint64_t> firstFailureTicket_{0};
+
+    std::atomic<bool> hasPending_{false};  // lets the common no-failure path skip the lock
+    std::mutex pendingMutex_;
+    std::optional<Failure> pending_;
+};
+
+// The work of `timeline` up to and including `ticket`.
+struct TimelinePoint {
+    std::shared_ptr<Timeline> timeline;
+    uint64_t ticket = 0;
+};
+
+}  // namespace polyhal::cpu
+
+#endif  // POLYHAL_CPU_TIMELINE_H_

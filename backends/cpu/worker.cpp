@@ -1,0 +1,87 @@
+#include "worker.h"
+
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <variant>
+
+#include "event.h"
+#include "kernel_execution.h"
+
+namespace polyhal::cpu {
+
+namespace {
+
+constexpr int kLowestNice = 19;
+
+// Raises the calling thread's nice value by `increment`. Where that is not permitted the thread
+// keeps the priority it inherited: priorities then only order kernel blocks.
+void lowerSchedulingPriority(int increment) {
+    if (increment <= 0) return;
+    const auto thread = static_cast<id_t>(syscall(SYS_gettid));
+    errno = 0;
+    const int current = getpriority(PRIO_PROCESS, thread);
+    if (current == -1 && errno != 0) return;
+    setpriority(PRIO_PROCESS, thread, std::min(current + increment, kLowestNice));
+}
+
+// Runs one command on the worker thread.
+struct Executor {
+    Timeline& timeline;
+    BlockPool& pool;
+    int priority;
+    ScratchBuffer& scratch;
+    uint64_t ticket;
+
+    void operator()(std::monostate) const {}
+
+    void operator()(const HostCall& call) const {
+        try {
+            call.fn(call.userData);
+        } catch (...) {
+            // Host functions have a C signature; one written in C++ must not unwind into us.
+            timeline.recordFailure(ticket, makeFailure(HAL_ERROR_LAUNCH_FAILED,
+                                                       "a host function threw a C++ exception"));
+        }
+    }
+
+    void operator()(const CopyBytes& copy) const { std::memmove(copy.dst, copy.src, copy.count); }
+
+    void operator()(const FillBytes& fill) const { std::memset(fill.dst, fill.value, fill.count); }
+
+    void operator()(KernelLaunch& launch) const {
+        if (const std::optional<Failure> failure = executeKernel(launch, priority, pool, scratch)) {
+            timeline.recordFailure(ticket, *failure);
+        }
+    }
+
+    void operator()(const EventMarker& marker) const {
+        marker.event->stamp(marker.generation, monotonicNanoseconds());
+    }
+
+    void operator()(const TimelineWait& wait) const {
+        wait.timeline->wait(wait.ticket, WaitPolicy::kSpinThenSleep);
+    }
+};
+
+}  // namespace
+
+void Worker::run(int niceIncrement) {
+    lowerSchedulingPriority(niceIncrement);
+    ScratchBuffer scratch;  // this thread's kernel shared memory
+    Command command;
+    uint64_t ticket = 0;
+    while (queue_.pop(command)) {
+        ++ticket;
+        std::visit(Executor{timeline_, pool_, priority_, scratch, ticket}, command);
+        command.emplace<std::monostate>();  // drop its references (events, timelines) now
+        timeline_.complete(ticket);
+    }
+}
+
+}  // namespace polyhal::cpu

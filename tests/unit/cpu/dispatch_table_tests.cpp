@@ -1,0 +1,68 @@
+// The entry point: version negotiation and the table it fills, for the embedded copy and for
+// the libpolyhal_cpu.so plugin.
+#include <catch2/catch.hpp>
+
+#include <dlfcn.h>
+
+#include <cstddef>
+#include <cstring>
+
+#include "backend_fixture.h"
+#include "cpu_backend.h"
+
+using namespace cpu_tests;
+
+TEST_CASE("the CPU table names the backend and fills every entry", "[dispatch]") {
+    halPluginDispatchTable filled = {};
+    filled.size = sizeof filled;
+    REQUIRE(polyhalCpuGetDispatchTable(HAL_PLUGIN_ABI_VERSION, &testHost(), &filled) ==
+            HAL_SUCCESS);
+    CHECK(filled.size == sizeof filled);
+    CHECK(filled.abiVersion == HAL_PLUGIN_ABI_VERSION);
+    CHECK(std::strcmp(filled.name, "cpu") == 0);
+    // Every member after `name` is an entry, and the CPU backend implements all of them.
+    const auto* entries = reinterpret_cast<void* const*>(
+        reinterpret_cast<const char*>(&filled) + offsetof(halPluginDispatchTable, initialize));
+    const size_t count =
+        (sizeof filled - offsetof(halPluginDispatchTable, initialize)) / sizeof(void*);
+    for (size_t i = 0; i < count; ++i) {
+        INFO("entry " << i);
+        CHECK(entries[i] != nullptr);
+    }
+}
+
+TEST_CASE("a core of another major ABI version is refused with both versions named", "[dispatch]") {
+    halPluginDispatchTable filled = {};
+    filled.size = sizeof filled;
+    const uint32_t future = HAL_PLUGIN_MAKE_VERSION(HAL_PLUGIN_ABI_VERSION_MAJOR + 1, 0);
+    REQUIRE(polyhalCpuGetDispatchTable(future, &testHost(), &filled) ==
+            HAL_ERROR_BACKEND_INCOMPATIBLE);
+    CHECK_THAT(lastError(), Catch::Contains("plugin ABI 1.0") && Catch::Contains("2.0"));
+    CHECK(filled.initialize == nullptr);
+}
+
+TEST_CASE("an older core's smaller table is filled only as far as it reaches", "[dispatch]") {
+    halPluginDispatchTable filled;
+    std::memset(&filled, 0, sizeof filled);
+    const size_t olderSize = offsetof(halPluginDispatchTable, streamGetNativeHandle);
+    filled.size = olderSize;
+    REQUIRE(polyhalCpuGetDispatchTable(HAL_PLUGIN_ABI_VERSION, &testHost(), &filled) ==
+            HAL_SUCCESS);
+    CHECK(filled.size == olderSize);
+    CHECK(filled.launchKernel != nullptr);
+    CHECK(filled.streamGetNativeHandle == nullptr);
+}
+
+TEST_CASE("the plugin library exports exactly the standard entry point", "[dispatch]") {
+    void* plugin = dlopen(POLYHAL_CPU_PLUGIN_PATH, RTLD_NOW | RTLD_LOCAL);
+    INFO((plugin == nullptr ? dlerror() : ""));
+    REQUIRE(plugin != nullptr);
+    CHECK(dlsym(plugin, "polyhalCpuGetDispatchTable") == nullptr);
+    auto entry = reinterpret_cast<halPluginEntryFn>(dlsym(plugin, HAL_PLUGIN_ENTRY_NAME));
+    REQUIRE(entry != nullptr);
+    halPluginDispatchTable filled = {};
+    filled.size = sizeof filled;
+    CHECK(entry(HAL_PLUGIN_ABI_VERSION, &testHost(), &filled) == HAL_SUCCESS);
+    CHECK(std::strcmp(filled.name, "cpu") == 0);
+    // Not unloaded: plugins never are, and this one's table now refers to its code.
+}

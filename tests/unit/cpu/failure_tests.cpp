@@ -1,0 +1,82 @@
+// Asynchronous failures: a kernel that fails after its launch returned.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "backend_fixture.h"
+#include "kernel_fixture.h"
+
+using namespace cpu_tests;
+
+namespace {
+
+void increment(void* counter) { static_cast<std::atomic<int>*>(counter)->fetch_add(1); }
+
+// Launches fail_in_block over 8 blocks; block 5 returns 7.
+void launchFailingKernel(const KernelModule& module, halPluginStream stream) {
+    uint32_t failingBlock = 5;
+    int32_t value = 7;
+    const halKernelArg args[] = {{&failingBlock, sizeof failingBlock}, {&value, sizeof value}};
+    REQUIRE(backend().launchKernel(stream, module.function("fail_in_block"), {8, 1, 1}, {1, 1, 1},
+                                   0, args, 2) == HAL_SUCCESS);
+}
+
+}  // namespace
+
+TEST_CASE("a failing kernel is reported once by the stream, naming the kernel and the value",
+          "[failure]") {
+    KernelModule module;
+    Stream stream;
+    std::atomic<int> laterWork{0};
+    launchFailingKernel(module, stream.get());
+    REQUIRE(backend().launchHostFunc(stream.get(), increment, &laterWork) == HAL_SUCCESS);
+    SECTION("by streamSynchronize") {
+        CHECK(backend().streamSynchronize(stream.get()) == HAL_ERROR_LAUNCH_FAILED);
+    }
+    SECTION("by streamQuery") {
+        REQUIRE(backend().deviceSynchronize(device0()) == HAL_ERROR_LAUNCH_FAILED);
+        // deviceSynchronize took the report: the stream has nothing left to say.
+        CHECK(backend().streamQuery(stream.get()) == HAL_SUCCESS);
+        launchFailingKernel(module, stream.get());
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        halError status;
+        while ((status = backend().streamQuery(stream.get())) == HAL_ERROR_NOT_READY &&
+               std::chrono::steady_clock::now() < deadline) {
+        }
+        CHECK(status == HAL_ERROR_LAUNCH_FAILED);
+    }
+    CHECK_THAT(lastError(), Catch::Contains("'fail_in_block'") && Catch::Contains("returned 7") &&
+                                Catch::Contains("block (5, 0, 0)"));
+    REQUIRE(backend().streamSynchronize(stream.get()) == HAL_SUCCESS);
+    CHECK(backend().streamQuery(stream.get()) == HAL_SUCCESS);
+    CHECK(laterWork.load() == 1);  // the stream goes on after a failure
+}
+
+TEST_CASE("events recorded after a failure report it, events before it do not", "[failure]") {
+    KernelModule module;
+    Stream stream;
+    Event before;
+    Event after;
+    REQUIRE(backend().eventRecord(before.get(), stream.get()) == HAL_SUCCESS);
+    launchFailingKernel(module, stream.get());
+    REQUIRE(backend().eventRecord(after.get(), stream.get()) == HAL_SUCCESS);
+    CHECK(backend().eventSynchronize(after.get()) == HAL_ERROR_LAUNCH_FAILED);
+    CHECK_THAT(lastError(), Catch::Contains("returned 7"));
+    CHECK(backend().eventQuery(after.get()) == HAL_ERROR_LAUNCH_FAILED);  // every time
+    CHECK(backend().eventSynchronize(before.get()) == HAL_SUCCESS);
+    CHECK(backend().streamSynchronize(stream.get()) == HAL_ERROR_LAUNCH_FAILED);
+}
+
+TEST_CASE("deviceSynchronize reports a failure of a destroyed stream", "[failure]") {
+    REQUIRE(backend().deviceSynchronize(device0()) == HAL_SUCCESS);  // nothing left over
+    KernelModule module;
+    {
+        Stream stream;
+        launchFailingKernel(module, stream.get());
+    }
+    CHECK(backend().deviceSynchronize(device0()) == HAL_ERROR_LAUNCH_FAILED);
+    CHECK_THAT(lastError(), Catch::Contains("'fail_in_block'"));
+    CHECK(backend().deviceSynchronize(device0()) == HAL_SUCCESS);
+}

@@ -33,10 +33,15 @@ halError DevicePool::Impl::removeStream(Stream* stream) {
 }
 
 VectorClock DevicePool::Impl::capture(Stream* stream) const {
-    std::lock_guard<std::mutex> lock(stream->mutex);
-    VectorClock clock = stream->orderedAfter;
-    clock.raise(stream, stream->submitted.load(std::memory_order_acquire));
+    VectorClock clock;
+    captureInto(stream, &clock);
     return clock;
+}
+
+void DevicePool::Impl::captureInto(Stream* stream, VectorClock* clock) const {
+    std::lock_guard<std::mutex> lock(stream->mutex);
+    *clock = stream->orderedAfter;  // copy-assignment reuses the storage `clock` already has
+    clock->raise(stream, stream->submitted.load(std::memory_order_acquire));
 }
 
 VectorClock DevicePool::Impl::captureDevice() const {

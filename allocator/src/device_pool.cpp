@@ -1,5 +1,6 @@
 // The public face of the pool: each call forwards to the implementation.
 #include "device_pool_impl.h"
+#include "stream.h"
 
 namespace polyhal::allocator {
 
@@ -27,7 +28,14 @@ void DevicePool::recordUses(const void* const* ptrs, size_t count, Stream* strea
 }
 
 VectorClock DevicePool::capture(Stream* stream) const { return impl_->capture(stream); }
+void DevicePool::captureInto(Stream* stream, VectorClock* clock) const {
+    impl_->captureInto(stream, clock);
+}
 VectorClock DevicePool::captureDevice() const { return impl_->captureDevice(); }
+bool DevicePool::fullyObserved(const Stream* stream) const {
+    return stream->completed.load(std::memory_order_acquire) >=
+           stream->submitted.load(std::memory_order_acquire);
+}
 void DevicePool::streamWaited(Stream* stream, const VectorClock& snapshot) {
     impl_->streamWaited(stream, snapshot);
 }

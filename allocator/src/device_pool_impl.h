@@ -30,6 +30,7 @@ public:
     Stream* addStream(DeviceStream stream);
     halError removeStream(Stream* stream);
     VectorClock capture(Stream* stream) const;
+    void captureInto(Stream* stream, VectorClock* clock) const;
     VectorClock captureDevice() const;
     void streamWaited(Stream* stream, const VectorClock& snapshot);
     void observeCompleted(const VectorClock& snapshot);

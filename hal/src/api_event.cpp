@@ -52,13 +52,15 @@ HAL_API halError halRecordEvent(halEvent eventHandle, halStream streamHandle) {
                         "halRecordEvent: the event belongs to device {}, the stream to device {}",
                         event->device->ordinal, stream->device->ordinal);
         }
-        allocator::VectorClock captured = stream->device->pool->capture(stream->poolStream);
+        // Reused by every record on this thread: capturing allocates nothing in steady state.
+        static thread_local allocator::VectorClock captured;
+        stream->device->pool->captureInto(stream->poolStream, &captured);
         if (halError e = checked(stream->device->vtable->eventRecord(event->native,
                                                                      stream->native),
                                  stream->device, "halRecordEvent")) {
             return e;
         }
-        event->clock.assign(std::move(captured));
+        event->clock.assign(captured);
         event->recorded.store(true, std::memory_order_release);
         return HAL_SUCCESS;
     });

@@ -30,6 +30,10 @@ halError defaultStream(Device* device, halStream_t** stream) {
 
 halError synchronizeStream(halStream_t* stream, const char* operation) {
     allocator::DevicePool& pool = *stream->device->pool;
+    if (pool.fullyObserved(stream->poolStream)) {
+        return checked(stream->device->vtable->streamSynchronize(stream->native), stream->device,
+                       operation);
+    }
     const allocator::VectorClock reached = pool.capture(stream->poolStream);
     if (halError e = checked(stream->device->vtable->streamSynchronize(stream->native),
                              stream->device, operation)) {
@@ -105,6 +109,10 @@ HAL_API halError halQueryStream(halStream handle) {
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, "halQueryStream")) return e;
         allocator::DevicePool& pool = *stream->device->pool;
+        if (pool.fullyObserved(stream->poolStream)) {
+            return checked(stream->device->vtable->streamQuery(stream->native), stream->device,
+                           "halQueryStream");
+        }
         const allocator::VectorClock reached = pool.capture(stream->poolStream);
         if (halError e = checked(stream->device->vtable->streamQuery(stream->native),
                                  stream->device, "halQueryStream")) {

@@ -70,7 +70,7 @@ public:
     void record(TestEvent& event, TestStream stream) {
         VectorClock clock = pool.capture(stream.pool);
         device.record(event.device, stream.device);
-        event.clock.assign(std::move(clock));
+        event.clock.assign(clock);
     }
     void wait(TestStream stream, TestEvent& event) {
         const uint64_t record = event.clock.generation();

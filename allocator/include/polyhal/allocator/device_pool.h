@@ -77,6 +77,11 @@ public:
 
     // The clock of `stream`'s next operation (its own ticket included).
     VectorClock capture(Stream* stream) const;
+    // As capture(), into `clock`, reusing its storage (no allocation on a hot path).
+    void captureInto(Stream* stream, VectorClock* clock) const;
+    // Has the host already seen every operation submitted to `stream` finish? Then a query or
+    // synchronisation of the stream has nothing to tell the pool, and the core skips capture().
+    bool fullyObserved(const Stream* stream) const;
     // The tickets of every live stream: what a device synchronisation covers.
     VectorClock captureDevice() const;
     // `stream` now waits for `snapshot`: its clock becomes the elementwise maximum. A snapshot

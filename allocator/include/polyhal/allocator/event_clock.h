@@ -23,10 +23,11 @@ class EventClock {
     // Identifies the latest record; read it before the backend call.
     uint64_t generation() const { return published_.load(std::memory_order_acquire); }
 
-    // A backend record succeeded: `captured` is the stream's clock taken before it.
-    void assign(VectorClock captured) {
+    // A backend record succeeded: `captured` is the stream's clock taken before it. It is swapped
+    // in, so `captured` comes back holding the previous clock's storage for reuse.
+    void assign(VectorClock& captured) {
         std::lock_guard<std::mutex> lock(mutex_);
-        clock_ = std::move(captured);
+        std::swap(clock_, captured);
         published_.store(published_.load(std::memory_order_relaxed) + 1,
                          std::memory_order_release);
     }

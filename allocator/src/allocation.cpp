@@ -65,9 +65,14 @@ halError DevicePool::Impl::allocate(size_t size, Stream* stream, void** ptr) {
             return HAL_SUCCESS;
         }
     }
-    // 4: a new segment.
-    const halError grown = grow(layout::segmentSizeFor(rounded), rounded, size, small, stream,
-                                &PoolStats::newSegments, ptr);
+    // 4: a new segment; on a device with no room for the usual one, the smallest that serves
+    // the request. Nothing is synchronised while the device can still serve the allocation.
+    const size_t preferred = layout::segmentSizeFor(rounded);
+    const size_t minimal = layout::minimalSegmentSizeFor(rounded);
+    halError grown = grow(preferred, rounded, size, small, stream, &PoolStats::newSegments, ptr);
+    if (grown == HAL_ERROR_OUT_OF_MEMORY && minimal < preferred) {
+        grown = grow(minimal, rounded, size, small, stream, &PoolStats::newSegments, ptr);
+    }
     if (grown != HAL_ERROR_OUT_OF_MEMORY) return grown;
     // 5: reclaim and retry once.
     return allocateAfterOutOfMemory(size, rounded, small, stream, ptr);

@@ -5,7 +5,11 @@
 // Each case starts from an empty cache (startWithEmptyCache) so that its allocations come
 // from fresh segments and no block cached by an earlier case can serve them, and restores every
 // attribute it changes: the suite runs all cases in one process.
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -208,6 +212,30 @@ TEST_CASE("a chain that stops short of the owner proves nothing", "[pool]") {
         freeWhileReadElsewhere(s0, s1, false, [&] { orderAfter(s1, s2); });
     CHECK_FALSE(outcome.sameBlock);
     CHECK(outcome.after.reusedProvenOrder == outcome.before.reusedProvenOrder);
+}
+
+TEST_CASE("a wait proves only the point its event held when the wait was enqueued", "[pool]") {
+    startWithEmptyCache();
+    cts::Stream s0, s1, s2;
+    cts::Event event(HAL_EVENT_DISABLE_TIMING);
+    SECTION("re-recorded elsewhere before the wait: nothing about the read is proven") {
+        const Reallocation outcome = freeWhileReadElsewhere(s0, s1, false, [&] {
+            HAL_REQUIRE_OK(halRecordEvent(event, s1));
+            HAL_REQUIRE_OK(halRecordEvent(event, s2));
+            HAL_REQUIRE_OK(halStreamWaitEvent(s0, event));
+        });
+        CHECK_FALSE(outcome.sameBlock);
+        CHECK(outcome.after.reusedProvenOrder == outcome.before.reusedProvenOrder);
+    }
+    SECTION("re-recorded elsewhere after the wait: the wait still proves the read") {
+        const Reallocation outcome = freeWhileReadElsewhere(s0, s1, true, [&] {
+            HAL_REQUIRE_OK(halRecordEvent(event, s1));
+            HAL_REQUIRE_OK(halStreamWaitEvent(s0, event));
+            HAL_REQUIRE_OK(halRecordEvent(event, s2));
+        });
+        CHECK(outcome.sameBlock);
+        CHECK(outcome.after.reusedProvenOrder == outcome.before.reusedProvenOrder + 1);
+    }
 }
 
 TEST_CASE("once the host has seen a use finish, any stream may reuse the block", "[pool]") {

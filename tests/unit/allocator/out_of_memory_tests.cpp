@@ -57,13 +57,34 @@ TEST_CASE("out of memory: cached segments are returned before retrying", "[oom]"
     CHECK(stats.bytesReserved == kWholeSegment);
 }
 
-TEST_CASE("out of memory: the retry asks only for what the request needs", "[oom]") {
+TEST_CASE("out of memory: a device without room for the usual segment gets the smallest that "
+          "serves the request, with nothing synchronised",
+          "[oom]") {
     PoolHarness h(4 * kMiB);
     TestStream s0 = h.stream();
+    TestStream s1 = h.stream();
+    const FakeDevice::OpId unfinished = h.work(s1);
     void* block = h.allocate(1536 * kKiB, s0);  // would get a 20 MiB segment
     CHECK(block != nullptr);
-    CHECK(h.pool.stats().bytesReserved == 2 * kMiB);
-    CHECK(h.pool.stats().oomSynchronized == 1);
+    CHECK_FALSE(h.device.finished(unfinished));
+    CHECK(h.device.counters().eventSynchronizations == 0);
+    const PoolStats stats = h.pool.stats();
+    CHECK(stats.bytesReserved == 2 * kMiB);
+    CHECK(stats.newSegments == 1);
+    CHECK(stats.oomSynchronized == 0);
+}
+
+TEST_CASE("out of memory: the retry asks only for what the request needs", "[oom]") {
+    PoolHarness h(3 * kMiB);
+    TestStream s0 = h.stream();
+    void* small = h.allocate(4 * kKiB, s0);
+    REQUIRE(h.free(small, s0) == HAL_SUCCESS);  // a cached 2 MiB small segment
+    void* block = h.allocate(1536 * kKiB, s0);  // would get a 20 MiB segment
+    CHECK(block != nullptr);
+    const PoolStats stats = h.pool.stats();
+    CHECK(stats.bytesReserved == 2 * kMiB);
+    CHECK(stats.backendFrees == 1);
+    CHECK(stats.oomSynchronized == 1);
 }
 
 TEST_CASE("out of memory: the error says what was requested and where memory is",

@@ -52,6 +52,7 @@ halError openDevices(Runtime& rt) {
                 device->info.capabilities &= ~HAL_DEVICE_CAP_KERNELS;
             }
             if (t.streamGetNativeHandle == nullptr) device->info.capabilities &= ~HAL_DEVICE_CAP_NATIVE_HANDLES;
+            if (t.memcpyPeerAsync == nullptr) device->info.capabilities &= ~HAL_DEVICE_CAP_PEER_COPY;
             if (device->info.greatestStreamPriority > device->info.leastStreamPriority) {
                 device->info.greatestStreamPriority = device->info.leastStreamPriority = 0;
             }

@@ -119,6 +119,8 @@ typedef enum halDeviceCapability {
     HAL_DEVICE_CAP_STREAM_PRIORITIES = 1u << 3, /* priorities influence scheduling */
     HAL_DEVICE_CAP_HOST_ACCESSIBLE = 1u << 4,   /* the host may dereference device memory */
     HAL_DEVICE_CAP_NATIVE_HANDLES = 1u << 5,    /* halStreamGetNativeHandle works */
+    HAL_DEVICE_CAP_PEER_COPY = 1u << 6,         /* copies to other devices of its backend need
+                                                   no host staging and do not block the host */
     HAL_DEVICE_CAP_FORCE_UINT32 = 0x7fffffff
 } halDeviceCapability;
 

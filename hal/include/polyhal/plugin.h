@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define HAL_PLUGIN_ABI_VERSION_MAJOR 1u
-#define HAL_PLUGIN_ABI_VERSION_MINOR 0u
+#define HAL_PLUGIN_ABI_VERSION_MINOR 1u
 #define HAL_PLUGIN_MAKE_VERSION(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
 #define HAL_PLUGIN_VERSION_MAJOR(version) ((uint32_t)(version) >> 16)
 #define HAL_PLUGIN_VERSION_MINOR(version) ((uint32_t)(version)&0xffffu)
@@ -181,6 +181,15 @@ typedef struct halPluginDispatchTable {
     /* ---- Interop ---- */
     /* Optional (HAL_DEVICE_CAP_NATIVE_HANDLES). */
     halError (*streamGetNativeHandle)(halPluginStream stream, void** native);
+
+    /* ---- ABI 1.1 ---- */
+    /* Optional (HAL_DEVICE_CAP_PEER_COPY). Copies `count` bytes (> 0) from device memory of
+     * `srcDevice` to device memory of `dstDevice`, two different devices of this plugin, in the
+     * order of `stream`, a stream of either device. Must not block the host and must not stage
+     * through host memory the core can see (the vendor's peer path: cuMemcpyPeerAsync,
+     * hipMemcpyPeerAsync, a Level Zero copy between devices of one context). */
+    halError (*memcpyPeerAsync)(halPluginStream stream, void* dst, halPluginDevice dstDevice,
+                                const void* src, halPluginDevice srcDevice, size_t count);
 } halPluginDispatchTable;
 
 /* The entry point. `coreAbiVersion` is the core's HAL_PLUGIN_ABI_VERSION; `table->size` is the

@@ -42,6 +42,8 @@ halError memAllocHost(halPluginDevice device, size_t size, void** ptr) noexcept;
 halError memFreeHost(halPluginDevice device, void* ptr) noexcept;
 halError memcpyAsync(halPluginStream stream, void* dst, const void* src, size_t count,
                      halMemcpyKind kind) noexcept;
+halError memcpyPeerAsync(halPluginStream stream, void* dst, halPluginDevice dstDevice,
+                         const void* src, halPluginDevice srcDevice, size_t count) noexcept;
 halError memsetAsync(halPluginStream stream, void* dst, unsigned char value, size_t count) noexcept;
 
 // module.cpp

@@ -43,6 +43,15 @@ halError memcpyAsync(halPluginStream stream, void* dst, const void* src, size_t 
     });
 }
 
+halError memcpyPeerAsync(halPluginStream stream, void* dst, halPluginDevice /*dstDevice*/,
+                         const void* src, halPluginDevice /*srcDevice*/, size_t count) noexcept {
+    // Every CPU device's memory is host memory: a peer copy is an ordinary copy in stream order.
+    return plugin::guarded(__func__, [&] {
+        toStream(stream).submit(CopyBytes{dst, src, count});
+        return HAL_SUCCESS;
+    });
+}
+
 halError memsetAsync(halPluginStream stream, void* dst, unsigned char value,
                      size_t count) noexcept {
     return plugin::guarded(__func__, [&] {

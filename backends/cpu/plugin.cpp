@@ -39,6 +39,7 @@ halPluginDispatchTable makeTable() {
     table.memFreeHost = memFreeHost;
     table.memcpyAsync = memcpyAsync;
     table.memsetAsync = memsetAsync;
+    table.memcpyPeerAsync = memcpyPeerAsync;
 
     table.launchHostFunc = launchHostFunc;
 

@@ -1,25 +1,48 @@
 #!/usr/bin/env bash
-# Runs every test polyhal has, the way CI does:
-#   1. the optimised build: unit tests, the conformance suite on the CPU backend and on OpenCL
-#      (PoCL), loader tests, the example, then the Python and Rust bindings' tests, then the SDK
-#      check (install, out-of-tree plugin template, installed conformance suite against it);
-#   2. the same C/C++ tests built with AddressSanitizer + UndefinedBehaviorSanitizer;
-#   3. the same built with ThreadSanitizer.
-# Usage: tools/run-tests.sh [default|asan|tsan ...]   (no argument: all three)
+# Runs every test polyhal has, the way CI does, after installing the Debian packages it needs
+# (tools/install-deps.sh test):
+#   default   the optimised build with every backend required (a missing package fails the
+#             configure): unit tests, the conformance suite on every backend it can run, loader
+#             tests, the example;
+#   bindings  the Python and Rust bindings' tests on that build;
+#   sdk       install, the out-of-tree plugin template, the installed conformance suite on it;
+#   minimal   the example built and run with every optional backend OFF and their headers hidden,
+#             and the configure messages for AUTO and ON (tools/check-minimal-build.sh);
+#   asan      the C/C++ tests built with AddressSanitizer + UndefinedBehaviorSanitizer;
+#   tsan      the same built with ThreadSanitizer.
+# Each stage prints its name and, at the end, its time.
+# Usage: tools/run-tests.sh [stage ...]   (no argument: all of them, in this order)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-presets=("$@")
-[ ${#presets[@]} -gt 0 ] || presets=(default asan tsan)
+all_stages=(default bindings sdk minimal asan tsan)
+stages=("$@")
+[ ${#stages[@]} -gt 0 ] || stages=("${all_stages[@]}")
 
-for preset in "${presets[@]}"; do
-    echo "== ${preset}: configure, build, test"
-    cmake --workflow --preset "${preset}"
-    if [ "${preset}" = default ]; then
-        echo "== bindings (Python, Rust) on build/default"
-        bindings/run-tests.sh build/default
-        echo "== SDK: install, build the plugin template out of tree, run the installed CTS on it"
-        examples/plugin-template/check-sdk.sh build/default
-    fi
+run_stage() {
+    case $1 in
+        default | asan | tsan) cmake --workflow --preset "$1" ;;
+        bindings) bindings/run-tests.sh build/default ;;
+        sdk) examples/plugin-template/check-sdk.sh build/default ;;
+        minimal) tools/check-minimal-build.sh ;;
+        *)
+            echo "run-tests: unknown stage '$1' (stages: ${all_stages[*]})" >&2
+            return 2
+            ;;
+    esac
+}
+
+tools/install-deps.sh test
+
+timings=()
+for stage in "${stages[@]}"; do
+    echo "== ${stage}: start ($(date +%T))"
+    started=${SECONDS}
+    run_stage "${stage}"
+    elapsed=$((SECONDS - started))
+    timings+=("$(printf '%-9s %4d:%02d' "${stage}" $((elapsed / 60)) $((elapsed % 60)))")
+    echo "== ${stage}: passed in ${elapsed} s"
 done
-echo "== all test runs passed: ${presets[*]}"
+echo "== stage times (min:s)"
+printf '   %s\n' "${timings[@]}"
+echo "== all test stages passed: ${stages[*]}"

@@ -1,14 +1,19 @@
 /*
- * halinfo: which backends polyhal selected, from where, and what their devices can do.
+ * halinfo: which backends polyhal was built with and has installed, which it selected and from
+ * where, and what their devices can do.
  *
- *   halinfo            the loaded plugins (logged at info level) and every device
+ *   halinfo            the plugins built and installed, the loaded plugins (logged at info
+ *                      level) and every device
  *   halinfo --verbose  also every candidate plugin tried and why it was or was not used
  *
  * Exits 1 with polyhal's error message when initialisation fails.
  */
-#define _POSIX_C_SOURCE 200112L
+#define _GNU_SOURCE /* dladdr */
 #include <polyhal/hal.h>
 
+#include <dirent.h>
+#include <dlfcn.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +29,7 @@ static void printCapabilities(uint64_t caps) {
         {HAL_DEVICE_CAP_STREAM_PRIORITIES, "stream-priorities"},
         {HAL_DEVICE_CAP_HOST_ACCESSIBLE, "host-accessible-memory"},
         {HAL_DEVICE_CAP_NATIVE_HANDLES, "native-handles"},
+        {HAL_DEVICE_CAP_PEER_COPY, "peer-copy"},
     };
     size_t i;
     int any = 0;
@@ -37,6 +43,40 @@ static void printCapabilities(uint64_t caps) {
 }
 
 static const char* orUnset(const char* value) { return value != NULL ? value : "(unset)"; }
+
+static int isPluginFile(const char* name) {
+    static const char kPrefix[] = "libpolyhal_", kSuffix[] = ".so";
+    const size_t length = strlen(name);
+    return strncmp(name, kPrefix, sizeof kPrefix - 1) == 0 &&
+           length > sizeof kPrefix - 1 + sizeof kSuffix - 1 &&
+           strcmp(name + length - (sizeof kSuffix - 1), kSuffix) == 0;
+}
+
+/* The plugins installed next to the libpolyhal.so in use: its plugin folder, where the loader
+ * looks after POLYHAL_PLUGIN_PATH. */
+static void printInstalledPlugins(void) {
+    Dl_info info;
+    char library[4096], folder[4096];
+    struct dirent** entries = NULL;
+    int count, i, any = 0;
+    if (dladdr((void*)&halInit, &info) == 0 || info.dli_fname == NULL) {
+        printf("plugins installed   (cannot locate libpolyhal.so)\n");
+        return;
+    }
+    snprintf(library, sizeof library, "%s", info.dli_fname);
+    snprintf(folder, sizeof folder, "%s/%s", dirname(library), POLYHAL_PLUGIN_DIRNAME);
+    printf("plugins installed   %s:", folder);
+    count = scandir(folder, &entries, NULL, alphasort);
+    for (i = 0; i < count; ++i) {
+        if (isPluginFile(entries[i]->d_name)) {
+            printf(" %s", entries[i]->d_name);
+            any = 1;
+        }
+        free(entries[i]);
+    }
+    free(entries);
+    printf("%s\n", any ? "" : " none");
+}
 
 int main(int argc, char** argv) {
     int verbose = 0, i, count = 0, major, minor, patch;
@@ -54,6 +94,11 @@ int main(int argc, char** argv) {
 
     halGetVersion(&major, &minor, &patch);
     printf("polyhal %d.%d.%d\n", major, minor, patch);
+    printf("backends built      %s\n", POLYHAL_BUILT_BACKENDS);
+    if (POLYHAL_SKIPPED_BACKENDS[0] != '\0') {
+        printf("backends not built\n    %s\n", POLYHAL_SKIPPED_BACKENDS);
+    }
+    printInstalledPlugins();
     printf("POLYHAL_BACKEND     = %s\n", orUnset(getenv("POLYHAL_BACKEND")));
     printf("POLYHAL_PLUGIN_PATH = %s\n", orUnset(getenv("POLYHAL_PLUGIN_PATH")));
     fflush(stdout);

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages polyhal needs; the one list of them in the repository.
+#
+#   tools/install-deps.sh example   build the library and run the example (README's first command)
+#   tools/install-deps.sh test      everything tools/run-tests.sh builds and runs (the default)
+#   tools/install-deps.sh all       the tests plus the interop and profiling tools
+#   tools/install-deps.sh --list [example|test|all]   print the packages, install nothing
+#
+# Idempotent and quiet when everything is present: `apt-get update` and `apt-get install` run
+# only for packages that are missing. Runs apt-get as root, or through sudo for another user.
+#
+# Not a Debian package: NVIDIA's CUDA toolkit, whose cuda.h the cuda backend builds against
+# (searched at /usr/local/cuda, $CUDA_PATH, $CUDA_HOME). The test profile checks that it is there.
+set -euo pipefail
+
+# What building the library and running the example needs.
+example_packages=(cmake ninja-build g++ libspdlog-dev libfmt-dev)
+# What tools/run-tests.sh needs on top: Catch2 and Google Benchmark; OpenCL headers, ICD loader
+# and PoCL (the OpenCL backend and its CPU device); HIP and Level Zero headers and the Level Zero
+# loader with its validation layer (backends and their vendor-driver doubles); clang and
+# llvm-spirv (SPIR-V kernels), libFuzzer; Python and Rust for the bindings; pkg-config for the
+# SDK check.
+test_packages=(
+    "${example_packages[@]}"
+    catch2 libbenchmark-dev pkg-config
+    ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd
+    libamdhip64-dev libze-dev libze1
+    clang llvm-spirv-14 spirv-tools libfuzzer-14-dev
+    python3 python3-venv python3-setuptools python3-pip python3-pytest python3-numpy
+    cargo rustc
+)
+# Interop clients the Python tests use when present, and the profilers docs/benchmarks.md uses.
+all_packages=("${test_packages[@]}" python3-torch python3-pyopencl linux-perf valgrind)
+
+usage() {
+    sed -n '4,7p' "$0" | sed 's/^# \{0,1\}//' >&2
+    exit 2
+}
+
+list_only=0
+if [[ ${1:-} == --list ]]; then
+    list_only=1
+    shift
+fi
+profile=${1:-test}
+[[ $# -le 1 ]] || usage
+case ${profile} in
+    example) packages=("${example_packages[@]}") ;;
+    test) packages=("${test_packages[@]}") ;;
+    all) packages=("${all_packages[@]}") ;;
+    *) usage ;;
+esac
+if ((list_only)); then
+    printf '%s\n' "${packages[@]}"
+    exit 0
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+    status=$(dpkg-query -W -f='${db:Status-Abbrev}' "${package}" 2>/dev/null || true)
+    [[ ${status} == ii* ]] || missing+=("${package}")
+done
+
+if ((${#missing[@]})); then
+    echo "install-deps: installing ${#missing[@]} Debian package(s): ${missing[*]}"
+    as_root=()
+    if [[ $(id -u) -ne 0 ]]; then
+        if ! command -v sudo >/dev/null; then
+            echo "install-deps: not root and no sudo; as root, run:" >&2
+            echo "  apt-get update && apt-get install -y --no-install-recommends ${missing[*]}" >&2
+            exit 1
+        fi
+        as_root=(sudo)
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    "${as_root[@]}" apt-get update -qq
+    "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    echo "install-deps: installed ${missing[*]}"
+fi
+
+if [[ ${profile} != example ]]; then
+    found_cuda=
+    for root in "${CUDA_PATH:-}" "${CUDA_HOME:-}" /usr/local/cuda; do
+        if [[ -n ${root} && -e ${root}/include/cuda.h ]]; then
+            found_cuda=${root}
+            break
+        fi
+    done
+    if [[ -z ${found_cuda} ]]; then
+        echo "install-deps: the CUDA toolkit (cuda.h, nvcc) was not found at /usr/local/cuda," \
+             "\$CUDA_PATH or \$CUDA_HOME. It is not a Debian package: install NVIDIA's CUDA" \
+             "toolkit, which the test build needs for the cuda backend and its kernels." >&2
+        exit 1
+    fi
+fi
+echo "install-deps: the ${profile} packages are installed"

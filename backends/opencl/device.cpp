@@ -80,6 +80,10 @@ halError deviceSynchronize(halPluginDevice device) {
         {
             std::lock_guard lock(device->streamsMutex);
             for (const auto& entry : device->streams) streams.push_back(entry.second);
+            // Waited for below, and no longer held by the device: once waited for, they are idle.
+            streams.insert(streams.end(), std::make_move_iterator(device->retiring.begin()),
+                           std::make_move_iterator(device->retiring.end()));
+            device->retiring.clear();
         }
         // The first failure is returned; streams after it are waited for with their failures
         // left pending, so that its message stays the one the caller reads.

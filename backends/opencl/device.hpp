@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "platform.hpp"
 
@@ -40,6 +41,10 @@ struct halPluginDevice_t {
     // keeps a stream that another thread destroys meanwhile alive until that wait ends.
     std::mutex streamsMutex;
     std::unordered_map<const halPluginStream_t*, std::shared_ptr<halPluginStream_t>> streams;
+    // Destroyed streams whose last command had not finished: deviceSynchronize waits for them
+    // too, as cuCtxSynchronize waits for the work of destroyed streams. Each is dropped once seen
+    // idle (by the next streamDestroy or deviceSynchronize). Guarded by streamsMutex.
+    std::vector<std::shared_ptr<halPluginStream_t>> retiring;
 };
 
 #endif  // POLYHAL_OPENCL_DEVICE_HPP_

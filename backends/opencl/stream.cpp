@@ -3,6 +3,10 @@
 
 #include <CL/cl_ext.h>
 
+#include <algorithm>
+#include <iterator>
+#include <vector>
+
 #include "cl_info.hpp"
 #include "device.hpp"
 #include "entries.hpp"
@@ -136,12 +140,19 @@ halError streamCreate(halPluginDevice device, int priority, uint32_t, halPluginS
 }
 
 halError streamDestroy(halPluginStream stream) {
-    std::shared_ptr<halPluginStream_t> owner;  // released after the lock
+    std::vector<std::shared_ptr<halPluginStream_t>> released;  // destroyed after the lock
     halPluginDevice device = stream->device;
     std::lock_guard lock(device->streamsMutex);
     auto found = device->streams.find(stream);
-    owner = std::move(found->second);
+    device->retiring.push_back(std::move(found->second));
     device->streams.erase(found);
+    // A destroyed stream's failure has no one left to report it to: query only tells idle.
+    auto idle = std::partition(device->retiring.begin(), device->retiring.end(),
+                               [](const auto& retired) {
+                                   return retired->query() == HAL_ERROR_NOT_READY;
+                               });
+    std::move(idle, device->retiring.end(), std::back_inserter(released));
+    device->retiring.erase(idle, device->retiring.end());
     return HAL_SUCCESS;
 }
 

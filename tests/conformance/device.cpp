@@ -136,3 +136,17 @@ TEST_CASE("halSynchronizeDevice waits for every stream", "[device][sync]") {
     CHECK(doneC.load());
     CHECK(doneDefault.load());
 }
+
+TEST_CASE("halSynchronizeDevice waits for the work of streams destroyed before it",
+          "[device][sync]") {
+    // As cuCtxSynchronize: destroying a stream does not cancel or detach its submitted work.
+    CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
+    std::atomic<bool> done{false};
+    halStream doomed = nullptr;
+    HAL_REQUIRE_OK(halCreateStream(&doomed));
+    cts::enqueueSleep(doomed, std::chrono::milliseconds(50));
+    cts::enqueueSet(doomed, &done);
+    HAL_REQUIRE_OK(halDestroyStream(doomed));  // returns at once; the work still runs
+    HAL_REQUIRE_OK(halSynchronizeDevice());
+    CHECK(done.load());
+}

@@ -19,7 +19,7 @@ example_packages=(cmake ninja-build g++ libspdlog-dev libfmt-dev)
 # and PoCL (the OpenCL backend and its CPU device); HIP and Level Zero headers and the Level Zero
 # loader with its validation layer (backends and their vendor-driver doubles); clang and
 # llvm-spirv (SPIR-V kernels), libFuzzer; Python and Rust for the bindings; pkg-config for the
-# SDK check.
+# SDK check; Open MPI for the MPI example.
 test_packages=(
     "${example_packages[@]}"
     catch2 libbenchmark-dev pkg-config
@@ -28,6 +28,7 @@ test_packages=(
     clang llvm-spirv-14 spirv-tools libfuzzer-14-dev
     python3 python3-venv python3-setuptools python3-pip python3-pytest python3-numpy
     cargo rustc
+    libopenmpi-dev openmpi-bin
 )
 # Interop clients the Python tests use when present, and the profilers docs/benchmarks.md uses.
 all_packages=("${test_packages[@]}" python3-torch python3-pyopencl linux-perf valgrind)

@@ -63,4 +63,9 @@ halError DeviceMemory::release(void* ptr) {
     return HAL_SUCCESS;
 }
 
+uint64_t DeviceMemory::used() {
+    std::lock_guard lock(mutex_);
+    return used_;
+}
+
 }  // namespace polyhal::cpu

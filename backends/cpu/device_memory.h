@@ -21,6 +21,8 @@ class DeviceMemory {
     DeviceMemory& operator=(const DeviceMemory&) = delete;
 
     uint64_t capacity() const { return capacity_; }
+    // Bytes charged by live allocations.
+    uint64_t used();
 
     // `size` bytes aligned to kDeviceMemoryAlignment. Beyond the remaining capacity:
     // HAL_ERROR_OUT_OF_MEMORY, with the requested and available bytes in the message.

@@ -40,6 +40,7 @@ halError memAllocDevice(halPluginDevice device, size_t size, void** ptr) noexcep
 halError memFreeDevice(halPluginDevice device, void* ptr) noexcept;
 halError memAllocHost(halPluginDevice device, size_t size, void** ptr) noexcept;
 halError memFreeHost(halPluginDevice device, void* ptr) noexcept;
+halError memGetInfo(halPluginDevice device, size_t* freeBytes, size_t* totalBytes) noexcept;
 halError memcpyAsync(halPluginStream stream, void* dst, const void* src, size_t count,
                      halMemcpyKind kind) noexcept;
 halError memcpyPeerAsync(halPluginStream stream, void* dst, halPluginDevice dstDevice,

@@ -3,6 +3,7 @@
 // a CPU device no page is faster to reach than another.
 #include <polyhal/plugin_support.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "aligned_memory.h"
@@ -28,6 +29,16 @@ halError memAllocHost(halPluginDevice /*device*/, size_t size, void** ptr) noexc
     }
     *ptr = memory;
     return HAL_SUCCESS;
+}
+
+halError memGetInfo(halPluginDevice device, size_t* freeBytes, size_t* totalBytes) noexcept {
+    return plugin::guarded(__func__, [&] {
+        DeviceMemory& memory = toDevice(device).memory();
+        const uint64_t capacity = memory.capacity();
+        *totalBytes = static_cast<size_t>(capacity);
+        *freeBytes = static_cast<size_t>(capacity - std::min(capacity, memory.used()));
+        return HAL_SUCCESS;
+    });
 }
 
 halError memFreeHost(halPluginDevice /*device*/, void* ptr) noexcept {

@@ -40,6 +40,7 @@ halPluginDispatchTable makeTable() {
     table.memcpyAsync = memcpyAsync;
     table.memsetAsync = memsetAsync;
     table.memcpyPeerAsync = memcpyPeerAsync;
+    table.memGetInfo = memGetInfo;
 
     table.launchHostFunc = launchHostFunc;
 

@@ -76,8 +76,18 @@ inline void noteSubmitted(halStream_t* stream, std::initializer_list<const void*
     stream->device->pool->recordUses(uses.begin(), uses.size(), stream->poolStream, ticket);
 }
 
+// Withdraws every peer access granted to `device` (halResetDevice).
+void revokePeerAccess(Device* device);
+
 // Waits for `stream` and tells the pool what has finished.
 halError synchronizeStream(halStream_t* stream, const char* operation);
+
+inline halError requireDevice(int device, const char* operation) {
+    const int count = static_cast<int>(runtime().devices.size());
+    if (device >= 0 && device < count) return HAL_SUCCESS;
+    return fail(HAL_ERROR_INVALID_DEVICE, "{}: device {} does not exist ({} device{})",
+                operation, device, count, count == 1 ? "" : "s");
+}
 
 inline halError requireOutput(const void* pointer, const char* operation, const char* name) {
     if (pointer != nullptr) return HAL_SUCCESS;

@@ -9,13 +9,6 @@ using namespace polyhal;
 
 namespace {
 
-halError requireDevice(int device, const char* operation) {
-    const int count = static_cast<int>(runtime().devices.size());
-    if (device >= 0 && device < count) return HAL_SUCCESS;
-    return fail(HAL_ERROR_INVALID_DEVICE, "{}: device {} does not exist ({} device{})",
-                operation, device, count, count == 1 ? "" : "s");
-}
-
 // Destroys every object of `device`; halResetDevice's second half.
 void releaseDeviceObjects(Device* device) {
     Runtime& rt = runtime();
@@ -96,6 +89,7 @@ HAL_API halError halResetDevice(int ordinal) {
         const halError drained = checked(device->vtable->deviceSynchronize(device->native),
                                          device, "halResetDevice");
         releaseDeviceObjects(device);
+        revokePeerAccess(device);  // as cudaDeviceReset ends the context's peer mappings
         return drained;
     });
 }

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "backend.hpp"
 #include "objects.hpp"
@@ -30,6 +31,11 @@ struct Device {
     // The default stream, created on first use.
     std::atomic<halStream_t*> defaultStream{nullptr};
     std::mutex defaultStreamMutex;
+
+    // Devices whose memory kernels of this device were given access to
+    // (halDeviceEnablePeerAccess), by ordinal.
+    std::mutex peersMutex;
+    std::vector<int> enabledPeers;
 
     bool supports(halDeviceCapability capability) const {
         return (info.capabilities & capability) != 0;

@@ -124,3 +124,28 @@ TEST_CASE("an exhausted device recovers when memory is freed", "[memory][oom]") 
     if (again != nullptr) blocks.push_back(again);
     for (void* p : blocks) HAL_CHECK_OK(halFree(p));
 }
+
+TEST_CASE("halGetMemInfo reports the device's total, and free memory shrinking as it is used",
+          "[memory]") {
+    int device = 0;
+    HAL_REQUIRE_OK(halGetDevice(&device));
+    // Nothing cached, so that the allocation below takes new memory from the device.
+    HAL_REQUIRE_OK(halSynchronizeDevice());
+    HAL_REQUIRE_OK(halMemPoolTrim(device, 0));
+    size_t freeBefore = 0, total = 0;
+    HAL_REQUIRE_OK(halGetMemInfo(&freeBefore, &total));
+    CHECK(total == cts::deviceProperties().totalMemory);
+    CHECK(freeBefore <= total);
+    constexpr size_t kBytes = 64u << 20;
+    if (freeBefore < 2 * kBytes) {
+        cts::skip("less than 128 MiB free");
+        return;
+    }
+    cts::DeviceMemory held(kBytes);
+    size_t freeAfter = 0, totalAfter = 0;
+    HAL_REQUIRE_OK(halGetMemInfo(&freeAfter, &totalAfter));
+    CHECK(totalAfter == total);
+    CHECK(freeAfter + kBytes <= freeBefore);
+    CHECK(halGetMemInfo(nullptr, &total) == HAL_ERROR_INVALID_VALUE);
+    CHECK(halGetMemInfo(&freeAfter, nullptr) == HAL_ERROR_INVALID_VALUE);
+}

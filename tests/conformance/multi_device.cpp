@@ -178,3 +178,82 @@ TEST_CASE("a kernel of one device cannot be launched on another device's stream"
     CHECK(halLaunchKernel(fill, {1, 1, 1}, {64, 1, 1}, 0, args, 3, onSecond) ==
           HAL_ERROR_INVALID_VALUE);
 }
+
+TEST_CASE("peer access is reported per pair, never for a device and itself", "[multi_device][peer]") {
+    int count = 0, can = -1;
+    HAL_REQUIRE_OK(halGetDeviceCount(&count));
+    HAL_CHECK_OK(halDeviceCanAccessPeer(&can, 0, 0));
+    CHECK(can == 0);
+    CHECK(halDeviceCanAccessPeer(nullptr, 0, 0) == HAL_ERROR_INVALID_VALUE);
+    CHECK(halDeviceCanAccessPeer(&can, count, 0) == HAL_ERROR_INVALID_DEVICE);
+    CHECK(halDeviceCanAccessPeer(&can, 0, -1) == HAL_ERROR_INVALID_DEVICE);
+    CHECK(halDeviceEnablePeerAccess(0, 0) == HAL_ERROR_INVALID_DEVICE);
+    CHECK(halDeviceEnablePeerAccess(count, 0) == HAL_ERROR_INVALID_DEVICE);
+    CHECK(halDeviceDisablePeerAccess(count) == HAL_ERROR_INVALID_DEVICE);
+    CTS_REQUIRE_TWO_DEVICES();
+    int forward = -1, backward = -1;
+    HAL_REQUIRE_OK(halDeviceCanAccessPeer(&forward, 0, 1));
+    HAL_REQUIRE_OK(halDeviceCanAccessPeer(&backward, 1, 0));
+    CHECK((forward == 0 || forward == 1));
+    CHECK((backward == 0 || backward == 1));
+    if (cts::deviceProperties().capabilities & HAL_DEVICE_CAP_HOST_ACCESSIBLE) {
+        CHECK(forward == 1);  // host memory is reachable from every device
+    }
+    if (forward == 0) {
+        CHECK(halDeviceEnablePeerAccess(1, 0) == HAL_ERROR_NOT_SUPPORTED);
+        CHECK_THAT(halGetLastErrorMessage(), Catch::Contains("cannot access device 1"));
+    }
+}
+
+TEST_CASE("enabled peer access lets a kernel write another device's memory, until disabled",
+          "[multi_device][peer][kernel]") {
+    CTS_REQUIRE_TWO_DEVICES();
+    int can = 0;
+    HAL_REQUIRE_OK(halDeviceCanAccessPeer(&can, 0, 1));
+    if (can == 0) {
+        cts::skip("device 0 cannot access device 1 on this backend");
+        return;
+    }
+    cts::Module module;
+    halFunction fill = nullptr;
+    if (!cts::loadKernel("fill_u32", module, &fill)) return;
+    constexpr uint32_t kCount = 4096;
+    void* onSecond = nullptr;
+    {
+        CurrentDevice second(1);
+        HAL_REQUIRE_OK(halMalloc(&onSecond, kCount * sizeof(uint32_t)));
+    }
+    CHECK(halDeviceEnablePeerAccess(1, 1) == HAL_ERROR_INVALID_VALUE);  // flags must be 0
+    CHECK(halDeviceDisablePeerAccess(1) == HAL_ERROR_INVALID_VALUE);    // not enabled yet
+    HAL_REQUIRE_OK(halDeviceEnablePeerAccess(1, 0));
+    HAL_CHECK_OK(halDeviceEnablePeerAccess(1, 0));  // again: already enabled, no change
+    cts::Stream stream;
+    const uint32_t value = 0x600d, n = kCount;
+    HAL_REQUIRE_OK(cts::launch1d(fill, n, 256, {cts::arg(onSecond), cts::arg(value), cts::arg(n)},
+                                 stream));
+    HAL_REQUIRE_OK(halSynchronizeStream(stream));
+    std::vector<uint32_t> host(kCount);
+    HAL_REQUIRE_OK(halMemcpy(host.data(), host.size() * sizeof(uint32_t), onSecond,
+                             kCount * sizeof(uint32_t), HAL_MEMCPY_DEVICE_TO_HOST));
+    size_t wrong = 0;
+    for (uint32_t word : host) wrong += word != value;
+    CHECK(wrong == 0);
+    HAL_CHECK_OK(halDeviceDisablePeerAccess(1));
+    CHECK(halDeviceDisablePeerAccess(1) == HAL_ERROR_INVALID_VALUE);
+    HAL_CHECK_OK(halFree(onSecond));
+}
+
+TEST_CASE("halResetDevice withdraws the peer access its device was granted",
+          "[multi_device][peer]") {
+    CTS_REQUIRE_TWO_DEVICES();
+    int can = 0;
+    HAL_REQUIRE_OK(halDeviceCanAccessPeer(&can, 1, 0));
+    if (can == 0) {
+        cts::skip("device 1 cannot access device 0 on this backend");
+        return;
+    }
+    CurrentDevice second(1);
+    HAL_REQUIRE_OK(halDeviceEnablePeerAccess(0, 0));
+    HAL_REQUIRE_OK(halResetDevice(1));
+    CHECK(halDeviceDisablePeerAccess(0) == HAL_ERROR_INVALID_VALUE);
+}

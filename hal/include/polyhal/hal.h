@@ -105,8 +105,9 @@ HAL_API halError halSetDevice(int device);
 /* The calling thread's current device. Errors: HAL_ERROR_INVALID_VALUE (device is NULL). */
 HAL_API halError halGetDevice(int* device);
 
-/* Waits for all work on `device`, then destroys every stream, event and module created on it and
- * frees its memory; their handles become invalid (HAL_ERROR_INVALID_HANDLE). The device stays
+/* Waits for all work on `device`, then destroys every stream, event and module created on it,
+ * frees its memory and withdraws the peer access it was granted (halDeviceEnablePeerAccess);
+ * the handles become invalid (HAL_ERROR_INVALID_HANDLE). The device stays
  * usable: new objects may be created afterwards. No other thread may use the device meanwhile.
  * Errors: HAL_ERROR_INVALID_DEVICE, or an asynchronous error that the drained work reported. */
 HAL_API halError halResetDevice(int device);
@@ -143,6 +144,36 @@ typedef struct halDeviceProperties {
  * Errors: HAL_ERROR_INVALID_VALUE (props NULL, or props->size smaller than the `size` member
  * plus name), HAL_ERROR_INVALID_DEVICE. */
 HAL_API halError halGetDeviceProperties(int device, halDeviceProperties* props);
+
+/* Free and total bytes of the current device's memory, as aclrtGetMemInfo and cudaMemGetInfo:
+ * as the backend reports them where it can (memory other processes use counts), else the
+ * device's total memory less what polyhal's pool holds on it. The pool's own view (in use,
+ * cached) is in halMemPoolGetStats.
+ * Errors: HAL_ERROR_INVALID_VALUE (freeBytes or totalBytes NULL), backend errors. */
+HAL_API halError halGetMemInfo(size_t* freeBytes, size_t* totalBytes);
+
+/* Peer access, as aclrtDeviceCanAccessPeer / aclrtDeviceEnablePeerAccess and CUDA's: whether
+ * kernels of one device may use memory of another directly. Copies between devices of one
+ * backend never need it (halMemcpyAsync picks the path itself).
+ *
+ * Sets *canAccessPeer to 1 if kernels of `device` can be given access to memory of
+ * `peerDevice`, else 0: always 0 for a device and itself and for devices of different backends;
+ * 1 between devices whose memory is host-accessible (HAL_DEVICE_CAP_HOST_ACCESSIBLE); otherwise
+ * as the backend says. Errors: HAL_ERROR_INVALID_VALUE (canAccessPeer NULL),
+ * HAL_ERROR_INVALID_DEVICE (either ordinal). */
+HAL_API halError halDeviceCanAccessPeer(int* canAccessPeer, int device, int peerDevice);
+
+/* Lets kernels of the current device access memory of `peerDevice` (one direction). Enabling a
+ * pair that is already enabled succeeds and changes nothing (CUDA reports it as an error).
+ * Errors: HAL_ERROR_INVALID_VALUE (flags not 0), HAL_ERROR_INVALID_DEVICE (peerDevice out of
+ * range, or the current device itself), HAL_ERROR_NOT_SUPPORTED (halDeviceCanAccessPeer gives
+ * 0 for the pair; the message says why), backend errors. */
+HAL_API halError halDeviceEnablePeerAccess(int peerDevice, uint32_t flags);
+
+/* Withdraws what halDeviceEnablePeerAccess granted the current device.
+ * Errors: HAL_ERROR_INVALID_VALUE (access to peerDevice is not enabled),
+ * HAL_ERROR_INVALID_DEVICE, backend errors. */
+HAL_API halError halDeviceDisablePeerAccess(int peerDevice);
 
 /* Blocks until every stream of the calling thread's current device has finished its work.
  * Errors: the first asynchronous error any of those streams reported since last observed. */

@@ -190,6 +190,17 @@ typedef struct halPluginDispatchTable {
      * hipMemcpyPeerAsync, a Level Zero copy between devices of one context). */
     halError (*memcpyPeerAsync)(halPluginStream stream, void* dst, halPluginDevice dstDevice,
                                 const void* src, halPluginDevice srcDevice, size_t count);
+    /* Optional. Free and total bytes of the device's memory as the vendor reports them
+     * (cuMemGetInfo). Without it the core reports the device's totalMemory, less what its pool
+     * holds. */
+    halError (*memGetInfo)(halPluginDevice device, size_t* freeBytes, size_t* totalBytes);
+    /* Optional, all or none. Can kernels of `device` access memory of `peer`, another device of
+     * this plugin (cuDeviceCanAccessPeer)? Enabling makes them able to (cuCtxEnablePeerAccess);
+     * the core calls enable once per pair until disabled, and only where canAccessPeer said 1.
+     * Without them the core reports access only between host-accessible devices. */
+    halError (*deviceCanAccessPeer)(halPluginDevice device, halPluginDevice peer, int* canAccess);
+    halError (*deviceEnablePeerAccess)(halPluginDevice device, halPluginDevice peer);
+    halError (*deviceDisablePeerAccess)(halPluginDevice device, halPluginDevice peer);
 } halPluginDispatchTable;
 
 /* The entry point. `coreAbiVersion` is the core's HAL_PLUGIN_ABI_VERSION; `table->size` is the

@@ -354,7 +354,9 @@ HAL_API halError halMemsetAsync(void* dst, size_t dstMax, int value, size_t coun
  * observe (the host saw the uses finish) that every use is over. Uses are captured
  * automatically for copy and memset operands and for kernel arguments of pointer size whose
  * value points into a live block; halRecordStream declares the rest. Nothing is ever made to
- * wait on the device behind the application's back.
+ * wait on the device behind the application's back, with one exception: a copy between two
+ * devices of one backend makes the other device's default stream wait for it (halMemcpyAsync),
+ * since that device's pool cannot see the copying stream.
  *
  * Usage (memory made on s0, read by a long operation on s1, freed while s1 still reads it):
  *     halMallocAsync(&a, n, s0);  ...work on s0 writes a...

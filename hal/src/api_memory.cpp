@@ -156,26 +156,22 @@ bool peerCopyPossible(const halStream_t* stream, const Device* dstDevice,
 
 // The pool of the device that does not own `stream` cannot see a use on `stream`. So that the
 // operand on that device is not handed out again before the copy has read or written it, that
-// device's default stream waits for the copy, and the use is recorded there.
-halError holdForPeerCopy(halStream_t* stream, Device* other, const void* operand,
-                         const char* operation) {
+// device's default stream waits for the copy, and the use is recorded there. Returns false,
+// having done nothing, where the backend refuses a step.
+bool holdForPeerCopy(halStream_t* stream, Device* other, const void* operand) {
     Device* device = stream->device;
     halStream_t* otherStream = nullptr;
-    if (halError e = defaultStream(other, &otherStream)) return e;
     halPluginEvent copied = nullptr;
-    if (halError e = checked(device->vtable->eventCreate(device->native, HAL_EVENT_DISABLE_TIMING,
-                                                         &copied),
-                             device, operation)) {
-        return e;
+    if (defaultStream(other, &otherStream) != HAL_SUCCESS ||
+        device->vtable->eventCreate(device->native, HAL_EVENT_DISABLE_TIMING, &copied) !=
+            HAL_SUCCESS) {
+        return false;
     }
-    halError status = device->vtable->eventRecord(copied, stream->native);
-    if (status == HAL_SUCCESS) {
-        status = other->vtable->streamWaitEvent(otherStream->native, copied);
-    }
-    device->vtable->eventDestroy(copied);  // waits already enqueued on it still hold
-    if (halError e = checked(status, device, operation)) return e;
-    noteSubmitted(otherStream, {operand});
-    return HAL_SUCCESS;
+    const bool held = device->vtable->eventRecord(copied, stream->native) == HAL_SUCCESS &&
+                      other->vtable->streamWaitEvent(otherStream->native, copied) == HAL_SUCCESS;
+    device->vtable->eventDestroy(copied);  // a wait already enqueued on it still holds
+    if (held) noteSubmitted(otherStream, {operand});
+    return held;
 }
 
 // A copy between two devices of one backend, in `stream`'s order, without host staging.
@@ -189,8 +185,10 @@ halError enqueuePeerCopy(halStream_t* stream, void* dst, Device* dstDevice, cons
         return e;
     }
     noteSubmitted(stream, {dst, src});
-    return device == dstDevice ? holdForPeerCopy(stream, srcDevice, src, operation)
-                               : holdForPeerCopy(stream, dstDevice, dst, operation);
+    const bool held = device == dstDevice ? holdForPeerCopy(stream, srcDevice, src)
+                                          : holdForPeerCopy(stream, dstDevice, dst);
+    // The copy is enqueued either way; unheld, it must be over before the call returns.
+    return held ? HAL_SUCCESS : synchronizeStream(stream, operation);
 }
 
 struct CopyPlan {
@@ -215,7 +213,8 @@ halError planCopy(const char* operation, void* dst, size_t dstMax, const void* s
     return checkBounds(operation, "src", plan->src, count);
 }
 
-// Enqueues a planned copy on `stream`, or performs it synchronously across backends.
+// Enqueues a planned copy on `stream`, or, where no peer path serves it, performs it
+// synchronously through the host.
 halError enqueueCopy(halStream_t* stream, void* dst, const void* src, size_t count,
                      const CopyPlan& plan, const char* operation) {
     Device* dstDevice = plan.dst.device();

@@ -265,7 +265,8 @@ typedef void (*halHostFn)(void* userData);
  * other function returns HAL_ERROR_NOT_PERMITTED and does nothing, halFree and halFreeAsync
  * included (they record the pool's events): to release memory once fn has run, call
  * halFreeAsync(ptr, stream) after halLaunchHostFunc instead.
- * Errors: HAL_ERROR_INVALID_VALUE (fn NULL), HAL_ERROR_INVALID_HANDLE, HAL_ERROR_NOT_SUPPORTED. */
+ * Errors: HAL_ERROR_INVALID_VALUE (fn NULL), HAL_ERROR_INVALID_HANDLE, HAL_ERROR_NOT_SUPPORTED,
+ * HAL_ERROR_NOT_PERMITTED (called from inside a host function). */
 HAL_API halError halLaunchHostFunc(halStream stream, halHostFn fn, void* userData);
 
 /* ---------------------------------------------------------------------------------------------
@@ -297,7 +298,8 @@ HAL_API halError halMalloc(void** ptr, size_t size);
  * halRecordStream) is ordered before it by events or observed finished. The host must not touch
  * the memory after the call. halFree(NULL) does nothing.
  * Errors: HAL_ERROR_INVALID_VALUE (not the start of a live pool allocation: never allocated,
- * freed already, an interior pointer, or pinned host memory). */
+ * freed already, an interior pointer, or pinned host memory), HAL_ERROR_NOT_PERMITTED (inside a
+ * host function; see halLaunchHostFunc). */
 HAL_API halError halFree(void* ptr);
 
 /* Allocates page-locked host memory suited to fast transfers with the current device.
@@ -374,7 +376,7 @@ HAL_API halError halMallocAsync(void** ptr, size_t size, halStream stream);
 /* Frees a pool block in the order of `stream`: `stream`'s later work may reuse it at once, other
  * streams once every captured use is ordered before them or observed finished.
  * Errors: HAL_ERROR_INVALID_VALUE (not the start of a live pool block of the stream's device, or
- * freed already), HAL_ERROR_INVALID_HANDLE. */
+ * freed already), HAL_ERROR_INVALID_HANDLE, HAL_ERROR_NOT_PERMITTED (inside a host function). */
 HAL_API halError halFreeAsync(void* ptr, halStream stream);
 
 /* Declares that work submitted to `stream` so far uses the pool block containing `ptr`, for uses

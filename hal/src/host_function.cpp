@@ -24,14 +24,19 @@ struct MarkedCall {
 
 void runMarked(void* pending) {
     const std::unique_ptr<MarkedCall> call(static_cast<MarkedCall*>(pending));
+    detail::runningHostFunctions.fetch_add(1, std::memory_order_relaxed);
     t_inHostFunction = true;
     call->fn(call->userData);
     t_inHostFunction = false;
+    detail::runningHostFunctions.fetch_sub(1, std::memory_order_relaxed);
 }
 
 }  // namespace
 
-bool inHostFunction() noexcept { return t_inHostFunction; }
+namespace detail {
+std::atomic<int> runningHostFunctions{0};
+bool onHostFunctionThread() noexcept { return t_inHostFunction; }
+}  // namespace detail
 
 halError checkPermittedInHostFunction(const char* function) {
     for (const char* permitted : kPermittedInHostFunction) {

@@ -6,10 +6,23 @@
 
 #include <polyhal/plugin.h>
 
+#include <atomic>
+
 namespace polyhal {
 
-// Is the calling thread running a host function right now?
-bool inHostFunction() noexcept;
+namespace detail {
+// How many host functions are running right now, on any thread. While none is, every public
+// call skips the thread-local check with one relaxed load.
+extern std::atomic<int> runningHostFunctions;
+bool onHostFunctionThread() noexcept;
+}  // namespace detail
+
+// Is the calling thread running a host function right now? (A thread that is sees its own
+// increment of the count.)
+inline bool inHostFunction() noexcept {
+    return detail::runningHostFunctions.load(std::memory_order_relaxed) != 0 &&
+           detail::onHostFunctionThread();
+}
 
 // HAL_ERROR_NOT_PERMITTED, with a message naming `function`, unless hal.h allows `function`
 // inside a host function (then HAL_SUCCESS). Called only on a thread inside a host function.

@@ -10,11 +10,19 @@ namespace {
 
 thread_local bool t_inHostFunction = false;
 
-// What hal.h lets a host function call: functions that never reach the device.
+// What hal.h lets a host function call, of the functions that go through apiCall: those that
+// never reach the device. (halGetErrorName, halGetErrorString, halGetLastErrorMessage and
+// halGetVersion do not go through apiCall and are always allowed.)
 constexpr const char* kPermittedInHostFunction[] = {
-    "halInit",           "halGetBackendName",         "halGetDeviceCount",
-    "halGetDevice",      "halSetDevice",              "halGetDeviceProperties",
-    "halGetStreamPriorityRange", "halMemPoolGetStats", "halMemPoolGetAttribute",
+    "halInit",
+    "halGetBackendName",
+    "halGetDeviceCount",
+    "halGetDevice",
+    "halSetDevice",
+    "halGetDeviceProperties",
+    "halGetStreamPriorityRange",
+    "halMemPoolGetStats",
+    "halMemPoolGetAttribute",
 };
 
 struct MarkedCall {

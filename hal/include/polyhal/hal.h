@@ -259,7 +259,7 @@ typedef void (*halHostFn)(void* userData);
  * another stream's host function or for work queued behind one.
  *
  * Inside fn, as in CUDA, polyhal may not be called into the device: only halGetErrorName,
- * halGetErrorString, halGetLastErrorMessage, halGetVersion, halGetBackendName,
+ * halGetErrorString, halGetLastErrorMessage, halGetVersion, halInit, halGetBackendName,
  * halGetDeviceCount, halGetDevice, halSetDevice, halGetDeviceProperties,
  * halGetStreamPriorityRange, halMemPoolGetStats and halMemPoolGetAttribute are allowed. Every
  * other function returns HAL_ERROR_NOT_PERMITTED and does nothing, halFree and halFreeAsync

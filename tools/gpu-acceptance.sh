@@ -147,6 +147,8 @@ else
     for target in "${wanted[@]}"; do
         grep -qxF "${target}" <<<"${available}" && targets+=("${target}")
     done
+    # A generator other than Ninja lists its targets differently: then everything is built.
+    [ ${#targets[@]} -gt 0 ] || targets=(all)
     if logged build cmake --build "${build}" --target "${targets[@]}"; then
         record build passed "targets: ${targets[*]}"
         built=yes

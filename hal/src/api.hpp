@@ -10,15 +10,20 @@
 #include <new>
 
 #include "error.hpp"
+#include "host_function.hpp"
 #include "runtime.hpp"
 
 namespace polyhal {
 
-// Runs a public function's body: initialises first, and turns any exception into an error so
-// none crosses the C ABI.
+// Runs a public function's body: initialises first, refuses what hal.h does not allow inside a
+// host function, and turns any exception into an error so none crosses the C ABI. `function` is
+// the public function calling it.
 template <typename Body>
-halError apiCall(Body&& body) noexcept {
+halError apiCall(Body&& body, const char* function = __builtin_FUNCTION()) noexcept {
     try {
+        if (__builtin_expect(inHostFunction(), 0)) {
+            if (halError e = checkPermittedInHostFunction(function)) return e;
+        }
         const halError status = ensureInitialized();
         if (status != HAL_SUCCESS) return status;
         return body();

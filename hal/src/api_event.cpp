@@ -129,6 +129,17 @@ HAL_API halError halEventElapsedTime(float* ms, halEvent startHandle, halEvent e
                             static_cast<const void*>(event));
             }
         }
+        // plugin.h promises the plugin complete events: a timestamp read before the device
+        // wrote it is garbage on some drivers.
+        for (const halEvent_t* event : {start, end}) {
+            const halError status = vtable->eventQuery(event->native);
+            if (status == HAL_ERROR_NOT_READY) {
+                return fail(HAL_ERROR_NOT_READY,
+                            "halEventElapsedTime: the {} event has not completed yet",
+                            event == start ? "start" : "end");
+            }
+            if (halError e = checked(status, start->device, "halEventElapsedTime")) return e;
+        }
         return checked(vtable->eventElapsedTime(ms, start->native, end->native), start->device,
                        "halEventElapsedTime");
     });

@@ -116,8 +116,8 @@ halError copyOnDevice(Device* device, void* dst, const void* src, size_t count,
     return synchronizeStream(stream, operation);
 }
 
-// A copy between devices of different backends or between two devices: synchronous, through
-// host memory when both ends are devices.
+// A copy with an operand on a device the stream's device cannot copy to or from itself (another
+// backend, or no peer path): synchronous, through host memory when both ends are devices.
 halError copyAcrossDevices(void* dst, Device* dstDevice, const void* src, Device* srcDevice,
                            size_t count, const char* operation) {
     if (srcDevice == nullptr) {
@@ -144,6 +144,53 @@ halError copyAcrossDevices(void* dst, Device* dstDevice, const void* src, Device
     return HAL_SUCCESS;
 }
 
+// Can `stream` copy between two devices through their backend's peer path? plugin.h takes a
+// stream of either device.
+bool peerCopyPossible(const halStream_t* stream, const Device* dstDevice,
+                      const Device* srcDevice) {
+    return dstDevice != nullptr && srcDevice != nullptr &&
+           dstDevice->backend == srcDevice->backend &&
+           (stream->device == dstDevice || stream->device == srcDevice) &&
+           stream->device->supports(HAL_DEVICE_CAP_PEER_COPY);
+}
+
+// The pool of the device that does not own `stream` cannot see a use on `stream`. So that the
+// operand on that device is not handed out again before the copy has read or written it, that
+// device's default stream waits for the copy, and the use is recorded there. Returns false,
+// having done nothing, where the backend refuses a step.
+bool holdForPeerCopy(halStream_t* stream, Device* other, const void* operand) {
+    Device* device = stream->device;
+    halStream_t* otherStream = nullptr;
+    halPluginEvent copied = nullptr;
+    if (defaultStream(other, &otherStream) != HAL_SUCCESS ||
+        device->vtable->eventCreate(device->native, HAL_EVENT_DISABLE_TIMING, &copied) !=
+            HAL_SUCCESS) {
+        return false;
+    }
+    const bool held = device->vtable->eventRecord(copied, stream->native) == HAL_SUCCESS &&
+                      other->vtable->streamWaitEvent(otherStream->native, copied) == HAL_SUCCESS;
+    device->vtable->eventDestroy(copied);  // a wait already enqueued on it still holds
+    if (held) noteSubmitted(otherStream, {operand});
+    return held;
+}
+
+// A copy between two devices of one backend, in `stream`'s order, without host staging.
+halError enqueuePeerCopy(halStream_t* stream, void* dst, Device* dstDevice, const void* src,
+                         Device* srcDevice, size_t count, const char* operation) {
+    Device* device = stream->device;
+    if (halError e = checked(device->vtable->memcpyPeerAsync(stream->native, dst,
+                                                             dstDevice->native, src,
+                                                             srcDevice->native, count),
+                             device, operation)) {
+        return e;
+    }
+    noteSubmitted(stream, {dst, src});
+    const bool held = device == dstDevice ? holdForPeerCopy(stream, srcDevice, src)
+                                          : holdForPeerCopy(stream, dstDevice, dst);
+    // The copy is enqueued either way; unheld, it must be over before the call returns.
+    return held ? HAL_SUCCESS : synchronizeStream(stream, operation);
+}
+
 struct CopyPlan {
     Operand dst, src;
     halMemcpyKind kind;
@@ -166,7 +213,8 @@ halError planCopy(const char* operation, void* dst, size_t dstMax, const void* s
     return checkBounds(operation, "src", plan->src, count);
 }
 
-// Enqueues a planned copy on `stream`, or performs it synchronously across devices.
+// Enqueues a planned copy on `stream`, or, where no peer path serves it, performs it
+// synchronously through the host.
 halError enqueueCopy(halStream_t* stream, void* dst, const void* src, size_t count,
                      const CopyPlan& plan, const char* operation) {
     Device* dstDevice = plan.dst.device();
@@ -181,6 +229,9 @@ halError enqueueCopy(halStream_t* stream, void* dst, const void* src, size_t cou
         }
         noteSubmitted(stream, {dst, src});
         return HAL_SUCCESS;
+    }
+    if (peerCopyPossible(stream, dstDevice, srcDevice)) {
+        return enqueuePeerCopy(stream, dst, dstDevice, src, srcDevice, count, operation);
     }
     if (halError e = synchronizeStream(stream, operation)) return e;
     return copyAcrossDevices(dst, dstDevice, src, srcDevice, count, operation);
@@ -210,6 +261,44 @@ halError planMemset(const char* operation, void* dst, size_t dstMax, size_t coun
     }
     *target = locate(dst);
     return checkBounds(operation, "dst", *target, count);
+}
+
+// May the plugin set `target` itself? plugin.h hands it device memory of its own device only,
+// or any host memory when the device reaches host memory directly.
+bool pluginCanSet(const Device* device, const Operand& target) {
+    return target.device() == device || device->supports(HAL_DEVICE_CAP_HOST_ACCESSIBLE);
+}
+
+struct HostMemset {
+    void* dst;
+    unsigned char value;
+    size_t count;
+};
+
+void runHostMemset(void* pending) {
+    const std::unique_ptr<HostMemset> job(static_cast<HostMemset*>(pending));
+    std::memset(job->dst, job->value, job->count);
+}
+
+// Sets host memory that the stream's device cannot reach, on the host in the stream's order: in
+// a host function where the backend runs them, else once the stream has drained.
+halError enqueueHostMemset(halStream_t* stream, void* dst, unsigned char value, size_t count,
+                           const char* operation) {
+    Device* device = stream->device;
+    if (!device->supports(HAL_DEVICE_CAP_HOST_FUNCTIONS)) {
+        if (halError e = synchronizeStream(stream, operation)) return e;
+        std::memset(dst, value, count);
+        return HAL_SUCCESS;
+    }
+    auto pending = std::make_unique<HostMemset>(HostMemset{dst, value, count});
+    if (halError e = checked(device->vtable->launchHostFunc(stream->native, runHostMemset,
+                                                            pending.get()),
+                             device, operation)) {
+        return e;
+    }
+    pending.release();  // runHostMemset owns it now
+    noteSubmitted(stream);
+    return HAL_SUCCESS;
 }
 
 }  // namespace
@@ -336,8 +425,12 @@ HAL_API halError halMemsetAsync(void* dst, size_t dstMax, int value, size_t coun
                         target.device()->ordinal, stream->device->ordinal);
         }
         if (count == 0) return HAL_SUCCESS;
-        if (halError e = checked(stream->device->vtable->memsetAsync(
-                                     stream->native, dst, static_cast<unsigned char>(value), count),
+        const auto byte = static_cast<unsigned char>(value);
+        if (!pluginCanSet(stream->device, target)) {
+            return enqueueHostMemset(stream, dst, byte, count, "halMemsetAsync");
+        }
+        if (halError e = checked(stream->device->vtable->memsetAsync(stream->native, dst, byte,
+                                                                     count),
                                  stream->device, "halMemsetAsync")) {
             return e;
         }
@@ -354,9 +447,14 @@ HAL_API halError halMemset(void* dst, size_t dstMax, int value, size_t count) {
         Device* device = target.device() != nullptr ? target.device() : currentDevice();
         halStream_t* stream = nullptr;
         if (halError e = defaultStream(device, &stream)) return e;
-        if (halError e = checked(device->vtable->memsetAsync(stream->native, dst,
-                                                             static_cast<unsigned char>(value),
-                                                             count),
+        const auto byte = static_cast<unsigned char>(value);
+        if (!pluginCanSet(device, target)) {
+            // Synchronous anyway: no host function needed.
+            if (halError e = synchronizeStream(stream, "halMemset")) return e;
+            std::memset(dst, byte, count);
+            return HAL_SUCCESS;
+        }
+        if (halError e = checked(device->vtable->memsetAsync(stream->native, dst, byte, count),
                                  device, "halMemset")) {
             return e;
         }

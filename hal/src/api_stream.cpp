@@ -186,7 +186,7 @@ HAL_API halError halLaunchHostFunc(halStream handle, halHostFn fn, void* userDat
                         "halLaunchHostFunc: the {} backend cannot run host functions",
                         stream->device->backend->name);
         }
-        if (halError e = checked(vtable->launchHostFunc(stream->native, fn, userData),
+        if (halError e = checked(launchMarkedHostFunction(*vtable, stream->native, fn, userData),
                                  stream->device, "halLaunchHostFunc")) {
             return e;
         }

@@ -46,6 +46,7 @@ HAL_API const char* halGetErrorName(halError error) {
         case HAL_ERROR_INVALID_DEVICE: return "HAL_ERROR_INVALID_DEVICE";
         case HAL_ERROR_INVALID_IMAGE: return "HAL_ERROR_INVALID_IMAGE";
         case HAL_ERROR_NOT_FOUND: return "HAL_ERROR_NOT_FOUND";
+        case HAL_ERROR_NOT_PERMITTED: return "HAL_ERROR_NOT_PERMITTED";
         case HAL_ERROR_UNKNOWN: return "HAL_ERROR_UNKNOWN";
         case HAL_ERROR_FORCE_UINT32: break;
     }
@@ -68,6 +69,7 @@ HAL_API const char* halGetErrorString(halError error) {
         case HAL_ERROR_INVALID_DEVICE: return "no device with this number";
         case HAL_ERROR_INVALID_IMAGE: return "the module image cannot be loaded";
         case HAL_ERROR_NOT_FOUND: return "the named symbol does not exist";
+        case HAL_ERROR_NOT_PERMITTED: return "the call is not permitted inside a host function";
         case HAL_ERROR_UNKNOWN: return "an unexpected internal error";
         case HAL_ERROR_FORCE_UINT32: break;
     }

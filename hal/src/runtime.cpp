@@ -46,7 +46,10 @@ halError openDevices(Runtime& rt) {
             // Capabilities the table cannot serve are not capabilities, whatever the device says.
             const auto& t = backend->table;
             if (t.eventElapsedTime == nullptr) device->info.capabilities &= ~HAL_DEVICE_CAP_TIMING_EVENTS;
-            if (t.launchHostFunc == nullptr) device->info.capabilities &= ~HAL_DEVICE_CAP_HOST_FUNCTIONS;
+            if (t.launchHostFunc == nullptr) {
+                device->info.capabilities &= ~(HAL_DEVICE_CAP_HOST_FUNCTIONS |
+                                               HAL_DEVICE_CAP_CONCURRENT_HOST_FUNCTIONS);
+            }
             if (t.moduleLoadData == nullptr || t.moduleUnload == nullptr ||
                 t.moduleGetFunction == nullptr || t.launchKernel == nullptr) {
                 device->info.capabilities &= ~HAL_DEVICE_CAP_KERNELS;

@@ -1,6 +1,7 @@
 // Events: recording, querying, waiting, ordering between streams, timing, handle validation.
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 #include "cts.hpp"
 
@@ -107,9 +108,8 @@ TEST_CASE("halStreamWaitEvent blocks the stream, not the host", "[event][orderin
 TEST_CASE("recording an event again moves it; enqueued waits keep their point", "[event]") {
     CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
     cts::Stream a, b;
-    cts::Event event;
+    cts::Event event, bDone;
     cts::Gate first, second;
-    std::atomic<bool> bRan{false};
 
     HAL_REQUIRE_OK(halRecordEvent(event, a));
     HAL_REQUIRE_OK(halSynchronizeEvent(event));
@@ -118,13 +118,15 @@ TEST_CASE("recording an event again moves it; enqueued waits keep their point", 
     HAL_REQUIRE_OK(halRecordEvent(event, a));  // moves the event behind `first`
     CHECK(halQueryEvent(event) == HAL_ERROR_NOT_READY);
     HAL_REQUIRE_OK(halStreamWaitEvent(b, event));  // B waits for `first` only
-    cts::enqueueSet(b, &bRan);
+    // An event, not a host function: `second` may hold the only thread that runs host functions.
+    HAL_REQUIRE_OK(halRecordEvent(bDone, b));
 
     second.enqueue(a);
     HAL_REQUIRE_OK(halRecordEvent(event, a));  // moves it behind `second`
 
     first.open();
-    CHECK(cts::waitUntil([&] { return bRan.load(); }));  // `second` is still closed
+    // `second` is still closed.
+    CHECK(cts::waitUntil([&] { return halQueryEvent(bDone) == HAL_SUCCESS; }));
     CHECK(halQueryEvent(event) == HAL_ERROR_NOT_READY);
     second.open();
     HAL_REQUIRE_OK(halSynchronizeEvent(event));
@@ -211,6 +213,21 @@ TEST_CASE("halEventElapsedTime refuses events it cannot measure", "[event][timin
         CHECK(halEventElapsedTime(&ms, start, end) == HAL_ERROR_NOT_READY);
         gate.open();
         HAL_REQUIRE_OK(halSynchronizeEvent(end));
+    }
+    SECTION("a start event that has not completed is NOT_READY, though the end has") {
+        if (cts::lacksCapability(HAL_DEVICE_CAP_HOST_FUNCTIONS, "HAL_DEVICE_CAP_HOST_FUNCTIONS")) {
+            return;
+        }
+        cts::Stream held;
+        cts::Gate gate;
+        gate.enqueue(held);
+        HAL_REQUIRE_OK(halRecordEvent(start, held));
+        HAL_REQUIRE_OK(halRecordEvent(end, stream));
+        HAL_REQUIRE_OK(halSynchronizeEvent(end));
+        CHECK(halEventElapsedTime(&ms, start, end) == HAL_ERROR_NOT_READY);
+        CHECK(std::string(halGetLastErrorMessage()).find("start") != std::string::npos);
+        gate.open();
+        HAL_REQUIRE_OK(halSynchronizeEvent(start));
     }
 }
 

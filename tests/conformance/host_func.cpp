@@ -1,6 +1,8 @@
-// Host functions: run in stream order on a host thread, with the user's data.
+// Host functions: run in stream order on a host thread, with the user's data, and refused the
+// polyhal calls that would reach the device.
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "cts.hpp"
@@ -101,4 +103,94 @@ TEST_CASE("host functions on many streams each run exactly once", "[host_func][c
     }
     HAL_REQUIRE_OK(halSynchronizeDevice());
     CHECK(calls.load() == kStreams * kPerStream);
+}
+
+TEST_CASE("host functions of different streams run concurrently where the device says so",
+          "[host_func][concurrency]") {
+    CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
+    CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_CONCURRENT_HOST_FUNCTIONS);
+    // A's host function can only finish once B's host function has run.
+    struct Handshake {
+        std::atomic<bool> setByB{false};
+        std::atomic<bool> aSawIt{false};
+    } handshake;
+    cts::Stream a, b;
+    HAL_REQUIRE_OK(halLaunchHostFunc(
+        a,
+        [](void* p) {
+            auto* h = static_cast<Handshake*>(p);
+            h->aSawIt.store(cts::waitUntil([h] { return h->setByB.load(); }));
+        },
+        &handshake));
+    HAL_REQUIRE_OK(halLaunchHostFunc(
+        b, [](void* p) { static_cast<Handshake*>(p)->setByB.store(true); }, &handshake));
+    HAL_REQUIRE_OK(halSynchronizeStream(b));
+    HAL_REQUIRE_OK(halSynchronizeStream(a));
+    CHECK(handshake.setByB.load());
+    CHECK(handshake.aSawIt.load());
+}
+
+TEST_CASE("a host function may not call polyhal into the device", "[host_func][errors]") {
+    CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
+    struct Inside {
+        void* block = nullptr;
+        halStream other = nullptr;
+        halEvent event = nullptr;
+        halError free = HAL_SUCCESS, freeAsync = HAL_SUCCESS, malloc = HAL_SUCCESS,
+                 record = HAL_SUCCESS, query = HAL_SUCCESS, copy = HAL_SUCCESS,
+                 launch = HAL_SUCCESS;
+        std::string freeMessage;
+        halError getDevice = HAL_ERROR_UNKNOWN, properties = HAL_ERROR_UNKNOWN,
+                 stats = HAL_ERROR_UNKNOWN;
+    } inside;
+    HAL_REQUIRE_OK(halMalloc(&inside.block, 4096));
+    cts::Stream stream, other;
+    cts::Event event;
+    inside.other = other;
+    inside.event = event;
+    HAL_REQUIRE_OK(halLaunchHostFunc(
+        stream,
+        [](void* p) {
+            auto* in = static_cast<Inside*>(p);
+            in->free = halFree(in->block);
+            in->freeMessage = halGetLastErrorMessage();
+            in->freeAsync = halFreeAsync(in->block, in->other);
+            void* fresh = nullptr;
+            in->malloc = halMalloc(&fresh, 256);
+            in->record = halRecordEvent(in->event, in->other);
+            in->query = halQueryStream(in->other);
+            uint32_t word = 0, copied = 0;
+            in->copy = halMemcpy(&copied, sizeof copied, &word, sizeof word, HAL_MEMCPY_DEFAULT);
+            in->launch = halLaunchHostFunc(
+                in->other, [](void*) {}, nullptr);
+            // What never reaches the device stays available.
+            int device = -1;
+            in->getDevice = halGetDevice(&device);
+            halDeviceProperties props{};
+            props.size = sizeof props;
+            in->properties = halGetDeviceProperties(device, &props);
+            halMemPoolStats stats{};
+            stats.size = sizeof stats;
+            in->stats = halMemPoolGetStats(device, &stats);
+        },
+        &inside));
+    HAL_REQUIRE_OK(halSynchronizeStream(stream));
+    CHECK(inside.free == HAL_ERROR_NOT_PERMITTED);
+    CHECK(inside.freeMessage.find("halFree") != std::string::npos);
+    CHECK(inside.freeMessage.find("host function") != std::string::npos);
+    CHECK(inside.freeAsync == HAL_ERROR_NOT_PERMITTED);
+    CHECK(inside.malloc == HAL_ERROR_NOT_PERMITTED);
+    CHECK(inside.record == HAL_ERROR_NOT_PERMITTED);
+    CHECK(inside.query == HAL_ERROR_NOT_PERMITTED);
+    CHECK(inside.copy == HAL_ERROR_NOT_PERMITTED);
+    CHECK(inside.launch == HAL_ERROR_NOT_PERMITTED);
+    CHECK(inside.getDevice == HAL_SUCCESS);
+    CHECK(inside.properties == HAL_SUCCESS);
+    CHECK(inside.stats == HAL_SUCCESS);
+    // The refused calls did nothing: the block is still live and the event never recorded.
+    HAL_CHECK_OK(halFree(inside.block));
+    float ms = 0.0f;
+    if ((cts::deviceProperties().capabilities & HAL_DEVICE_CAP_TIMING_EVENTS) != 0) {
+        CHECK(halEventElapsedTime(&ms, event, event) == HAL_ERROR_INVALID_VALUE);
+    }
 }

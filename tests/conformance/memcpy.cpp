@@ -112,22 +112,27 @@ TEST_CASE("halMemcpy validates pointers and kinds", "[memcpy][errors]") {
 TEST_CASE("halMemcpyAsync is enqueued in stream order", "[memcpy][ordering]") {
     CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
     constexpr size_t kSize = 64 * 1024;
-    const auto source = pattern(kSize, 11);
-    std::vector<uint8_t> result(kSize, 0);
+    const auto expected = pattern(kSize, 11);
+    // Pinned memory: a copy to or from pageable memory may block until it has run, and the gate
+    // holding the stream opens only after both copies are enqueued.
+    cts::HostMemory source(kSize), result(kSize);
+    std::memcpy(source.get(), expected.data(), kSize);
+    std::memset(result.get(), 0, kSize);
     cts::DeviceMemory device(kSize);
     cts::Stream stream;
     cts::Gate gate;
     gate.enqueue(stream);
-    HAL_REQUIRE_OK(halMemcpyAsync(device.get(), kSize, source.data(), kSize,
+    HAL_REQUIRE_OK(halMemcpyAsync(device.get(), kSize, source.get(), kSize,
                                   HAL_MEMCPY_HOST_TO_DEVICE, stream));
-    HAL_REQUIRE_OK(halMemcpyAsync(result.data(), kSize, device.get(), kSize,
+    HAL_REQUIRE_OK(halMemcpyAsync(result.get(), kSize, device.get(), kSize,
                                   HAL_MEMCPY_DEVICE_TO_HOST, stream));
     // The stream is held by the gate: neither copy may have run yet.
     CHECK(halQueryStream(stream) == HAL_ERROR_NOT_READY);
-    CHECK(result == std::vector<uint8_t>(kSize, 0));
+    CHECK(std::vector<uint8_t>(result.get<uint8_t>(), result.get<uint8_t>() + kSize) ==
+          std::vector<uint8_t>(kSize, 0));
     gate.open();
     HAL_REQUIRE_OK(halSynchronizeStream(stream));
-    CHECK(result == source);
+    CHECK(std::vector<uint8_t>(result.get<uint8_t>(), result.get<uint8_t>() + kSize) == expected);
     CHECK_FALSE(gate.timedOut());
 }
 

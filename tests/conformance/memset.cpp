@@ -1,5 +1,7 @@
 // halMemset and halMemsetAsync.
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "cts.hpp"
@@ -23,9 +25,42 @@ TEST_CASE("halMemset touches only the requested range", "[memset]") {
 }
 
 TEST_CASE("halMemset works on host memory", "[memset]") {
-    std::vector<uint8_t> host(300, 1);
-    HAL_REQUIRE_OK(halMemset(host.data(), host.size(), 9, 200));
-    for (size_t i = 0; i < host.size(); ++i) REQUIRE(host[i] == (i < 200 ? 9 : 1));
+    std::vector<uint8_t> pageable(300, 1);
+    cts::HostMemory pinnedMemory(300);
+    auto* pinned = pinnedMemory.get<uint8_t>();
+    std::memset(pinned, 1, 300);
+    for (uint8_t* host : {pageable.data(), pinned}) {
+        INFO((host == pinned ? "pinned" : "pageable"));
+        HAL_REQUIRE_OK(halMemset(host, 300, 9, 200));
+        for (size_t i = 0; i < 300; ++i) REQUIRE(host[i] == (i < 200 ? 9 : 1));
+    }
+}
+
+TEST_CASE("halMemsetAsync sets host memory in stream order", "[memset][ordering]") {
+    CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
+    // A device that cannot reach host memory must not be handed it: the host sets it, in order.
+    constexpr size_t kSize = 4096;
+    std::vector<uint8_t> pageable(kSize, 1);
+    cts::HostMemory pinnedMemory(kSize);
+    auto* pinned = pinnedMemory.get<uint8_t>();
+    std::memset(pinned, 1, kSize);
+    const auto all = [](const uint8_t* bytes, size_t count, uint8_t value) {
+        return std::all_of(bytes, bytes + count, [value](uint8_t byte) { return byte == value; });
+    };
+    cts::Stream stream;
+    cts::Gate gate;
+    gate.enqueue(stream);
+    HAL_REQUIRE_OK(halMemsetAsync(pinned, kSize, 0x3C, kSize, stream));
+    HAL_REQUIRE_OK(halMemsetAsync(pageable.data(), kSize, 0x4D, kSize - 1, stream));
+    CHECK(halQueryStream(stream) == HAL_ERROR_NOT_READY);
+    CHECK(all(pinned, kSize, 1));
+    CHECK(all(pageable.data(), kSize, 1));
+    gate.open();
+    HAL_REQUIRE_OK(halSynchronizeStream(stream));
+    CHECK_FALSE(gate.timedOut());
+    CHECK(all(pinned, kSize, 0x3C));
+    CHECK(all(pageable.data(), kSize - 1, 0x4D));
+    CHECK(pageable[kSize - 1] == 1);
 }
 
 TEST_CASE("halMemset validates its arguments", "[memset][errors]") {

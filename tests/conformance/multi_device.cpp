@@ -1,7 +1,10 @@
 // Several devices: the per-thread current device, objects bound to their device, copies and
 // event waits between devices, per-device synchronisation and reset. The CPU backend provides
 // two devices with POLYHAL_CPU_DEVICES=2 (the cts.cpu.multi_device run).
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -39,6 +42,17 @@ bool lacksSecondDevice() {
     do {                                 \
         if (lacksSecondDevice()) return; \
     } while (0)
+
+bool allBytes(const void* bytes, size_t size, unsigned char value) {
+    const auto* begin = static_cast<const unsigned char*>(bytes);
+    return std::all_of(begin, begin + size, [value](unsigned char byte) { return byte == value; });
+}
+
+// Device memory allocated on `device`, freed with its owner.
+std::unique_ptr<cts::DeviceMemory> allocateOn(int device, size_t size) {
+    CurrentDevice current(device);
+    return std::make_unique<cts::DeviceMemory>(size);
+}
 
 }  // namespace
 
@@ -103,6 +117,75 @@ TEST_CASE("memory is copied between devices", "[multi_device][memcpy]") {
         HAL_REQUIRE_OK(halSynchronizeStream(stream));
         CHECK(result == source);
     }
+}
+
+TEST_CASE("a copy between devices of one backend is enqueued on either device's stream",
+          "[multi_device][memcpy][peer]") {
+    CTS_REQUIRE_TWO_DEVICES();
+    CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_PEER_COPY);
+    CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
+    constexpr size_t kSize = 256 * 1024;
+    cts::HostMemory source(kSize), result(kSize);
+    for (size_t i = 0; i < kSize; ++i) source.get<uint8_t>()[i] = static_cast<uint8_t>(i * 7 + 3);
+    std::memset(result.get(), 0, kSize);
+    const auto onFirst = allocateOn(0, kSize);
+    const auto onSecond = allocateOn(1, kSize);
+    HAL_REQUIRE_OK(halMemcpy(onFirst->get(), kSize, source.get(), kSize, HAL_MEMCPY_DEFAULT));
+
+    const int streamDevice = GENERATE(0, 1);  // the source's, then the destination's
+    INFO("stream of device " << streamDevice);
+    CurrentDevice current(streamDevice);
+    cts::Stream stream;
+    cts::Gate gate;
+    gate.enqueue(stream);
+    const halMemcpyKind kind = GENERATE(HAL_MEMCPY_DEVICE_TO_DEVICE, HAL_MEMCPY_DEFAULT);
+    HAL_REQUIRE_OK(halMemcpyAsync(onSecond->get(), kSize, onFirst->get(), kSize, kind, stream));
+    // Enqueued behind the gate: no host staging, no wait for the stream.
+    CHECK_FALSE(gate.finished());
+    CHECK(halQueryStream(stream) == HAL_ERROR_NOT_READY);
+    gate.open();
+    HAL_REQUIRE_OK(halSynchronizeStream(stream));
+    CHECK_FALSE(gate.timedOut());
+    HAL_REQUIRE_OK(halMemcpy(result.get(), kSize, onSecond->get(), kSize, HAL_MEMCPY_DEFAULT));
+    CHECK(std::memcmp(result.get(), source.get(), kSize) == 0);
+}
+
+TEST_CASE("a block a pending copy reads from another device is not handed out again",
+          "[multi_device][memcpy][peer][pool]") {
+    CTS_REQUIRE_TWO_DEVICES();
+    CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_PEER_COPY);
+    CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
+    constexpr size_t kSize = 128 * 1024;
+    cts::Stream owner;
+    void* block = nullptr;
+    HAL_REQUIRE_OK(halMallocAsync(&block, kSize, owner));
+    HAL_REQUIRE_OK(halMemsetAsync(block, kSize, 0x11, kSize, owner));
+    HAL_REQUIRE_OK(halSynchronizeStream(owner));
+    const auto target = allocateOn(1, kSize);
+    std::unique_ptr<cts::Stream> copier;
+    cts::Gate gate;
+    {
+        // The copy runs on device 1, where device 0's pool cannot see the stream.
+        CurrentDevice second(1);
+        copier = std::make_unique<cts::Stream>();
+        gate.enqueue(*copier);
+        HAL_REQUIRE_OK(halMemcpyAsync(target->get(), kSize, block, kSize,
+                                      HAL_MEMCPY_DEVICE_TO_DEVICE, *copier));
+    }
+    // Without the copy, `owner` would get the block back at once.
+    HAL_REQUIRE_OK(halFreeAsync(block, owner));
+    void* again = nullptr;
+    HAL_REQUIRE_OK(halMallocAsync(&again, kSize, owner));
+    CHECK(again != block);
+    HAL_REQUIRE_OK(halMemsetAsync(again, kSize, 0x22, kSize, owner));
+    HAL_REQUIRE_OK(halSynchronizeStream(owner));
+    CHECK_FALSE(gate.finished());
+    gate.open();
+    HAL_REQUIRE_OK(halSynchronizeStream(*copier));
+    cts::HostMemory result(kSize);
+    HAL_REQUIRE_OK(halMemcpy(result.get(), kSize, target->get(), kSize, HAL_MEMCPY_DEFAULT));
+    CHECK(allBytes(result.get(), kSize, 0x11));
+    HAL_REQUIRE_OK(halFreeAsync(again, owner));
 }
 
 TEST_CASE("a stream waits for an event of another device", "[multi_device][ordering]") {

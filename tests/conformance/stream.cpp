@@ -1,5 +1,7 @@
 // Streams: creation and destruction, handle validation, in-order execution, concurrency between
 // streams, query and synchronisation, priorities, native handles.
+#include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "cts.hpp"
@@ -80,26 +82,26 @@ TEST_CASE("a stream runs its work in submission order", "[stream][ordering]") {
 
 TEST_CASE("work on one stream runs while another stream is blocked", "[stream][concurrency]") {
     CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
-    // A's host function can only finish once B's host function has run: the two streams must
-    // execute concurrently.
-    struct Handshake {
-        std::atomic<bool> setByB{false};
-        std::atomic<bool> aSawIt{false};
-    } handshake;
+    // B's work is device work with pinned memory only: a backend may run every host function on
+    // one thread and block on pageable copies, and B must still finish while A is held.
+    constexpr size_t kSize = 64 * 1024;
+    cts::DeviceMemory device(kSize);
+    cts::HostMemory result(kSize);
+    std::memset(result.get(), 0, kSize);
     cts::Stream a, b;
-    HAL_REQUIRE_OK(halLaunchHostFunc(
-        a,
-        [](void* p) {
-            auto* h = static_cast<Handshake*>(p);
-            h->aSawIt.store(cts::waitUntil([h] { return h->setByB.load(); }));
-        },
-        &handshake));
-    HAL_REQUIRE_OK(halLaunchHostFunc(
-        b, [](void* p) { static_cast<Handshake*>(p)->setByB.store(true); }, &handshake));
+    cts::Gate gate;
+    gate.enqueue(a);
+    HAL_REQUIRE_OK(halMemsetAsync(device.get(), kSize, 0x5A, kSize, b));
+    HAL_REQUIRE_OK(
+        halMemcpyAsync(result.get(), kSize, device.get(), kSize, HAL_MEMCPY_DEVICE_TO_HOST, b));
     HAL_REQUIRE_OK(halSynchronizeStream(b));
+    CHECK_FALSE(gate.finished());
+    CHECK(halQueryStream(a) == HAL_ERROR_NOT_READY);
+    const auto* bytes = result.get<unsigned char>();
+    CHECK(std::all_of(bytes, bytes + kSize, [](unsigned char byte) { return byte == 0x5A; }));
+    gate.open();
     HAL_REQUIRE_OK(halSynchronizeStream(a));
-    CHECK(handshake.setByB.load());
-    CHECK(handshake.aSawIt.load());
+    CHECK_FALSE(gate.timedOut());
 }
 
 TEST_CASE("halQueryStream reports NOT_READY until the work is done", "[stream][sync]") {

@@ -14,8 +14,8 @@ from ._module import Function, Module
 from ._stream import Stream
 from .errors import (BackendError, BackendIncompatibleError, BackendNotFoundError, HalError,
                      InvalidDeviceError, InvalidHandleError, InvalidImageError, InvalidValueError,
-                     LaunchFailedError, NoDeviceError, NotFoundError, NotReadyError,
-                     NotSupportedError, OutOfMemoryError, UnknownError)
+                     LaunchFailedError, NoDeviceError, NotFoundError, NotPermittedError,
+                     NotReadyError, NotSupportedError, OutOfMemoryError, UnknownError)
 
 __version__ = "0.1.0"
 
@@ -23,8 +23,8 @@ __all__ = [
     "BackendError", "BackendIncompatibleError", "BackendNotFoundError", "Buffer", "Capability",
     "DeviceProperties", "Event", "Function", "HalError", "InvalidDeviceError",
     "InvalidHandleError", "InvalidImageError", "InvalidValueError", "LaunchFailedError",
-    "Module", "NoDeviceError", "NotFoundError", "NotReadyError", "NotSupportedError",
-    "OutOfMemoryError", "Stream", "StreamCtx", "UnknownError", "backend", "current_stream",
+    "Module", "NoDeviceError", "NotFoundError", "NotPermittedError", "NotReadyError",
+    "NotSupportedError", "OutOfMemoryError", "Stream", "StreamCtx", "UnknownError", "backend", "current_stream",
     "default_stream", "device_count", "empty_cache", "get_device", "get_device_properties",
     "memory_stats", "set_cur_stream", "set_device", "stream", "synchronize",
 ]

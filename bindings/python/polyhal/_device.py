@@ -18,6 +18,8 @@ class Capability(enum.IntFlag):
     STREAM_PRIORITIES = 1 << 3
     HOST_ACCESSIBLE = 1 << 4
     NATIVE_HANDLES = 1 << 5
+    PEER_COPY = 1 << 6
+    CONCURRENT_HOST_FUNCTIONS = 1 << 7
 
 
 @dataclasses.dataclass(frozen=True)

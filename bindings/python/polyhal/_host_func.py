@@ -7,6 +7,9 @@ ctypes callback function").
 
 At exit, devices with callables still pending or running are synchronised, so that no backend
 thread calls into an interpreter that is shutting down.
+
+Inside a callable polyhal refuses every call that reaches the device (NotPermittedError); objects
+released there are released later instead (see _resource).
 """
 import atexit
 import itertools
@@ -14,6 +17,7 @@ import threading
 
 from ._capi import HostFn, hal
 from ._device import synchronize
+from ._resource import release_deferred, running_host_function
 from .errors import HalError
 
 _pending = {}  # token -> (callable, device)
@@ -23,17 +27,25 @@ _tokens = itertools.count(1)  # 0 would arrive as None
 
 @HostFn
 def _trampoline(token):
-    with _pending_lock:
-        function, _device = _pending[token]
+    running_host_function(True)
     try:
-        function()
-    finally:
         with _pending_lock:
-            del _pending[token]  # only now: the exit drain must also wait for running ones
+            function, _device = _pending[token]
+        try:
+            function()
+        finally:
+            with _pending_lock:
+                del _pending[token]  # only now: the exit drain must also wait for running ones
+            # Objects the callable was the last to hold go to release_deferred(), not to
+            # halFree, which is not permitted here.
+            del function
+    finally:
+        running_host_function(False)
 
 
 def launch(stream_handle, device, function):
     """Enqueues function() on the stream; the stream's later work waits until it returns."""
+    release_deferred()
     token = next(_tokens)
     with _pending_lock:
         _pending[token] = (function, device)
@@ -54,3 +66,4 @@ def _drain():
             synchronize(device)
         except HalError:
             pass  # the error belongs to work whose results nobody can read any more
+    release_deferred()

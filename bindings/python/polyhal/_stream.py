@@ -114,7 +114,10 @@ class Stream(Resource):
 
     def launch_host_func(self, function):
         """Runs function() on a host thread after the stream's earlier work; the stream's later
-        work starts once it returns. It must not wait for this same stream."""
+        work starts once it returns. It must not wait for this same stream, nor, on a device
+        without Capability.CONCURRENT_HOST_FUNCTIONS, for another stream's host function. Inside
+        it, polyhal calls that reach the device raise NotPermittedError (only device queries,
+        get_device/set_device and memory statistics are allowed)."""
         if not callable(function):
             raise TypeError(f"launch_host_func() needs a callable, not {type(function).__name__}")
         with self._selected():

@@ -70,6 +70,13 @@ class NotFoundError(HalError):
     code = 13
 
 
+class NotPermittedError(HalError):
+    """A call made where polyhal forbids it: inside a host function (Stream.launch_host_func),
+    every call that could reach the device."""
+
+    code = 14
+
+
 class UnknownError(HalError):
     code = 999
 

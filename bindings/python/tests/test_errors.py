@@ -114,3 +114,45 @@ def test_exception_in_a_host_function_is_reported_and_the_stream_goes_on(monkeyp
     s.synchronize()
     assert ran_after.is_set()
     assert len(reported) == 1 and reported[0].exc_type is KeyError
+
+
+def test_a_host_function_may_not_call_into_the_device():
+    if polyhal.Capability.HOST_FUNCTIONS not in polyhal.get_device_properties().capabilities:
+        pytest.skip("the backend lacks HOST_FUNCTIONS")
+    seen = {}
+
+    def inside():
+        try:
+            polyhal.Buffer(64)
+        except polyhal.HalError as error:
+            seen["allocation"] = error
+        seen["properties"] = polyhal.get_device_properties()  # allowed: no device access
+        seen["stats"] = polyhal.memory_stats()
+
+    s = polyhal.Stream()
+    s.launch_host_func(inside)
+    s.synchronize()
+    error = seen["allocation"]
+    assert isinstance(error, polyhal.NotPermittedError)
+    assert error.code == 14 and error.name == "HAL_ERROR_NOT_PERMITTED"
+    assert "host function" in error.detail
+    assert seen["properties"] == polyhal.get_device_properties()
+    assert "bytes_in_use" in seen["stats"]
+
+
+def test_a_buffer_last_held_by_a_host_function_is_released_afterwards(monkeypatch):
+    if polyhal.Capability.HOST_FUNCTIONS not in polyhal.get_device_properties().capabilities:
+        pytest.skip("the backend lacks HOST_FUNCTIONS")
+    reported = []
+    monkeypatch.setattr(sys, "unraisablehook", reported.append)
+    s = polyhal.Stream()
+    s.synchronize()
+    in_use = polyhal.memory_stats()["bytes_in_use"]
+    buffer = polyhal.Buffer(1 << 20, stream=s)
+    s.launch_host_func(lambda kept=buffer: None)
+    del buffer  # the host function holds the last reference, and drops it where halFree fails
+    s.synchronize()
+    s.launch_host_func(lambda: None)  # a later launch releases it
+    s.synchronize()
+    assert polyhal.memory_stats()["bytes_in_use"] == in_use
+    assert reported == []

@@ -14,6 +14,8 @@
  *   race in the application, as in CUDA.
  * - If initialisation failed (for example the backend named in POLYHAL_BACKEND is missing),
  *   every call returns that same error, with the same message.
+ * - Inside a host function (halLaunchHostFunc) every call that could reach the device returns
+ *   HAL_ERROR_NOT_PERMITTED; halLaunchHostFunc lists the calls allowed there.
  *
  * Plain C99; usable from C, C++ and any language with a C FFI.
  */
@@ -57,6 +59,8 @@ typedef enum halError {
     HAL_ERROR_INVALID_DEVICE = 11,      /* device ordinal out of range */
     HAL_ERROR_INVALID_IMAGE = 12,       /* a module image the backend cannot load */
     HAL_ERROR_NOT_FOUND = 13,           /* a named symbol (kernel function) does not exist */
+    HAL_ERROR_NOT_PERMITTED = 14,       /* the call is not allowed where it was made (inside a
+                                           host function; see halLaunchHostFunc) */
     HAL_ERROR_UNKNOWN = 999,            /* an internal failure that fits no other code */
     HAL_ERROR_FORCE_UINT32 = 0x7fffffff
 } halError;
@@ -122,6 +126,9 @@ typedef enum halDeviceCapability {
     HAL_DEVICE_CAP_NATIVE_HANDLES = 1u << 5,    /* halStreamGetNativeHandle works */
     HAL_DEVICE_CAP_PEER_COPY = 1u << 6,         /* copies to other devices of its backend need
                                                    no host staging and do not block the host */
+    HAL_DEVICE_CAP_CONCURRENT_HOST_FUNCTIONS = 1u << 7, /* host functions of different streams
+                                                   run at the same time; without it they may run
+                                                   one at a time on one host thread, as in CUDA */
     HAL_DEVICE_CAP_FORCE_UINT32 = 0x7fffffff
 } halDeviceCapability;
 
@@ -278,9 +285,19 @@ HAL_API halError halDestroyEvent(halEvent event);
 typedef void (*halHostFn)(void* userData);
 
 /* Runs fn(userData) on a host thread after all earlier work of `stream`; later work of the
- * stream starts after fn returns. fn must not call polyhal functions that wait on the same
- * stream (it would wait for itself).
- * Errors: HAL_ERROR_INVALID_VALUE (fn NULL), HAL_ERROR_INVALID_HANDLE, HAL_ERROR_NOT_SUPPORTED. */
+ * stream starts after fn returns. Without HAL_DEVICE_CAP_CONCURRENT_HOST_FUNCTIONS the host
+ * functions of all streams may run one at a time on a single thread, so fn must not wait for
+ * another stream's host function or for work queued behind one.
+ *
+ * Inside fn, as in CUDA, polyhal may not be called into the device: only halGetErrorName,
+ * halGetErrorString, halGetLastErrorMessage, halGetVersion, halInit, halGetBackendName,
+ * halGetDeviceCount, halGetDevice, halSetDevice, halGetDeviceProperties,
+ * halGetStreamPriorityRange, halMemPoolGetStats and halMemPoolGetAttribute are allowed. Every
+ * other function returns HAL_ERROR_NOT_PERMITTED and does nothing, halFree and halFreeAsync
+ * included (they record the pool's events): to release memory once fn has run, call
+ * halFreeAsync(ptr, stream) after halLaunchHostFunc instead.
+ * Errors: HAL_ERROR_INVALID_VALUE (fn NULL), HAL_ERROR_INVALID_HANDLE, HAL_ERROR_NOT_SUPPORTED,
+ * HAL_ERROR_NOT_PERMITTED (called from inside a host function). */
 HAL_API halError halLaunchHostFunc(halStream stream, halHostFn fn, void* userData);
 
 /* ---------------------------------------------------------------------------------------------
@@ -312,7 +329,8 @@ HAL_API halError halMalloc(void** ptr, size_t size);
  * halRecordStream) is ordered before it by events or observed finished. The host must not touch
  * the memory after the call. halFree(NULL) does nothing.
  * Errors: HAL_ERROR_INVALID_VALUE (not the start of a live pool allocation: never allocated,
- * freed already, an interior pointer, or pinned host memory). */
+ * freed already, an interior pointer, or pinned host memory), HAL_ERROR_NOT_PERMITTED (inside a
+ * host function; see halLaunchHostFunc). */
 HAL_API halError halFree(void* ptr);
 
 /* Allocates page-locked host memory suited to fast transfers with the current device.
@@ -323,9 +341,10 @@ HAL_API halError halMallocHost(void** ptr, size_t size);
 HAL_API halError halFreeHost(void* ptr);
 
 /* Copies `count` bytes from `src` to `dst` and returns when the copy is complete. The copy runs
- * on the default stream of the device that owns the device operand (the current device for
- * host-to-host), after the work already submitted to it. Between devices of different backends
- * the bytes travel through host memory.
+ * on the default stream of the device that owns the device operand (the destination's, when both
+ * are devices; the current device for host-to-host), after the work already submitted to it.
+ * Between two devices of one backend with HAL_DEVICE_CAP_PEER_COPY the backend's peer path
+ * copies directly; between devices of different backends the bytes travel through host memory.
  * Errors: HAL_ERROR_INVALID_VALUE (NULL pointer with count > 0, count > dstMax, count beyond the
  * end of a known allocation, kind invalid or contradicting where a pointer lives). */
 HAL_API halError halMemcpy(void* dst, size_t dstMax, const void* src, size_t count,
@@ -334,19 +353,29 @@ HAL_API halError halMemcpy(void* dst, size_t dstMax, const void* src, size_t cou
 /* Enqueues the copy on `stream`; returns at once. Host memory involved must stay valid until the
  * copy has run. On GPU backends, as in CUDA, a copy to or from pageable host memory (not from
  * halMallocHost) may return only once it is done; use halMallocHost memory for transfers that
- * must overlap other work. A copy between devices of different backends first waits for `stream`, then
- * copies through host memory, and returns when done.
+ * must overlap other work. A copy between two devices of one backend with
+ * HAL_DEVICE_CAP_PEER_COPY, on a stream of either device, is enqueued like any other copy; the
+ * other device's default stream then also waits for it, so that its pool cannot hand the operand
+ * out again before the copy has run. Any other copy that involves a device not owning `stream`
+ * (devices of different backends, no peer path, or a stream of a third device) first waits for
+ * `stream`, then copies through host memory, and returns when done.
  * Errors: as halMemcpy, and HAL_ERROR_INVALID_HANDLE. */
 HAL_API halError halMemcpyAsync(void* dst, size_t dstMax, const void* src, size_t count,
                                 halMemcpyKind kind, halStream stream);
 
 /* Sets `count` bytes at `dst` to (unsigned char)value and returns when done (default stream of
- * the device that owns dst, or of the current device for host memory).
+ * the device that owns dst, or of the current device for host memory). Host memory (pageable or
+ * from halMallocHost) is set by the device only when it has HAL_DEVICE_CAP_HOST_ACCESSIBLE;
+ * otherwise the host sets it once the work already submitted to that stream has finished.
  * Errors: HAL_ERROR_INVALID_VALUE (dst NULL with count > 0, count > dstMax). */
 HAL_API halError halMemset(void* dst, size_t dstMax, int value, size_t count);
 
-/* Enqueues the memset on `stream`; returns at once. Errors: as halMemset, and
- * HAL_ERROR_INVALID_HANDLE. */
+/* Enqueues the memset on `stream`; returns at once. Host memory the device cannot reach (no
+ * HAL_DEVICE_CAP_HOST_ACCESSIBLE) is set by the host in stream order: in a host function where
+ * the device has HAL_DEVICE_CAP_HOST_FUNCTIONS (the memory must stay valid until it has run),
+ * otherwise after waiting for `stream`, before returning.
+ * Errors: as halMemset, HAL_ERROR_INVALID_HANDLE, and HAL_ERROR_INVALID_VALUE (dst is memory of
+ * another device than the stream's). */
 HAL_API halError halMemsetAsync(void* dst, size_t dstMax, int value, size_t count,
                                 halStream stream);
 
@@ -358,7 +387,9 @@ HAL_API halError halMemsetAsync(void* dst, size_t dstMax, int value, size_t coun
  * observe (the host saw the uses finish) that every use is over. Uses are captured
  * automatically for copy and memset operands and for kernel arguments of pointer size whose
  * value points into a live block; halRecordStream declares the rest. Nothing is ever made to
- * wait on the device behind the application's back.
+ * wait on the device behind the application's back, with one exception: a copy between two
+ * devices of one backend makes the other device's default stream wait for it (halMemcpyAsync),
+ * since that device's pool cannot see the copying stream.
  *
  * Usage (memory made on s0, read by a long operation on s1, freed while s1 still reads it):
  *     halMallocAsync(&a, n, s0);  ...work on s0 writes a...
@@ -376,7 +407,7 @@ HAL_API halError halMallocAsync(void** ptr, size_t size, halStream stream);
 /* Frees a pool block in the order of `stream`: `stream`'s later work may reuse it at once, other
  * streams once every captured use is ordered before them or observed finished.
  * Errors: HAL_ERROR_INVALID_VALUE (not the start of a live pool block of the stream's device, or
- * freed already), HAL_ERROR_INVALID_HANDLE. */
+ * freed already), HAL_ERROR_INVALID_HANDLE, HAL_ERROR_NOT_PERMITTED (inside a host function). */
 HAL_API halError halFreeAsync(void* ptr, halStream stream);
 
 /* Declares that work submitted to `stream` so far uses the pool block containing `ptr`, for uses

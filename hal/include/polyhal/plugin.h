@@ -140,7 +140,8 @@ typedef struct halPluginDispatchTable {
     halError (*eventQuery)(halPluginEvent event);
     /* Required. */
     halError (*eventSynchronize)(halPluginEvent event);
-    /* Optional (HAL_DEVICE_CAP_TIMING_EVENTS). Both events are recorded and complete. */
+    /* Optional (HAL_DEVICE_CAP_TIMING_EVENTS). Both events are recorded and complete (the core
+     * has seen eventQuery succeed for each). */
     halError (*eventElapsedTime)(float* ms, halPluginEvent start, halPluginEvent end);
 
     /* ---- Memory ---- */
@@ -160,7 +161,11 @@ typedef struct halPluginDispatchTable {
     halError (*memsetAsync)(halPluginStream stream, void* dst, unsigned char value, size_t count);
 
     /* ---- Host functions ---- */
-    /* Optional (HAL_DEVICE_CAP_HOST_FUNCTIONS). */
+    /* Optional (HAL_DEVICE_CAP_HOST_FUNCTIONS). `fn` is the core's own (a wrapper of the user's
+     * function, or a host memset); the core refuses every polyhal call that would reach the
+     * device from inside it, so fn never calls back into the plugin. A plugin whose host functions of different streams
+     * may run one at a time (on one driver thread) must not report
+     * HAL_DEVICE_CAP_CONCURRENT_HOST_FUNCTIONS. */
     halError (*launchHostFunc)(halPluginStream stream, halHostFn fn, void* userData);
 
     /* ---- Modules and kernels ---- (optional, HAL_DEVICE_CAP_KERNELS; all or none) */

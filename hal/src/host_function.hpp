@@ -1,0 +1,38 @@
+// Host functions as the core runs them: each user function runs inside a wrapper that marks the
+// thread, so that polyhal calls made from inside it can be refused before they reach a vendor
+// runtime that forbids them (CUDA allows no API call in a host callback).
+#ifndef POLYHAL_HAL_SRC_HOST_FUNCTION_HPP_
+#define POLYHAL_HAL_SRC_HOST_FUNCTION_HPP_
+
+#include <polyhal/plugin.h>
+
+#include <atomic>
+
+namespace polyhal {
+
+namespace detail {
+// How many host functions are running right now, on any thread. While none is, every public
+// call skips the thread-local check with one relaxed load.
+extern std::atomic<int> runningHostFunctions;
+bool onHostFunctionThread() noexcept;
+}  // namespace detail
+
+// Is the calling thread running a host function right now? (A thread that is sees its own
+// increment of the count.)
+inline bool inHostFunction() noexcept {
+    return detail::runningHostFunctions.load(std::memory_order_relaxed) != 0 &&
+           detail::onHostFunctionThread();
+}
+
+// HAL_ERROR_NOT_PERMITTED, with a message naming `function`, unless hal.h allows `function`
+// inside a host function (then HAL_SUCCESS). Called only on a thread inside a host function.
+halError checkPermittedInHostFunction(const char* function);
+
+// Enqueues fn(userData) on `stream` through the plugin, marked as a host function while it runs.
+// Returns the plugin's result, unadopted.
+halError launchMarkedHostFunction(const halPluginDispatchTable& vtable, halPluginStream stream,
+                                  halHostFn fn, void* userData);
+
+}  // namespace polyhal
+
+#endif  // POLYHAL_HAL_SRC_HOST_FUNCTION_HPP_

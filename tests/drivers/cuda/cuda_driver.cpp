@@ -884,6 +884,18 @@ CUresult CUDAAPI cuFuncGetParamInfo(CUfunction function, size_t index, size_t* o
 }
 #endif
 
+CUresult CUDAAPI cuFuncGetAttribute(int* value, CUfunction_attribute attribute, CUfunction function) {
+    ENTER();
+    requireLive(__func__, function, Kind::Function);
+    requireOwnContext(__func__, function->module->context, "the function");
+    switch (attribute) {
+        case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *value = function->maxDynamicShared; break;
+        case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *value = 0; break;
+        default: return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    return CUDA_SUCCESS;
+}
+
 CUresult CUDAAPI cuFuncSetAttribute(CUfunction function, CUfunction_attribute attribute, int value) {
     ENTER();
     requireLive(__func__, function, Kind::Function);

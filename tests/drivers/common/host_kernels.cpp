@@ -1,6 +1,7 @@
 #include "host_kernels.hpp"
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -53,6 +54,39 @@ const HostKernel* findHostKernel(const char* name) {
         if (std::strcmp(kernel.name, name) == 0) return &kernel;
     }
     return nullptr;
+}
+
+std::string packArguments(const HostKernel& kernel, void* const* params,
+                          const AddressSpace& memory, int device,
+                          std::vector<std::vector<unsigned char>>* arguments) {
+    const size_t declared = kernel.parameters.size();
+    char problem[256];
+    if (declared > 0 && params == nullptr) {
+        std::snprintf(problem, sizeof problem, "%s declares %zu parameters but kernelParams is NULL",
+                      kernel.name, declared);
+        return problem;
+    }
+    arguments->assign(declared, {});
+    for (size_t i = 0; i < declared; ++i) {
+        const KernelParameter& parameter = kernel.parameters[i];
+        const auto* value = static_cast<const unsigned char*>(params[i]);
+        (*arguments)[i].assign(value, value + parameter.size);
+        if (!parameter.isPointer) continue;
+        void* pointer = nullptr;
+        std::memcpy(&pointer, value, sizeof pointer);
+        if (pointer == nullptr) continue;
+        Place place{};
+        if (!memory.locate(pointer, 1, &place) || place.kind == Place::kPageable ||
+            (place.kind == Place::kDevice && place.device != device)) {
+            std::snprintf(problem, sizeof problem,
+                          "parameter %zu of %s is a pointer, but holds %p, which is no memory of "
+                          "the launch's device (arguments out of order, or of the wrong size?)",
+                          i, kernel.name, pointer);
+            return problem;
+        }
+        std::memcpy((*arguments)[i].data(), &place.host, sizeof place.host);
+    }
+    return {};
 }
 
 int runHostKernel(const HostKernel& kernel, halDim3 grid, halDim3 block, size_t sharedBytes,

@@ -8,7 +8,10 @@
 #include <polyhal/cpu_kernel.h>
 
 #include <cstddef>
+#include <string>
 #include <vector>
+
+#include "address_space.hpp"
 
 namespace polyhal::doubles {
 
@@ -26,6 +29,13 @@ struct HostKernel {
 
 // The host build of kernel `name`, or nullptr.
 const HostKernel* findHostKernel(const char* name);
+
+// Reads the parameters `kernel` declares from the vendor's kernelParams array (each at its
+// declared size) and turns each pointer into the address the double touches. A pointer must hold
+// memory of `device`, page-locked host memory or null. Returns "" or what is wrong.
+std::string packArguments(const HostKernel& kernel, void* const* params,
+                          const AddressSpace& memory, int device,
+                          std::vector<std::vector<unsigned char>>* arguments);
 
 // One launch, run block by block on the calling thread. `arguments[i]` holds parameter i's
 // bytes, pointers already turned into addresses the host may touch. Returns the first non-zero

@@ -24,7 +24,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "device_heap.hpp"
+#include "address_space.hpp"
+#include "handles.hpp"
 #include "host_kernels.hpp"
 #include "rules.hpp"
 #include "timeline.hpp"
@@ -41,6 +42,7 @@ using polyhal::doubles::breach;
 using polyhal::doubles::DeviceHeap;
 using polyhal::doubles::HostKernel;
 using polyhal::doubles::Marker;
+using polyhal::doubles::Place;
 
 namespace {
 
@@ -91,30 +93,22 @@ struct CUctx_st {
 namespace {
 
 struct Device {
-    std::unique_ptr<DeviceHeap> heap;
     int retains = 0;
     std::unique_ptr<CUctx_st> primary;
 };
 
-enum class Kind { Context, Stream, Event, Module, Function };
+constexpr const char* kContext = "CUcontext";
+constexpr const char* kStream = "CUstream";
+constexpr const char* kEvent = "CUevent";
+constexpr const char* kModule = "CUmodule";
+constexpr const char* kFunction = "CUfunction";
 
-const char* kindName(Kind kind) {
-    switch (kind) {
-        case Kind::Context: return "CUcontext";
-        case Kind::Stream: return "CUstream";
-        case Kind::Event: return "CUevent";
-        case Kind::Module: return "CUmodule";
-        case Kind::Function: return "CUfunction";
-    }
-    return "handle";
-}
-
-// Driver-wide state. Guarded by g_mutex except where noted.
+// Driver-wide state. g_mutex guards g_initialized and g_devices.
 std::mutex g_mutex;
 bool g_initialized = false;
 std::vector<Device> g_devices;
-std::unordered_map<const void*, Kind> g_live;  // every live handle
-std::map<const void*, size_t> g_pinned;         // page-locked host allocations
+polyhal::doubles::AddressSpace g_memory;
+polyhal::doubles::HandleRegistry g_handles;
 
 thread_local std::vector<CUctx_st*> t_contexts;  // the thread's context stack
 
@@ -123,27 +117,11 @@ size_t environmentSize(const char* name, size_t fallback) {
     return value != nullptr ? std::strtoull(value, nullptr, 0) : fallback;
 }
 
-void remember(const void* handle, Kind kind) {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    g_live.emplace(handle, kind);
-}
-
-void forget(const void* handle) {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    g_live.erase(handle);
-}
-
-bool isLive(const void* handle, Kind kind) {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    const auto found = g_live.find(handle);
-    return found != g_live.end() && found->second == kind;
-}
-
 template <class T>
-T* requireLive(const char* function, T* handle, Kind kind) {
-    if (handle == nullptr || !isLive(handle, kind)) {
+T* requireLive(const char* function, T* handle, const char* kind) {
+    if (handle == nullptr || !g_handles.isLive(handle, kind)) {
         breach(kVendor, "%s: %s %p is not alive (never created, destroyed, or its context was "
-               "released)", function, kindName(kind), static_cast<const void*>(handle));
+               "released)", function, kind, static_cast<const void*>(handle));
     }
     return handle;
 }
@@ -169,7 +147,7 @@ CUctx_st* currentContext() { return t_contexts.empty() ? nullptr : t_contexts.ba
 CUctx_st* requireCurrent(const char* function) {
     CUctx_st* context = currentContext();
     if (context == nullptr) breach(kVendor, "%s called with no current context", function);
-    requireLive(function, context, Kind::Context);
+    requireLive(function, context, kContext);
     return context;
 }
 
@@ -183,68 +161,27 @@ void requireOwnContext(const char* function, const CUctx_st* owner, const char* 
 }
 
 CUstream_st* requireStream(const char* function, CUstream stream) {
-    requireLive(function, stream, Kind::Stream);
+    requireLive(function, stream, kStream);
     requireOwnContext(function, stream->context, "the stream");
     return stream;
 }
 
-// Where a pointer of a copy or fill lies.
-struct Place {
-    enum { kDevice, kPinned, kPageable } kind;
-    int device;
-    void* host;  // where the double reads or writes it
-};
-
-CUresult locate(const void* pointer, size_t count, Place* place) {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    for (size_t d = 0; d < g_devices.size(); ++d) {
-        const DeviceHeap& heap = *g_devices[d].heap;
-        if (!heap.covers(pointer)) continue;
-        if (!heap.holds(pointer, count)) return CUDA_ERROR_INVALID_VALUE;
-        *place = Place{Place::kDevice, static_cast<int>(d), heap.alias(pointer)};
-        return CUDA_SUCCESS;
-    }
-    auto next = g_pinned.upper_bound(pointer);
-    if (next != g_pinned.begin()) {
-        const auto& [base, size] = *std::prev(next);
-        const char* byte = static_cast<const char*>(pointer);
-        if (byte + count <= static_cast<const char*>(base) + size) {
-            *place = Place{Place::kPinned, -1, const_cast<void*>(pointer)};
-            return CUDA_SUCCESS;
-        }
-    }
-    *place = Place{Place::kPageable, -1, const_cast<void*>(pointer)};
-    return CUDA_SUCCESS;
-}
-
 void* toPointer(CUdeviceptr pointer) { return reinterpret_cast<void*>(static_cast<uintptr_t>(pointer)); }
 
-// Releases a primary context: its streams drain, its objects and memory go.
-void destroyContext(std::unique_ptr<CUctx_st> context, DeviceHeap& heap) {
-    {
-        std::lock_guard<std::mutex> lock(g_mutex);
-        for (auto it = g_live.begin(); it != g_live.end();) {
-            const CUctx_st* owner = nullptr;
-            switch (it->second) {
-                case Kind::Stream: owner = static_cast<const CUstream_st*>(it->first)->context; break;
-                case Kind::Event: owner = static_cast<const CUevent_st*>(it->first)->context; break;
-                case Kind::Module: owner = static_cast<const CUmod_st*>(it->first)->context; break;
-                case Kind::Function:
-                    owner = static_cast<const CUfunc_st*>(it->first)->module->context;
-                    break;
-                case Kind::Context: owner = static_cast<const CUctx_st*>(it->first); break;
-            }
-            if (owner == context.get()) {
-                it = g_live.erase(it);
-            } else {
-                ++it;
-            }
-        }
-    }
+// Releases a primary context: its handles die, its streams drain, its memory goes.
+void destroyContext(std::unique_ptr<CUctx_st> context) {
+    const CUctx_st* dying = context.get();
+    g_handles.removeIf([dying](const void* handle, const char* kind) {
+        if (kind == kContext) return handle == dying;
+        if (kind == kStream) return static_cast<const CUstream_st*>(handle)->context == dying;
+        if (kind == kEvent) return static_cast<const CUevent_st*>(handle)->context == dying;
+        if (kind == kModule) return static_cast<const CUmod_st*>(handle)->context == dying;
+        return static_cast<const CUfunc_st*>(handle)->module->context == dying;
+    });
     // Streams drain first. Events and modules the application did not destroy stay allocated,
     // so a leak checker reports them.
     context->streams.clear();
-    heap.releaseAll();
+    g_memory.heap(context->device).releaseAll();
 }
 
 }  // namespace
@@ -260,9 +197,8 @@ CUresult CUDAAPI cuInit(unsigned int flags) {
     if (!g_initialized) {
         const size_t count = environmentSize("POLYHAL_CUDA_DOUBLE_DEVICES", 1);
         const size_t memory = environmentSize("POLYHAL_CUDA_DOUBLE_MEMORY", size_t{1} << 30);
-        for (size_t i = 0; i < count; ++i) {
-            g_devices.push_back(Device{std::make_unique<DeviceHeap>(memory), 0, nullptr});
-        }
+        g_memory.addDevices(count, memory);
+        g_devices.resize(count);
         g_initialized = true;
     }
     return CUDA_SUCCESS;
@@ -345,7 +281,7 @@ CUresult CUDAAPI cuDeviceGetName(char* name, int length, CUdevice device) {
 CUresult CUDAAPI cuDeviceTotalMem(size_t* bytes, CUdevice device) {
     ENTER();
     if (!validDevice(device)) return CUDA_ERROR_INVALID_DEVICE;
-    *bytes = g_devices[static_cast<size_t>(device)].heap->capacity();
+    *bytes = g_memory.heap(device).capacity();
     return CUDA_SUCCESS;
 }
 
@@ -381,7 +317,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* context, CUdevice device) {
     if (state.retains++ == 0) {
         state.primary = std::make_unique<CUctx_st>();
         state.primary->device = device;
-        g_live.emplace(state.primary.get(), Kind::Context);
+        g_handles.add(state.primary.get(), kContext);
     }
     *context = state.primary.get();
     return CUDA_SUCCESS;
@@ -390,7 +326,6 @@ CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* context, CUdevice device) {
 CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice device) {
     ENTER();
     std::unique_ptr<CUctx_st> released;
-    DeviceHeap* heap = nullptr;
     {
         std::lock_guard<std::mutex> lock(g_mutex);
         if (!validDevice(device)) return CUDA_ERROR_INVALID_DEVICE;
@@ -399,12 +334,9 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice device) {
             breach(kVendor, "cuDevicePrimaryCtxRelease: device %d's primary context is not "
                    "retained", device);
         }
-        if (--state.retains == 0) {
-            released = std::move(state.primary);
-            heap = state.heap.get();
-        }
+        if (--state.retains == 0) released = std::move(state.primary);
     }
-    if (released) destroyContext(std::move(released), *heap);
+    if (released) destroyContext(std::move(released));
     return CUDA_SUCCESS;
 }
 
@@ -425,7 +357,7 @@ CUresult CUDAAPI cuCtxGetCurrent(CUcontext* context) {
 
 CUresult CUDAAPI cuCtxSetCurrent(CUcontext context) {
     ENTER();
-    if (context != nullptr) requireLive(__func__, context, Kind::Context);
+    if (context != nullptr) requireLive(__func__, context, kContext);
     if (context == nullptr) {
         if (!t_contexts.empty()) t_contexts.pop_back();
     } else if (t_contexts.empty()) {
@@ -438,7 +370,7 @@ CUresult CUDAAPI cuCtxSetCurrent(CUcontext context) {
 
 CUresult CUDAAPI cuCtxPushCurrent(CUcontext context) {
     ENTER();
-    requireLive(__func__, context, Kind::Context);
+    requireLive(__func__, context, kContext);
     t_contexts.push_back(context);
     return CUDA_SUCCESS;
 }
@@ -482,7 +414,7 @@ CUresult CUDAAPI cuCtxSynchronize() {
 
 CUresult CUDAAPI cuMemGetInfo(size_t* free, size_t* total) {
     ENTER();
-    const DeviceHeap& heap = *g_devices[static_cast<size_t>(requireCurrent(__func__)->device)].heap;
+    const DeviceHeap& heap = g_memory.heap(requireCurrent(__func__)->device);
     *free = heap.available();
     *total = heap.capacity();
     return CUDA_SUCCESS;
@@ -492,7 +424,7 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr* pointer, size_t size) {
     ENTER();
     CUctx_st* context = requireCurrent(__func__);
     if (size == 0) return CUDA_ERROR_INVALID_VALUE;
-    void* allocated = g_devices[static_cast<size_t>(context->device)].heap->allocate(size);
+    void* allocated = g_memory.heap(context->device).allocate(size);
     if (allocated == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
     *pointer = reinterpret_cast<uintptr_t>(allocated);
     return CUDA_SUCCESS;
@@ -500,17 +432,14 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr* pointer, size_t size) {
 
 // The memory must belong to the current context's device.
 static CUresult releaseDeviceMemory(const char* function, CUctx_st* context, CUdeviceptr pointer) {
-    DeviceHeap& heap = *g_devices[static_cast<size_t>(context->device)].heap;
-    if (!heap.covers(toPointer(pointer))) {
-        for (const Device& other : g_devices) {
-            if (other.heap->covers(toPointer(pointer))) {
-                breach(kVendor, "%s: %p is memory of another device than the current context's "
-                       "(device %d)", function, toPointer(pointer), context->device);
-            }
-        }
-        return CUDA_ERROR_INVALID_VALUE;
+    const int owner = g_memory.deviceOf(toPointer(pointer));
+    if (owner < 0) return CUDA_ERROR_INVALID_VALUE;
+    if (owner != context->device) {
+        breach(kVendor, "%s: %p is memory of another device than the current context's (device "
+               "%d)", function, toPointer(pointer), context->device);
     }
-    return heap.release(toPointer(pointer)) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    return g_memory.heap(owner).release(toPointer(pointer)) ? CUDA_SUCCESS
+                                                             : CUDA_ERROR_INVALID_VALUE;
 }
 
 // cuMemFree synchronises the device: it returns once every stream of the context is idle.
@@ -527,14 +456,14 @@ CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr pointer, CUstream streamHandle) {
     ENTER();
     CUstream_st* stream = requireStream(__func__, streamHandle);
     Place place{};
-    if (locate(toPointer(pointer), 1, &place) != CUDA_SUCCESS || place.kind != Place::kDevice) {
+    if (!g_memory.locate(toPointer(pointer), 1, &place) || place.kind != Place::kDevice) {
         return CUDA_ERROR_INVALID_VALUE;
     }
     if (place.device != stream->context->device) {
         breach(kVendor, "cuMemFreeAsync: %p is memory of device %d, the stream is of device %d",
                toPointer(pointer), place.device, stream->context->device);
     }
-    DeviceHeap* heap = g_devices[static_cast<size_t>(place.device)].heap.get();
+    DeviceHeap* heap = &g_memory.heap(place.device);
     stream->timeline.submit([heap, pointer] { heap->release(toPointer(pointer)); });
     return CUDA_SUCCESS;
 }
@@ -547,10 +476,8 @@ CUresult CUDAAPI cuMemHostAlloc(void** pointer, size_t size, unsigned int flags)
                                 CU_MEMHOSTALLOC_WRITECOMBINED)) != 0) {
         return CUDA_ERROR_INVALID_VALUE;
     }
-    void* allocated = std::aligned_alloc(4096, (size + 4095) / 4096 * 4096);
+    void* allocated = g_memory.allocatePinned(size);
     if (allocated == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
-    std::lock_guard<std::mutex> lock(g_mutex);
-    g_pinned.emplace(allocated, size);
     *pointer = allocated;
     return CUDA_SUCCESS;
 }
@@ -558,36 +485,18 @@ CUresult CUDAAPI cuMemHostAlloc(void** pointer, size_t size, unsigned int flags)
 CUresult CUDAAPI cuMemFreeHost(void* pointer) {
     ENTER();
     requireCurrent(__func__);
-    {
-        std::lock_guard<std::mutex> lock(g_mutex);
-        if (g_pinned.erase(pointer) == 0) return CUDA_ERROR_INVALID_VALUE;
-    }
-    std::free(pointer);
-    return CUDA_SUCCESS;
+    return g_memory.freePinned(pointer) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
-// Copies follow the driver's documented host synchronisation: from pageable host memory the
-// source is staged at the call and the transfer runs in stream order; to pageable host memory
-// (and between host buffers) the call returns once the copy has completed; otherwise the copy
-// runs in stream order and the call returns at once.
-static CUresult copyAsync(CUstream_st* stream, void* dst, const void* src,
-                          size_t count) {
+// Copies follow the driver's documented host synchronisation (submitCopy).
+static CUresult copyAsync(CUstream_st* stream, void* dst, const void* src, size_t count) {
     Place to{};
     Place from{};
-    if (locate(dst, count, &to) != CUDA_SUCCESS || locate(src, count, &from) != CUDA_SUCCESS) {
+    if (!g_memory.locate(dst, count, &to) || !g_memory.locate(src, count, &from)) {
         return CUDA_ERROR_INVALID_VALUE;
     }
     if (CUresult sticky = stream->context->sticky.load()) return sticky;
-    if (from.kind == Place::kPageable && to.kind != Place::kPageable) {
-        auto staged = std::make_shared<std::vector<unsigned char>>(
-            static_cast<const unsigned char*>(src), static_cast<const unsigned char*>(src) + count);
-        stream->timeline.submit(
-            [target = to.host, staged] { std::memcpy(target, staged->data(), staged->size()); });
-        return CUDA_SUCCESS;
-    }
-    stream->timeline.submit(
-        [target = to.host, source = from.host, count] { std::memmove(target, source, count); });
-    if (to.kind == Place::kPageable) stream->timeline.mark()->wait();
+    polyhal::doubles::submitCopy(stream->timeline, to, from, count);
     return CUDA_SUCCESS;
 }
 
@@ -601,12 +510,12 @@ CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dstContext, CUdevi
                                    CUcontext srcContext, size_t count, CUstream streamHandle) {
     ENTER();
     CUstream_st* stream = requireStream(__func__, streamHandle);
-    requireLive(__func__, dstContext, Kind::Context);
-    requireLive(__func__, srcContext, Kind::Context);
+    requireLive(__func__, dstContext, kContext);
+    requireLive(__func__, srcContext, kContext);
     Place to{};
     Place from{};
-    if (locate(toPointer(dst), count, &to) != CUDA_SUCCESS ||
-        locate(toPointer(src), count, &from) != CUDA_SUCCESS) {
+    if (!g_memory.locate(toPointer(dst), count, &to) ||
+        !g_memory.locate(toPointer(src), count, &from)) {
         return CUDA_ERROR_INVALID_VALUE;
     }
     if (to.kind != Place::kDevice || to.device != dstContext->device) {
@@ -615,8 +524,7 @@ CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dstContext, CUdevi
     if (from.kind != Place::kDevice || from.device != srcContext->device) {
         breach(kVendor, "cuMemcpyPeerAsync: the source is not memory of srcContext's device");
     }
-    stream->timeline.submit(
-        [target = to.host, source = from.host, count] { std::memmove(target, source, count); });
+    polyhal::doubles::submitCopy(stream->timeline, to, from, count);
     return CUDA_SUCCESS;
 }
 
@@ -627,11 +535,11 @@ CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t co
     ENTER();
     CUstream_st* stream = requireStream(__func__, streamHandle);
     Place to{};
-    if (locate(toPointer(dst), count, &to) != CUDA_SUCCESS || to.kind == Place::kPageable) {
+    if (!g_memory.locate(toPointer(dst), count, &to) || to.kind == Place::kPageable) {
         return CUDA_ERROR_INVALID_VALUE;
     }
     if (CUresult sticky = stream->context->sticky.load()) return sticky;
-    stream->timeline.submit([target = to.host, value, count] { std::memset(target, value, count); });
+    polyhal::doubles::submitFill(stream->timeline, to, value, count);
     return CUDA_SUCCESS;
 }
 
@@ -657,7 +565,7 @@ CUresult CUDAAPI cuStreamCreateWithPriority(CUstream* handle, unsigned int flags
                       streams.end());
         streams.push_back(std::move(stream));
     }
-    remember(*handle, Kind::Stream);
+    g_handles.add(*handle, kStream);
     return CUDA_SUCCESS;
 }
 
@@ -665,7 +573,7 @@ CUresult CUDAAPI cuStreamCreateWithPriority(CUstream* handle, unsigned int flags
 CUresult CUDAAPI cuStreamDestroy(CUstream stream) {
     ENTER();
     requireStream(__func__, stream)->destroyed = true;
-    forget(stream);
+    g_handles.remove(stream);
     return CUDA_SUCCESS;
 }
 
@@ -687,7 +595,7 @@ CUresult CUDAAPI cuStreamQuery(CUstream handle) {
 CUresult CUDAAPI cuStreamWaitEvent(CUstream handle, CUevent event, unsigned int flags) {
     ENTER();
     CUstream_st* stream = requireStream(__func__, handle);
-    requireLive(__func__, event, Kind::Event);
+    requireLive(__func__, event, kEvent);
     if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
     std::shared_ptr<Marker> last;
     {
@@ -715,7 +623,7 @@ CUresult CUDAAPI cuEventCreate(CUevent* handle, unsigned int flags) {
         return CUDA_ERROR_INVALID_VALUE;
     }
     auto* event = new CUevent_st{context, flags, {}, nullptr};
-    remember(event, Kind::Event);
+    g_handles.add(event, kEvent);
     *handle = event;
     return CUDA_SUCCESS;
 }
@@ -723,8 +631,8 @@ CUresult CUDAAPI cuEventCreate(CUevent* handle, unsigned int flags) {
 // Waits already enqueued on the event keep their point in the stream.
 CUresult CUDAAPI cuEventDestroy(CUevent event) {
     ENTER();
-    requireLive(__func__, event, Kind::Event);
-    forget(event);
+    requireLive(__func__, event, kEvent);
+    g_handles.remove(event);
     delete event;
     return CUDA_SUCCESS;
 }
@@ -732,7 +640,7 @@ CUresult CUDAAPI cuEventDestroy(CUevent event) {
 CUresult CUDAAPI cuEventRecord(CUevent event, CUstream handle) {
     ENTER();
     CUstream_st* stream = requireStream(__func__, handle);
-    requireLive(__func__, event, Kind::Event);
+    requireLive(__func__, event, kEvent);
     requireOwnContext(__func__, event->context, "the event");
     std::shared_ptr<Marker> marker = stream->timeline.mark();
     std::lock_guard<std::mutex> lock(event->mutex);
@@ -747,7 +655,7 @@ static std::shared_ptr<Marker> lastRecord(CUevent event) {
 
 CUresult CUDAAPI cuEventQuery(CUevent event) {
     ENTER();
-    requireLive(__func__, event, Kind::Event);
+    requireLive(__func__, event, kEvent);
     const std::shared_ptr<Marker> last = lastRecord(event);
     if (last && !last->done()) return CUDA_ERROR_NOT_READY;
     return event->context->sticky.load();
@@ -755,15 +663,15 @@ CUresult CUDAAPI cuEventQuery(CUevent event) {
 
 CUresult CUDAAPI cuEventSynchronize(CUevent event) {
     ENTER();
-    requireLive(__func__, event, Kind::Event);
+    requireLive(__func__, event, kEvent);
     if (const std::shared_ptr<Marker> last = lastRecord(event)) last->wait();
     return event->context->sticky.load();
 }
 
 static CUresult elapsedTime(const char* function, float* ms, CUevent start, CUevent end) {
     if (CUresult entered = enter(function)) return entered;
-    requireLive(function, start, Kind::Event);
-    requireLive(function, end, Kind::Event);
+    requireLive(function, start, kEvent);
+    requireLive(function, end, kEvent);
     if (ms == nullptr) return CUDA_ERROR_INVALID_VALUE;
     if (((start->flags | end->flags) & CU_EVENT_DISABLE_TIMING) != 0) return CUDA_ERROR_INVALID_HANDLE;
     const std::shared_ptr<Marker> first = lastRecord(start);
@@ -827,16 +735,16 @@ CUresult CUDAAPI cuModuleLoadDataEx(CUmodule* handle, const void* image, unsigne
         }
     }
     auto* module = new CUmod_st{context, std::move(recorded), {}};
-    remember(module, Kind::Module);
+    g_handles.add(module, kModule);
     *handle = module;
     return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuModuleUnload(CUmodule module) {
     ENTER();
-    requireLive(__func__, module, Kind::Module);
-    for (auto& [name, function] : module->functions) forget(function.get());
-    forget(module);
+    requireLive(__func__, module, kModule);
+    for (auto& [name, function] : module->functions) g_handles.remove(function.get());
+    g_handles.remove(module);
     delete module;
     return CUDA_SUCCESS;
 }
@@ -855,7 +763,7 @@ static bool imageDefines(const std::string& image, const char* name) {
 
 CUresult CUDAAPI cuModuleGetFunction(CUfunction* handle, CUmodule module, const char* name) {
     ENTER();
-    requireLive(__func__, module, Kind::Module);
+    requireLive(__func__, module, kModule);
     requireOwnContext(__func__, module->context, "the module");
     if (name == nullptr) return CUDA_ERROR_INVALID_VALUE;
     if (!imageDefines(module->image, name)) return CUDA_ERROR_NOT_FOUND;
@@ -865,7 +773,7 @@ CUresult CUDAAPI cuModuleGetFunction(CUfunction* handle, CUmodule module, const 
         function->module = module;
         function->name = name;
         function->host = polyhal::doubles::findHostKernel(name);
-        remember(function.get(), Kind::Function);
+        g_handles.add(function.get(), kFunction);
     }
     *handle = function.get();
     return CUDA_SUCCESS;
@@ -875,7 +783,7 @@ CUresult CUDAAPI cuModuleGetFunction(CUfunction* handle, CUmodule module, const 
 CUresult CUDAAPI cuFuncGetParamInfo(CUfunction function, size_t index, size_t* offset,
                                     size_t* size) {
     ENTER();
-    requireLive(__func__, function, Kind::Function);
+    requireLive(__func__, function, kFunction);
     if (function->host == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
     if (index >= function->host->parameters.size()) return CUDA_ERROR_INVALID_VALUE;
     if (offset != nullptr) *offset = function->host->offset(index);
@@ -886,7 +794,7 @@ CUresult CUDAAPI cuFuncGetParamInfo(CUfunction function, size_t index, size_t* o
 
 CUresult CUDAAPI cuFuncGetAttribute(int* value, CUfunction_attribute attribute, CUfunction function) {
     ENTER();
-    requireLive(__func__, function, Kind::Function);
+    requireLive(__func__, function, kFunction);
     requireOwnContext(__func__, function->module->context, "the function");
     switch (attribute) {
         case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *value = function->maxDynamicShared; break;
@@ -898,7 +806,7 @@ CUresult CUDAAPI cuFuncGetAttribute(int* value, CUfunction_attribute attribute, 
 
 CUresult CUDAAPI cuFuncSetAttribute(CUfunction function, CUfunction_attribute attribute, int value) {
     ENTER();
-    requireLive(__func__, function, Kind::Function);
+    requireLive(__func__, function, kFunction);
     requireOwnContext(__func__, function->module->context, "the function");
     if (attribute != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) return CUDA_ERROR_NOT_SUPPORTED;
     if (value < 0 || value > kOptInMaxShared) return CUDA_ERROR_INVALID_VALUE;
@@ -914,7 +822,7 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction function, unsigned gridX, unsigned gr
                                 unsigned sharedBytes, CUstream streamHandle, void** params,
                                 void** extra) {
     ENTER();
-    requireLive(__func__, function, Kind::Function);
+    requireLive(__func__, function, kFunction);
     CUstream_st* stream = requireStream(__func__, streamHandle);
     requireOwnContext(__func__, function->module->context, "the function");
     if (CUresult sticky = stream->context->sticky.load()) return sticky;
@@ -928,30 +836,10 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction function, unsigned gridX, unsigned gr
     }
     const HostKernel* kernel = function->host;
     if (kernel == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
-    const size_t declared = kernel->parameters.size();
-    if (declared > 0 && params == nullptr) {
-        breach(kVendor, "cuLaunchKernel: %s declares %zu parameters but kernelParams is NULL",
-               kernel->name, declared);
-    }
-    const DeviceHeap& heap = *g_devices[static_cast<size_t>(stream->context->device)].heap;
-    std::vector<std::vector<unsigned char>> arguments(declared);
-    for (size_t i = 0; i < declared; ++i) {
-        const auto& parameter = kernel->parameters[i];
-        const auto* value = static_cast<const unsigned char*>(params[i]);
-        arguments[i].assign(value, value + parameter.size);
-        if (!parameter.isPointer) continue;
-        void* pointer = nullptr;
-        std::memcpy(&pointer, value, sizeof pointer);
-        Place place{};
-        if (pointer == nullptr) continue;
-        if (locate(pointer, 1, &place) != CUDA_SUCCESS || place.kind == Place::kPageable ||
-            (place.kind == Place::kDevice && !heap.covers(pointer))) {
-            breach(kVendor, "cuLaunchKernel: parameter %zu of %s is a pointer, but holds %p, "
-                   "which is no memory of the launch's device (arguments out of order, or of the "
-                   "wrong size?)", i, kernel->name, pointer);
-        }
-        std::memcpy(arguments[i].data(), &place.host, sizeof place.host);
-    }
+    std::vector<std::vector<unsigned char>> arguments;
+    const std::string problem = polyhal::doubles::packArguments(
+        *kernel, params, g_memory, stream->context->device, &arguments);
+    if (!problem.empty()) breach(kVendor, "cuLaunchKernel: %s", problem.c_str());
     CUctx_st* context = stream->context;
     const halDim3 grid{gridX, gridY, gridZ};
     const halDim3 block{blockX, blockY, blockZ};

@@ -103,12 +103,13 @@ constexpr const char* kEvent = "CUevent";
 constexpr const char* kModule = "CUmodule";
 constexpr const char* kFunction = "CUfunction";
 
-// Driver-wide state. g_mutex guards g_initialized and g_devices.
+// Driver-wide state, never destroyed: streams may still run, and the plugin may still call in,
+// while the process exits. g_mutex guards g_initialized and g_devices.
 std::mutex g_mutex;
 bool g_initialized = false;
-std::vector<Device> g_devices;
-polyhal::doubles::AddressSpace g_memory;
-polyhal::doubles::HandleRegistry g_handles;
+auto& g_devices = *new std::vector<Device>();
+auto& g_memory = *new polyhal::doubles::AddressSpace();
+auto& g_handles = *new polyhal::doubles::HandleRegistry();
 
 thread_local std::vector<CUctx_st*> t_contexts;  // the thread's context stack
 

@@ -18,6 +18,8 @@
 #include <thread>
 #include <vector>
 
+#include "every_entry.hpp"
+
 namespace {
 
 #define REQUIRE_OK(call)                                                         \
@@ -113,55 +115,12 @@ TEST_CASE("every polyhal call leaves the calling thread's CUDA context as it fou
     auto setCurrent = driver().get<CUresult (*)(CUcontext)>("cuCtxSetCurrent");
     for (CUcontext expected : {own, static_cast<CUcontext>(nullptr)}) {
         REQUIRE(setCurrent(expected) == CUDA_SUCCESS);
-#define CHECK_KEEPS_CONTEXT(call)            \
-    do {                                     \
-        REQUIRE_OK(call);                    \
-        INFO(#call);                         \
-        CHECK(currentContext() == expected); \
-    } while (0)
-        CHECK_KEEPS_CONTEXT(halSetDevice(0));
-        halStream stream = nullptr;
-        CHECK_KEEPS_CONTEXT(halCreateStream(&stream));
-        halEvent start = nullptr;
-        halEvent end = nullptr;
-        CHECK_KEEPS_CONTEXT(halCreateEvent(&start));
-        CHECK_KEEPS_CONTEXT(halCreateEvent(&end));
-        void* device = nullptr;
-        void* host = nullptr;
-        CHECK_KEEPS_CONTEXT(halMalloc(&device, 1024));
-        CHECK_KEEPS_CONTEXT(halMallocHost(&host, 1024));
-        CHECK_KEEPS_CONTEXT(halRecordEvent(start, stream));
-        CHECK_KEEPS_CONTEXT(halMemsetAsync(device, 1024, 7, 1024, stream));
-        CHECK_KEEPS_CONTEXT(halMemcpyAsync(host, 1024, device, 1024, HAL_MEMCPY_DEFAULT, stream));
-        CHECK_KEEPS_CONTEXT(halRecordEvent(end, stream));
-        CHECK_KEEPS_CONTEXT(halStreamWaitEvent(stream, end));
-        CHECK_KEEPS_CONTEXT(halSynchronizeEvent(end));
-        CHECK_KEEPS_CONTEXT(halQueryEvent(end));
-        float ms = 0;
-        CHECK_KEEPS_CONTEXT(halEventElapsedTime(&ms, start, end));
-        CHECK_KEEPS_CONTEXT(halQueryStream(stream));
-        CHECK_KEEPS_CONTEXT(halSynchronizeStream(stream));
-        CHECK_KEEPS_CONTEXT(halSynchronizeDevice());
-        CHECK(static_cast<unsigned char*>(host)[1023] == 7);
-        void* pooled = nullptr;
-        CHECK_KEEPS_CONTEXT(halMallocAsync(&pooled, 4096, stream));
-        CHECK_KEEPS_CONTEXT(halFreeAsync(pooled, stream));
-        CHECK_KEEPS_CONTEXT(halSynchronizeStream(stream));
-        CHECK_KEEPS_CONTEXT(halMemPoolTrim(0, 0));
-        CHECK_KEEPS_CONTEXT(halFree(device));
-        CHECK_KEEPS_CONTEXT(halFreeHost(host));
-        CHECK_KEEPS_CONTEXT(halDestroyEvent(start));
-        CHECK_KEEPS_CONTEXT(halDestroyEvent(end));
-        CHECK_KEEPS_CONTEXT(halDestroyStream(stream));
-        halModule module = nullptr;
-        halFunction function = nullptr;
-        const std::string image = testKernels();
-        if (!image.empty()) {
-            CHECK_KEEPS_CONTEXT(halModuleLoadData(&module, image.data(), image.size()));
-            CHECK_KEEPS_CONTEXT(halModuleGetFunction(&function, module, "fail_with_code"));
-            CHECK_KEEPS_CONTEXT(halModuleUnload(module));
-        }
-#undef CHECK_KEEPS_CONTEXT
+        polyhal::doubles::callEveryEntry(
+            [expected](const char* call) {
+                INFO(call);
+                CHECK(currentContext() == expected);
+            },
+            testKernels());
     }
     REQUIRE(driver().get<CUresult (*)(CUdevice)>("cuDevicePrimaryCtxRelease_v2")(1) == CUDA_SUCCESS);
 }

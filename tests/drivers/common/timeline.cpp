@@ -2,10 +2,10 @@
 
 #include "rules.hpp"
 
+#include <atomic>
+
 namespace polyhal::doubles {
 namespace {
-
-thread_local bool t_runningHostFunction = false;
 
 // The one thread that runs every stream's host functions, one at a time.
 class HostFunctionThread {
@@ -15,6 +15,8 @@ class HostFunctionThread {
         static auto* thread = new HostFunctionThread();
         return *thread;
     }
+
+    bool isCurrentThread() const noexcept { return id_.load() == std::this_thread::get_id(); }
 
     // Runs `call` on the thread and returns once it has returned.
     void run(const std::function<void()>& call) {
@@ -29,7 +31,7 @@ class HostFunctionThread {
     HostFunctionThread() : thread_([this] { loop(); }) { thread_.detach(); }
 
     void loop() {
-        t_runningHostFunction = true;
+        id_.store(std::this_thread::get_id());
         std::unique_lock<std::mutex> lock(mutex_);
         for (;;) {
             changed_.wait(lock, [&] { return pending_ != nullptr; });
@@ -45,12 +47,15 @@ class HostFunctionThread {
     std::mutex mutex_;
     std::condition_variable changed_;
     const std::function<void()>* pending_ = nullptr;
+    // Its id, compared rather than marked in thread_local storage, which LeakSanitizer's tracer
+    // fails to read in a dlopen'ed library at exit.
+    std::atomic<std::thread::id> id_{};
     std::thread thread_;
 };
 
 }  // namespace
 
-bool onHostFunctionThread() noexcept { return t_runningHostFunction; }
+bool onHostFunctionThread() noexcept { return HostFunctionThread::instance().isCurrentThread(); }
 
 void Marker::complete() {
     std::lock_guard<std::mutex> lock(mutex_);

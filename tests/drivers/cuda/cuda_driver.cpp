@@ -74,7 +74,7 @@ struct CUfunc_st {
     CUmod_st* module;
     std::string name;
     const HostKernel* host;  // nullptr: named by the image, but the double has no host build
-    int maxDynamicShared = kDefaultMaxDynamicShared;
+    std::atomic<int> maxDynamicShared{kDefaultMaxDynamicShared};
 };
 
 struct CUmod_st {

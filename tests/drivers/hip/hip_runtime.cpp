@@ -26,6 +26,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "address_space.hpp"
@@ -90,7 +92,15 @@ auto& g_devices = *new std::vector<std::unique_ptr<Device>>();
 auto& g_memory = *new polyhal::doubles::AddressSpace();
 auto& g_handles = *new polyhal::doubles::HandleRegistry();
 
-thread_local int t_device = 0;  // HIP: device 0 is current until the thread sets another
+// The calling thread's current device: device 0 until the thread sets another. Kept in a table,
+// not in thread_local storage, which LeakSanitizer's tracer fails to read in this dlopen'ed
+// library at exit.
+int& currentDevice() {
+    static std::mutex mutex;
+    static auto& devices = *new std::unordered_map<std::thread::id, int>();
+    std::lock_guard<std::mutex> lock(mutex);
+    return devices.try_emplace(std::this_thread::get_id(), 0).first->second;
+}
 
 size_t environmentSize(const char* name, size_t fallback) {
     const char* value = std::getenv(name);
@@ -231,14 +241,14 @@ hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attribute, int
 
 hipError_t hipGetDevice(int* device) {
     ENTER();
-    *device = t_device;
+    *device = currentDevice();
     return hipSuccess;
 }
 
 hipError_t hipSetDevice(int device) {
     ENTER();
     if (!validDevice(device)) return hipErrorInvalidDevice;
-    t_device = device;
+    currentDevice() = device;
     return hipSuccess;
 }
 
@@ -249,10 +259,11 @@ hipError_t hipDeviceGetStreamPriorityRange(int* least, int* greatest) {
     return hipSuccess;
 }
 
-// Waits for every stream of the current device, destroyed ones still draining included.
-hipError_t hipDeviceSynchronize() {
-    ENTER();
-    Device& device = *g_devices[static_cast<size_t>(t_device)];
+}  // extern "C"
+
+// Waits for every stream of `ordinal`, destroyed ones still draining included.
+static hipError_t synchronizeDevice(int ordinal) {
+    Device& device = *g_devices[static_cast<size_t>(ordinal)];
     std::vector<std::shared_ptr<ihipStream_t>> streams;
     {
         std::lock_guard<std::mutex> lock(device.mutex);
@@ -262,12 +273,19 @@ hipError_t hipDeviceSynchronize() {
     return device.sticky.load();
 }
 
+extern "C" {
+
+hipError_t hipDeviceSynchronize() {
+    ENTER();
+    return synchronizeDevice(currentDevice());
+}
+
 // ---- Memory ----
 
 hipError_t hipMemGetInfo(size_t* free, size_t* total) {
     ENTER();
-    *free = g_memory.heap(t_device).available();
-    *total = g_memory.heap(t_device).capacity();
+    *free = g_memory.heap(currentDevice()).available();
+    *total = g_memory.heap(currentDevice()).capacity();
     return hipSuccess;
 }
 
@@ -278,7 +296,7 @@ hipError_t hipMalloc(void** pointer, size_t size) {
         *pointer = nullptr;
         return hipSuccess;
     }
-    *pointer = g_memory.heap(t_device).allocate(size);
+    *pointer = g_memory.heap(currentDevice()).allocate(size);
     return *pointer != nullptr ? hipSuccess : hipErrorOutOfMemory;
 }
 
@@ -288,11 +306,7 @@ hipError_t hipFree(void* pointer) {
     if (pointer == nullptr) return hipSuccess;
     const int owner = g_memory.deviceOf(pointer);
     if (owner < 0) return hipErrorInvalidValue;
-    const int current = t_device;
-    t_device = owner;
-    const hipError_t synchronized = hipDeviceSynchronize();
-    t_device = current;
-    if (synchronized != hipSuccess) return synchronized;
+    if (const hipError_t synchronized = synchronizeDevice(owner)) return synchronized;
     return g_memory.heap(owner).release(pointer) ? hipSuccess : hipErrorInvalidValue;
 }
 
@@ -378,9 +392,9 @@ hipError_t hipStreamCreateWithPriority(hipStream_t* handle, unsigned int flags, 
     // Priorities order nothing here: every stream has a thread of its own.
     (void)priority;
     auto stream = std::make_shared<ihipStream_t>();
-    stream->device = t_device;
+    stream->device = currentDevice();
     *handle = stream.get();
-    Device& device = *g_devices[static_cast<size_t>(t_device)];
+    Device& device = *g_devices[static_cast<size_t>(currentDevice())];
     {
         std::lock_guard<std::mutex> lock(device.mutex);
         auto& streams = device.streams;
@@ -455,7 +469,7 @@ hipError_t hipEventCreateWithFlags(hipEvent_t* handle, unsigned flags) {
     if ((flags & ~(hipEventBlockingSync | hipEventDisableTiming | hipEventInterprocess)) != 0) {
         return hipErrorInvalidValue;
     }
-    auto* event = new ihipEvent_t{t_device, flags, {}, nullptr};
+    auto* event = new ihipEvent_t{currentDevice(), flags, {}, nullptr};
     g_handles.add(event, kEvent);
     *handle = event;
     return hipSuccess;
@@ -524,7 +538,7 @@ hipError_t hipModuleLoadDataEx(hipModule_t* handle, const void* image, unsigned 
     std::memcpy(&entrySize, bytes + 0x3a, sizeof entrySize);
     std::memcpy(&entries, bytes + 0x3c, sizeof entries);
     auto* module = new ihipModule_t{
-        t_device,
+        currentDevice(),
         std::string(reinterpret_cast<const char*>(bytes), sectionHeaders + entrySize * entries),
         {}};
     g_handles.add(module, kModule);

@@ -2,7 +2,8 @@
 # Tests of the language bindings against a polyhal build tree:
 #   - Python: installs bindings/python with pip into <build>/venv (offline, Debian's python3 with
 #     its numpy and pytest), then runs pytest with POLYHAL_BACKEND=cpu and, when the build has the
-#     OpenCL plugin, with POLYHAL_BACKEND=opencl;
+#     OpenCL plugin, with POLYHAL_BACKEND=opencl; when the build has the cuda or hip plugin and its
+#     vendor-driver double (tests/drivers), also with POLYHAL_BACKEND=cuda / hip against the double;
 #   - Rust: cargo test and the two_streams example of bindings/rust (offline, no crates), on the
 #     same backends, built in <build>/rust-target.
 # Usage: bindings/run-tests.sh [build-dir]   (default: build/default)
@@ -27,6 +28,15 @@ backends=(cpu)
 if [ -e "${lib}/polyhal/libpolyhal_opencl.so" ]; then
     backends+=(opencl)
 fi
+# Python only: the GPU plugins against their vendor-driver doubles, found on the library path.
+python_backends=("${backends[@]}")
+declare -A double_dir=([cuda]="${build}/tests/drivers/cuda/cuda_driver"
+                       [hip]="${build}/tests/drivers/hip/hip_runtime")
+for backend in cuda hip; do
+    if [ -e "${lib}/polyhal/libpolyhal_${backend}.so" ] && [ -d "${double_dir[${backend}]}" ]; then
+        python_backends+=("${backend}")
+    fi
+done
 
 echo "== Python: pip install bindings/python into ${build}/venv"
 venv="${build}/venv"
@@ -40,10 +50,11 @@ unset PYTHONPATH  # test the installed package, not the sources
 export PYTHONDONTWRITEBYTECODE=1
 export POLYHAL_LIBRARY="${lib}/libpolyhal.so"
 export POLYHAL_TEST_KERNEL_DIR="${build}/kernels/python"
-for backend in "${backends[@]}"; do
+for backend in "${python_backends[@]}"; do
     echo "== Python: pytest with POLYHAL_BACKEND=${backend}"
     status=0
-    (cd "${build}" && POLYHAL_BACKEND="${backend}" "${venv}/bin/python" -m pytest \
+    (cd "${build}" && export LD_LIBRARY_PATH="${double_dir[${backend}]:-${LD_LIBRARY_PATH:-}}" &&
+        POLYHAL_BACKEND="${backend}" "${venv}/bin/python" -m pytest \
         -p no:cacheprovider -rs "${bindings}/python/tests") || status=$?
     if [ "${status}" -eq 5 ]; then
         echo "bindings: pytest collected no tests" >&2
@@ -61,4 +72,4 @@ for backend in "${backends[@]}"; do
     POLYHAL_BACKEND="${backend}" cargo run --offline --quiet \
         --manifest-path "${bindings}/rust/Cargo.toml" --example two_streams
 done
-echo "== bindings: all tests passed (${backends[*]})"
+echo "== bindings: all tests passed (Python: ${python_backends[*]}; Rust: ${backends[*]})"

@@ -40,8 +40,11 @@ struct CudaApi {
         CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT;
     static constexpr CUdevice_attribute kAttributeMaxThreadsPerBlock =
         CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK;
+    // What a kernel may have once it opts in (allowDynamicSharedMemory), not the 48 KiB default.
     static constexpr CUdevice_attribute kAttributeMaxSharedMemoryPerBlock =
-        CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK;
+        CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN;
+    static constexpr CUdevice_attribute kAttributeMemoryPoolsSupported =
+        CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED;
     static constexpr JitOption kJitErrorLogBuffer = CU_JIT_ERROR_LOG_BUFFER;
     static constexpr JitOption kJitErrorLogBufferSize = CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES;
 
@@ -54,7 +57,8 @@ struct CudaApi {
 
     static halError retainContext(NativeDevice device, Context* context) noexcept;
     static void releaseContext(NativeDevice device, Context context) noexcept;
-    static halError makeCurrent(Context context) noexcept;
+    static halError enterContext(Context context, Context* previous, bool* switched) noexcept;
+    static void leaveContext(Context previous) noexcept;
 
     static void* toPointer(DevicePointer pointer) noexcept {
         return reinterpret_cast<void*>(static_cast<uintptr_t>(pointer));
@@ -67,15 +71,34 @@ struct CudaApi {
     static halError memcpyAsync(Stream stream, void* dst, const void* src, size_t count,
                                 halMemcpyKind kind) noexcept;
     static halError launchHostFunc(Stream stream, halHostFn fn, void* userData) noexcept;
+
+    // launch.cpp
+    static halError checkArguments(Function function, const halKernelArg* args,
+                                   uint32_t numArgs) noexcept;
+    static halError allowDynamicSharedMemory(Function function, size_t bytes) noexcept;
 };
 
-// Every entry makes its device's context current first. A thread that already has it (the
-// common case: one device, or a thread that stays on one) pays for one cuCtxGetCurrent.
-inline halError CudaApi::makeCurrent(Context context) noexcept {
+// Every entry pushes its device's context onto the thread's context stack and pops it before
+// returning, so the application's own current context is left as it was. A thread that already
+// has the context current (the common case: one device, or a thread that stays on one) pays for
+// one cuCtxGetCurrent.
+inline halError CudaApi::enterContext(Context context, Context* /*previous*/,
+                                      bool* switched) noexcept {
     CUcontext current = nullptr;
     if (halError error = gpu::call<CudaApi>(symbols.contextGetCurrent, &current)) return error;
-    if (current == context) return HAL_SUCCESS;
-    return gpu::call<CudaApi>(symbols.contextSetCurrent, context);
+    *switched = current != context;
+    if (!*switched) return HAL_SUCCESS;
+    if (halError error = gpu::call<CudaApi>(symbols.contextPushCurrent, context)) {
+        *switched = false;
+        return error;
+    }
+    return HAL_SUCCESS;
+}
+
+// Popping what was pushed cannot fail while the thread's stack is as entry left it.
+inline void CudaApi::leaveContext(Context /*previous*/) noexcept {
+    CUcontext popped = nullptr;
+    symbols.contextPopCurrent.address(&popped);
 }
 
 inline halError CudaApi::retainContext(NativeDevice device, Context* context) noexcept {

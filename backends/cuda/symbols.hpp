@@ -2,8 +2,14 @@
 // with backends/hip/symbols.hpp; see gpu_common/symbol_table.hpp.
 //
 // The plugin never links libcuda: initialize() opens libcuda.so.1. Versioned names are the ones
-// cuda.h maps the plain names to (cuMemAlloc -> cuMemAlloc_v2 ...); cuEventElapsedTime_v2 is the
-// newest of them, so the plugin needs a driver that exports it (CUDA 12.8 or newer).
+// cuda.h maps the plain names to (cuMemAlloc -> cuMemAlloc_v2 ...).
+//
+// Oldest supported driver: CUDA 11.0 (R450), the first to export cuDevicePrimaryCtxRelease_v2,
+// the newest of the required functions. Newer functions are used where the driver has them:
+//   cuEventElapsedTime_v2 (12.8)  else cuEventElapsedTime, same prototype and meaning
+//   cuMemFreeAsync (11.2)         else cuMemFree, which waits for the whole device
+//   cuFuncGetParamInfo (12.4)     else launch arguments are not checked against the kernel
+// tests/drivers/cuda runs the plugin against doubles of a 13.0, a 12.2 and an 11.0 driver.
 #ifndef POLYHAL_BACKENDS_CUDA_SYMBOLS_HPP_
 #define POLYHAL_BACKENDS_CUDA_SYMBOLS_HPP_
 
@@ -12,43 +18,49 @@
 #include "gpu_common/symbol_table.hpp"
 
 // clang-format off
-#define POLYHAL_CUDA_SYMBOLS(X)                                  \
-    X(init,                  cuInit)                             \
-    X(getErrorName,          cuGetErrorName)                     \
-    X(getErrorString,        cuGetErrorString)                   \
-    X(deviceGetCount,        cuDeviceGetCount)                   \
-    X(deviceGet,             cuDeviceGet)                        \
-    X(deviceGetName,         cuDeviceGetName)                    \
-    X(deviceTotalMem,        cuDeviceTotalMem_v2)                \
-    X(deviceGetAttribute,    cuDeviceGetAttribute)               \
-    X(primaryContextRetain,  cuDevicePrimaryCtxRetain)           \
-    X(primaryContextRelease, cuDevicePrimaryCtxRelease_v2)       \
-    X(contextGetCurrent,     cuCtxGetCurrent)                    \
-    X(contextSetCurrent,     cuCtxSetCurrent)                    \
-    X(streamPriorityRange,   cuCtxGetStreamPriorityRange)        \
-    X(deviceSynchronize,     cuCtxSynchronize)                   \
-    X(memGetInfo,            cuMemGetInfo_v2)                    \
-    X(streamCreate,          cuStreamCreateWithPriority)         \
-    X(streamDestroy,         cuStreamDestroy_v2)                 \
-    X(streamSynchronize,     cuStreamSynchronize)                \
-    X(streamQuery,           cuStreamQuery)                      \
-    X(streamWaitEvent,       cuStreamWaitEvent)                  \
-    X(launchHostFunc,        cuLaunchHostFunc)                   \
-    X(eventCreate,           cuEventCreate)                      \
-    X(eventDestroy,          cuEventDestroy_v2)                  \
-    X(eventRecord,           cuEventRecord)                      \
-    X(eventQuery,            cuEventQuery)                       \
-    X(eventSynchronize,      cuEventSynchronize)                 \
-    X(eventElapsedTime,      cuEventElapsedTime_v2)              \
-    X(memAlloc,              cuMemAlloc_v2)                      \
-    X(memFree,               cuMemFree_v2)                       \
-    X(memAllocHost,          cuMemHostAlloc)                     \
-    X(memFreeHost,           cuMemFreeHost)                      \
-    X(memcpyAsync,           cuMemcpyAsync)                      \
-    X(memsetD8Async,         cuMemsetD8Async)                    \
-    X(moduleLoadDataEx,      cuModuleLoadDataEx)                 \
-    X(moduleUnload,          cuModuleUnload)                     \
-    X(moduleGetFunction,     cuModuleGetFunction)                \
+#define POLYHAL_CUDA_SYMBOLS(X, X_OR, OPTIONAL)                                       \
+    X(init,                  cuInit)                                                 \
+    X(getErrorName,          cuGetErrorName)                                         \
+    X(getErrorString,        cuGetErrorString)                                       \
+    X(deviceGetCount,        cuDeviceGetCount)                                       \
+    X(deviceGet,             cuDeviceGet)                                            \
+    X(deviceGetName,         cuDeviceGetName)                                        \
+    X(deviceTotalMem,        cuDeviceTotalMem_v2)                                    \
+    X(deviceGetAttribute,    cuDeviceGetAttribute)                                   \
+    X(primaryContextRetain,  cuDevicePrimaryCtxRetain)                               \
+    X(primaryContextRelease, cuDevicePrimaryCtxRelease_v2)                           \
+    X(contextGetCurrent,     cuCtxGetCurrent)                                        \
+    X(contextPushCurrent,    cuCtxPushCurrent_v2)                                    \
+    X(contextPopCurrent,     cuCtxPopCurrent_v2)                                     \
+    X(streamPriorityRange,   cuCtxGetStreamPriorityRange)                            \
+    X(deviceSynchronize,     cuCtxSynchronize)                                       \
+    X(memGetInfo,            cuMemGetInfo_v2)                                        \
+    X(streamCreate,          cuStreamCreateWithPriority)                             \
+    X(streamDestroy,         cuStreamDestroy_v2)                                     \
+    X(streamSynchronize,     cuStreamSynchronize)                                    \
+    X(streamQuery,           cuStreamQuery)                                          \
+    X(streamWaitEvent,       cuStreamWaitEvent)                                      \
+    X(launchHostFunc,        cuLaunchHostFunc)                                       \
+    X(eventCreate,           cuEventCreate)                                          \
+    X(eventDestroy,          cuEventDestroy_v2)                                      \
+    X(eventRecord,           cuEventRecord)                                          \
+    X(eventQuery,            cuEventQuery)                                           \
+    X(eventSynchronize,      cuEventSynchronize)                                     \
+    X_OR(eventElapsedTime,   cuEventElapsedTime_v2, "cuEventElapsedTime")            \
+    X(memAlloc,              cuMemAlloc_v2)                                          \
+    X(memFree,               cuMemFree_v2)                                           \
+    OPTIONAL(memFreeAsync,   cuMemFreeAsync)                                         \
+    X(memAllocHost,          cuMemHostAlloc)                                         \
+    X(memFreeHost,           cuMemFreeHost)                                          \
+    X(memcpyAsync,           cuMemcpyAsync)                                          \
+    X(memcpyPeerAsync,       cuMemcpyPeerAsync)                                      \
+    X(memsetD8Async,         cuMemsetD8Async)                                        \
+    X(moduleLoadDataEx,      cuModuleLoadDataEx)                                     \
+    X(moduleUnload,          cuModuleUnload)                                         \
+    X(moduleGetFunction,     cuModuleGetFunction)                                    \
+    X(functionGetAttribute,  cuFuncGetAttribute)                                     \
+    X(functionSetAttribute,  cuFuncSetAttribute)                                     \
+    OPTIONAL(functionGetParameterInfo, cuFuncGetParamInfo)                           \
     X(launchKernel,          cuLaunchKernel)
 // clang-format on
 

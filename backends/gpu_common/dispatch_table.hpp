@@ -7,12 +7,17 @@
 //   NativeDevice, Context, Stream, Event, Module, Function, DevicePointer, JitOption
 //   symbols                                        the symbol table (symbol_table.hpp) whose roles
 //                                                  the entries call
-//   retainContext(), releaseContext(), makeCurrent()   what makes a device current on a thread
+//   retainContext(), releaseContext()              what a device in use holds (CUDA: its primary
+//                                                  context)
+//   enterContext(), leaveContext()                 making it current on a thread for one entry and
+//                                                  restoring what was current (current_device.hpp)
 //   toPointer(), toDevicePointer()                 between void* and the vendor's device pointer
 //   memcpyAsync(), launchHostFunc()                what the vendors do in different ways
+//   checkArguments(), allowDynamicSharedMemory()   what a launch checks and sets up first
 //   kStreamNonBlocking, kEventDisableTiming, kEventBlockingSync, kHostAllocPortable,
 //   kAttributeComputeUnits, kAttributeMaxThreadsPerBlock, kAttributeMaxSharedMemoryPerBlock,
-//   kJitErrorLogBuffer, kJitErrorLogBufferSize     the vendor's flag and enum values
+//   kAttributeMemoryPoolsSupported, kJitErrorLogBuffer, kJitErrorLogBufferSize
+//                                                  the vendor's flag and enum values
 #ifndef POLYHAL_BACKENDS_GPU_COMMON_DISPATCH_TABLE_HPP_
 #define POLYHAL_BACKENDS_GPU_COMMON_DISPATCH_TABLE_HPP_
 
@@ -61,6 +66,7 @@ constexpr halPluginDispatchTable dispatchTable() noexcept {
     table.moduleGetFunction = moduleGetFunction<Api>;
     table.launchKernel = launchKernel<Api>;
     table.streamGetNativeHandle = streamGetNativeHandle<Api>;
+    table.memcpyPeerAsync = memcpyPeerAsync<Api>;
     return table;
 }
 

@@ -5,6 +5,7 @@
 #include <memory>
 #include <new>
 
+#include "gpu_common/current_device.hpp"
 #include "gpu_common/objects.hpp"
 #include "gpu_common/vendor_call.hpp"
 
@@ -27,7 +28,8 @@ halError eventCreate(halPluginDevice deviceHandle, uint32_t flags,
     if (event == nullptr) {
         return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "no host memory for an event");
     }
-    if (halError error = Api::makeCurrent(device->context)) return error;
+    const CurrentDevice<Api> current(*device);
+    if (halError error = current.error()) return error;
     if (halError error =
             call<Api>(Api::symbols.eventCreate, &event->native, vendorEventFlags<Api>(flags))) {
         return error;
@@ -36,19 +38,22 @@ halError eventCreate(halPluginDevice deviceHandle, uint32_t flags,
     return HAL_SUCCESS;
 }
 
-// A pending event may be destroyed: the vendor keeps the waits already enqueued on it.
+// A pending event may be destroyed: the vendor keeps the waits already enqueued on it. As in
+// streamDestroy, the handle is released even when the device cannot be made current.
 template <class Api>
 halError eventDestroy(halPluginEvent handle) noexcept {
     std::unique_ptr<Event<Api>> event(fromHandle<Api>(handle));
-    if (halError error = Api::makeCurrent(event->device->context)) return error;
-    return call<Api>(Api::symbols.eventDestroy, event->native);
+    const CurrentDevice<Api> current(*event->device);
+    const halError destroyed = call<Api>(Api::symbols.eventDestroy, event->native);
+    return current.error() != HAL_SUCCESS ? current.error() : destroyed;
 }
 
 template <class Api>
 halError eventRecord(halPluginEvent eventHandle, halPluginStream streamHandle) noexcept {
     const Event<Api>& event = *fromHandle<Api>(eventHandle);
     const Stream<Api>& stream = *fromHandle<Api>(streamHandle);
-    if (halError error = Api::makeCurrent(stream.device->context)) return error;
+    const CurrentDevice<Api> current(*stream.device);
+    if (halError error = current.error()) return error;
     return call<Api>(Api::symbols.eventRecord, event.native, stream.native);
 }
 
@@ -56,14 +61,16 @@ halError eventRecord(halPluginEvent eventHandle, halPluginStream streamHandle) n
 template <class Api>
 halError eventQuery(halPluginEvent handle) noexcept {
     const Event<Api>& event = *fromHandle<Api>(handle);
-    if (halError error = Api::makeCurrent(event.device->context)) return error;
+    const CurrentDevice<Api> current(*event.device);
+    if (halError error = current.error()) return error;
     return query<Api>(Api::symbols.eventQuery, event.native);
 }
 
 template <class Api>
 halError eventSynchronize(halPluginEvent handle) noexcept {
     const Event<Api>& event = *fromHandle<Api>(handle);
-    if (halError error = Api::makeCurrent(event.device->context)) return error;
+    const CurrentDevice<Api> current(*event.device);
+    if (halError error = current.error()) return error;
     return call<Api>(Api::symbols.eventSynchronize, event.native);
 }
 
@@ -72,7 +79,8 @@ halError eventElapsedTime(float* ms, halPluginEvent startHandle,
                           halPluginEvent endHandle) noexcept {
     const Event<Api>& start = *fromHandle<Api>(startHandle);
     const Event<Api>& end = *fromHandle<Api>(endHandle);
-    if (halError error = Api::makeCurrent(start.device->context)) return error;
+    const CurrentDevice<Api> current(*start.device);
+    if (halError error = current.error()) return error;
     return call<Api>(Api::symbols.eventElapsedTime, ms, start.native, end.native);
 }
 

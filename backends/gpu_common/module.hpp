@@ -3,10 +3,12 @@
 #define POLYHAL_BACKENDS_GPU_COMMON_MODULE_HPP_
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <new>
 
+#include "gpu_common/current_device.hpp"
 #include "gpu_common/objects.hpp"
 #include "gpu_common/vendor_call.hpp"
 
@@ -37,7 +39,8 @@ halError moduleLoadData(halPluginDevice deviceHandle, const void* image, size_t 
         terminated[size] = '\0';
         image = terminated.get();
     }
-    if (halError error = Api::makeCurrent(device->context)) return error;
+    const CurrentDevice<Api> current(*device);
+    if (halError error = current.error()) return error;
     char log[4096] = "";
     typename Api::JitOption options[] = {Api::kJitErrorLogBuffer, Api::kJitErrorLogBufferSize};
     void* values[] = {log, reinterpret_cast<void*>(uintptr_t{sizeof log})};
@@ -54,32 +57,42 @@ halError moduleLoadData(halPluginDevice deviceHandle, const void* image, size_t 
     return HAL_SUCCESS;
 }
 
+// As in streamDestroy, the module is unloaded even when the device cannot be made current.
 template <class Api>
 halError moduleUnload(halPluginModule handle) noexcept {
     std::unique_ptr<Module<Api>> module(fromHandle<Api>(handle));
-    if (halError error = Api::makeCurrent(module->device->context)) return error;
-    return call<Api>(Api::symbols.moduleUnload, module->native);
+    const CurrentDevice<Api> current(*module->device);
+    const halError unloaded = call<Api>(Api::symbols.moduleUnload, module->native);
+    return current.error() != HAL_SUCCESS ? current.error() : unloaded;
 }
 
 template <class Api>
 halError moduleGetFunction(halPluginModule handle, const char* name,
                            halPluginFunction* function) noexcept {
     const Module<Api>& module = *fromHandle<Api>(handle);
-    if (halError error = Api::makeCurrent(module.device->context)) return error;
+    const CurrentDevice<Api> current(*module.device);
+    if (halError error = current.error()) return error;
+    const auto& getFunction = Api::symbols.moduleGetFunction;
     typename Api::Function native{};
-    if (halError error = call<Api>(Api::symbols.moduleGetFunction, &native, module.native, name)) {
-        return error;
+    const typename Api::Result result = getFunction.address(&native, module.native, name);
+    if (result != Api::kSuccess) {
+        char detail[320];
+        std::snprintf(detail, sizeof detail, "no kernel '%.256s' in the module", name);
+        return failCall<Api>(Api::toHalError(result), result, getFunction.name, detail);
     }
     *function = toFunctionHandle<Api>(native);
     return HAL_SUCCESS;
 }
 
 // The vendor copies the argument values at launch, so pointers to the caller's storage suffice.
+// It reads each parameter at the size the kernel declares, as many as it declares, so the
+// arguments are checked against the kernel first where the vendor can say (Api::checkArguments).
 template <class Api>
-halError launchKernel(halPluginStream streamHandle, halPluginFunction function, halDim3 grid,
+halError launchKernel(halPluginStream streamHandle, halPluginFunction functionHandle, halDim3 grid,
                       halDim3 block, size_t dynamicSharedBytes, const halKernelArg* args,
                       uint32_t numArgs) noexcept {
     const Stream<Api>& stream = *fromHandle<Api>(streamHandle);
+    const typename Api::Function function = fromHandle<Api>(functionHandle);
     constexpr uint32_t kInlineArgs = 32;
     void* inlineParams[kInlineArgs];
     std::unique_ptr<void*[]> heapParams;
@@ -93,10 +106,13 @@ halError launchKernel(halPluginStream streamHandle, halPluginFunction function, 
         params = heapParams.get();
     }
     for (uint32_t i = 0; i < numArgs; ++i) params[i] = const_cast<void*>(args[i].value);
-    if (halError error = Api::makeCurrent(stream.device->context)) return error;
-    return call<Api>(Api::symbols.launchKernel, fromHandle<Api>(function), grid.x, grid.y, grid.z,
-                     block.x, block.y, block.z, static_cast<unsigned>(dynamicSharedBytes),
-                     stream.native, numArgs > 0 ? params : nullptr, static_cast<void**>(nullptr));
+    const CurrentDevice<Api> current(*stream.device);
+    if (halError error = current.error()) return error;
+    if (halError error = Api::checkArguments(function, args, numArgs)) return error;
+    if (halError error = Api::allowDynamicSharedMemory(function, dynamicSharedBytes)) return error;
+    return call<Api>(Api::symbols.launchKernel, function, grid.x, grid.y, grid.z, block.x, block.y,
+                     block.z, static_cast<unsigned>(dynamicSharedBytes), stream.native,
+                     numArgs > 0 ? params : nullptr, static_cast<void**>(nullptr));
 }
 
 }  // namespace polyhal::gpu

@@ -1,22 +1,32 @@
 // The plugin-side objects behind the opaque halPlugin* handles, for a vendor API `Api`.
 //
 // Each object remembers its device, because the vendor API acts on the calling thread's current
-// device (CUDA: context), which every entry makes current first. Objects never change after
-// creation, so any thread may use them at once.
+// device (CUDA: context), which every entry makes current for the call (current_device.hpp).
+// Objects never change after creation, except a device's activation (once, under its mutex), so
+// any thread may use them at once.
 #ifndef POLYHAL_BACKENDS_GPU_COMMON_OBJECTS_HPP_
 #define POLYHAL_BACKENDS_GPU_COMMON_OBJECTS_HPP_
 
 #include <polyhal/plugin.h>
+
+#include <atomic>
+#include <mutex>
 
 namespace polyhal::gpu {
 
 template <class Api>
 struct Device {
     typename Api::NativeDevice native;
+    // Set by activate() on the device's first use, so that opening a device costs nothing (a CUDA
+    // primary context holds hundreds of MB of device memory, and a device in exclusive-process
+    // mode may belong to another process).
+    mutable std::mutex activation;
+    mutable std::atomic<bool> active{false};
     // What makes the device current on a thread (CUDA: its retained primary context).
-    typename Api::Context context;
-    int leastStreamPriority;
-    int greatestStreamPriority;
+    mutable typename Api::Context context{};
+    // Where device memory is released in stream order, or nullptr when the vendor or the device
+    // cannot: the release then waits for the device (memory.hpp).
+    mutable typename Api::Stream releaseStream{};
 };
 
 template <class Api>

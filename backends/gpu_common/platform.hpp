@@ -6,6 +6,7 @@
 #include <memory>
 #include <new>
 
+#include "gpu_common/current_device.hpp"
 #include "gpu_common/objects.hpp"
 #include "gpu_common/vendor_call.hpp"
 #include "gpu_common/vendor_library.hpp"
@@ -52,32 +53,56 @@ halError deviceGetCount(int* count) noexcept {
     return call<Api>(Api::symbols.deviceGetCount, count);
 }
 
+// Opening a device costs nothing: it is activated on its first use (current_device.hpp).
 template <class Api>
 halError deviceOpen(int ordinal, halPluginDevice* handle) noexcept {
-    const auto& vendor = Api::symbols;
     auto device = std::unique_ptr<Device<Api>>(new (std::nothrow) Device<Api>{});
     if (device == nullptr) {
         return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "no host memory for device %d", ordinal);
     }
-    if (halError error = call<Api>(vendor.deviceGet, &device->native, ordinal)) return error;
-    if (halError error = Api::retainContext(device->native, &device->context)) return error;
-    halError error = Api::makeCurrent(device->context);
-    if (error == HAL_SUCCESS) {
-        error = call<Api>(vendor.streamPriorityRange, &device->leastStreamPriority,
-                          &device->greatestStreamPriority);
-    }
-    if (error != HAL_SUCCESS) {
-        Api::releaseContext(device->native, device->context);
-        return error;
-    }
+    if (halError error = call<Api>(Api::symbols.deviceGet, &device->native, ordinal)) return error;
     *handle = toHandle(device.release());
     return HAL_SUCCESS;
 }
 
+// The core closes a device once its objects are destroyed; releases still queued finish first.
 template <class Api>
 void deviceClose(halPluginDevice handle) noexcept {
     std::unique_ptr<Device<Api>> device(fromHandle<Api>(handle));
+    if (!device->active) return;
+    const auto& vendor = Api::symbols;
+    if (device->releaseStream != nullptr) {
+        const ContextScope<Api> scope(device->context);
+        // deviceClose cannot report a failure, which only a dying driver returns here.
+        if (scope.error() == HAL_SUCCESS) {
+            (void)vendor.streamSynchronize.address(device->releaseStream);
+            (void)vendor.streamDestroy.address(device->releaseStream);
+        }
+    }
     Api::releaseContext(device->native, device->context);
+}
+
+// The stream priority range is a property of a context. A device not yet in use lends its
+// context for the query only (CUDA: retained and released again, so a device never used holds
+// no memory afterwards); a device whose context cannot be had (one in exclusive-process mode
+// that another process holds) reports no priorities rather than failing.
+template <class Api>
+void queryStreamPriorities(const Device<Api>& device, int* least, int* greatest) noexcept {
+    *least = *greatest = 0;
+    typename Api::Context context{};
+    if (Api::retainContext(device.native, &context) != HAL_SUCCESS) {
+        plugin::log(HAL_LOG_WARN, "device %d: no stream priorities: its context is unavailable",
+                    static_cast<int>(device.native));
+        return;
+    }
+    {
+        const ContextScope<Api> scope(context);
+        if (scope.error() != HAL_SUCCESS ||
+            Api::symbols.streamPriorityRange.address(least, greatest) != Api::kSuccess) {
+            *least = *greatest = 0;
+        }
+    }
+    Api::releaseContext(device.native, context);
 }
 
 template <class Api>
@@ -106,12 +131,12 @@ halError deviceGetInfo(halPluginDevice handle, halPluginDeviceInfo* info) noexce
     filled.maxThreadsPerBlock = static_cast<uint32_t>(maxThreadsPerBlock);
     filled.maxSharedMemoryPerBlock = static_cast<uint64_t>(maxSharedMemoryPerBlock);
     filled.capabilities = HAL_DEVICE_CAP_TIMING_EVENTS | HAL_DEVICE_CAP_HOST_FUNCTIONS |
-                          HAL_DEVICE_CAP_KERNELS | HAL_DEVICE_CAP_NATIVE_HANDLES;
-    if (device.leastStreamPriority != device.greatestStreamPriority) {
+                          HAL_DEVICE_CAP_KERNELS | HAL_DEVICE_CAP_NATIVE_HANDLES |
+                          HAL_DEVICE_CAP_PEER_COPY;
+    queryStreamPriorities(device, &filled.leastStreamPriority, &filled.greatestStreamPriority);
+    if (filled.leastStreamPriority != filled.greatestStreamPriority) {
         filled.capabilities |= HAL_DEVICE_CAP_STREAM_PRIORITIES;
     }
-    filled.leastStreamPriority = device.leastStreamPriority;
-    filled.greatestStreamPriority = device.greatestStreamPriority;
     // A core built against an older, smaller halPluginDeviceInfo gets the members it knows.
     const size_t size = info->size < sizeof filled ? info->size : sizeof filled;
     filled.size = info->size;
@@ -121,8 +146,8 @@ halError deviceGetInfo(halPluginDevice handle, halPluginDeviceInfo* info) noexce
 
 template <class Api>
 halError deviceSynchronize(halPluginDevice handle) noexcept {
-    const Device<Api>& device = *fromHandle<Api>(handle);
-    if (halError error = Api::makeCurrent(device.context)) return error;
+    const CurrentDevice<Api> current(*fromHandle<Api>(handle));
+    if (halError error = current.error()) return error;
     return call<Api>(Api::symbols.deviceSynchronize);
 }
 

@@ -5,6 +5,7 @@
 #include <memory>
 #include <new>
 
+#include "gpu_common/current_device.hpp"
 #include "gpu_common/objects.hpp"
 #include "gpu_common/vendor_call.hpp"
 
@@ -21,7 +22,8 @@ halError streamCreate(halPluginDevice deviceHandle, int priority, uint32_t /*fla
     if (stream == nullptr) {
         return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "no host memory for a stream");
     }
-    if (halError error = Api::makeCurrent(device->context)) return error;
+    const CurrentDevice<Api> current(*device);
+    if (halError error = current.error()) return error;
     if (halError error = call<Api>(Api::symbols.streamCreate, &stream->native,
                                    Api::kStreamNonBlocking, priority)) {
         return error;
@@ -31,24 +33,29 @@ halError streamCreate(halPluginDevice deviceHandle, int priority, uint32_t /*fla
 }
 
 // The vendor releases the stream once its work has finished; the call does not wait for it.
+// The vendor's destroy functions need no current context, so the handle is released even when
+// the device cannot be made current (nothing else could release it later).
 template <class Api>
 halError streamDestroy(halPluginStream handle) noexcept {
     std::unique_ptr<Stream<Api>> stream(fromHandle<Api>(handle));
-    if (halError error = Api::makeCurrent(stream->device->context)) return error;
-    return call<Api>(Api::symbols.streamDestroy, stream->native);
+    const CurrentDevice<Api> current(*stream->device);
+    const halError destroyed = call<Api>(Api::symbols.streamDestroy, stream->native);
+    return current.error() != HAL_SUCCESS ? current.error() : destroyed;
 }
 
 template <class Api>
 halError streamSynchronize(halPluginStream handle) noexcept {
     const Stream<Api>& stream = *fromHandle<Api>(handle);
-    if (halError error = Api::makeCurrent(stream.device->context)) return error;
+    const CurrentDevice<Api> current(*stream.device);
+    if (halError error = current.error()) return error;
     return call<Api>(Api::symbols.streamSynchronize, stream.native);
 }
 
 template <class Api>
 halError streamQuery(halPluginStream handle) noexcept {
     const Stream<Api>& stream = *fromHandle<Api>(handle);
-    if (halError error = Api::makeCurrent(stream.device->context)) return error;
+    const CurrentDevice<Api> current(*stream.device);
+    if (halError error = current.error()) return error;
     return query<Api>(Api::symbols.streamQuery, stream.native);
 }
 
@@ -56,14 +63,16 @@ template <class Api>
 halError streamWaitEvent(halPluginStream streamHandle, halPluginEvent eventHandle) noexcept {
     const Stream<Api>& stream = *fromHandle<Api>(streamHandle);
     const Event<Api>& event = *fromHandle<Api>(eventHandle);
-    if (halError error = Api::makeCurrent(stream.device->context)) return error;
+    const CurrentDevice<Api> current(*stream.device);
+    if (halError error = current.error()) return error;
     return call<Api>(Api::symbols.streamWaitEvent, stream.native, event.native, 0u);
 }
 
 template <class Api>
 halError launchHostFunc(halPluginStream handle, halHostFn fn, void* userData) noexcept {
     const Stream<Api>& stream = *fromHandle<Api>(handle);
-    if (halError error = Api::makeCurrent(stream.device->context)) return error;
+    const CurrentDevice<Api> current(*stream.device);
+    if (halError error = current.error()) return error;
     return Api::launchHostFunc(stream.native, fn, userData);
 }
 

@@ -1,7 +1,8 @@
 // The table of vendor functions a GPU plugin calls, resolved from the vendor library at run time.
 //
 // A vendor lists its functions once, as an X-macro with one line per function, such as
-// `X(streamQuery, cuStreamQuery)` or `X(memAlloc, cuMemAlloc_v2)`. The first name is the function's
+// `X(streamQuery, cuStreamQuery)` or `X(memAlloc, cuMemAlloc_v2)` (see POLYHAL_GPU_DEFINE_SYMBOLS
+// for the functions that may be missing from older versions). The first name is the function's
 // role, the same for every vendor, so the shared code calls `Api::symbols.streamQuery(...)`
 // whichever vendor it runs on. The second is the function as the vendor's header declares it: its
 // prototype types the pointer, and the header's macro expansion of the name (e.g. cuMemAlloc ->
@@ -28,19 +29,40 @@ struct Symbol {
 
 #define POLYHAL_GPU_SYMBOL_MEMBER(role, function) \
     ::polyhal::gpu::Symbol<decltype(&::function)> role{nullptr, POLYHAL_GPU_STRINGIFY(function)};
+#define POLYHAL_GPU_SYMBOL_MEMBER_OR(role, function, older) POLYHAL_GPU_SYMBOL_MEMBER(role, function)
 
-#define POLYHAL_GPU_SYMBOL_RESOLVE(role, function)                                      \
-    role.address = reinterpret_cast<decltype(role.address)>(library.symbol(role.name)); \
+#define POLYHAL_GPU_SYMBOL_LOOKUP(role) \
+    role.address = reinterpret_cast<decltype(role.address)>(library.symbol(role.name));
+#define POLYHAL_GPU_SYMBOL_RESOLVE(role, function) \
+    POLYHAL_GPU_SYMBOL_LOOKUP(role)                \
     if (role.address == nullptr) return role.name;
+#define POLYHAL_GPU_SYMBOL_RESOLVE_OR(role, function, older)  \
+    POLYHAL_GPU_SYMBOL_LOOKUP(role)                           \
+    if (role.address == nullptr) {                            \
+        const char* newer = role.name;                        \
+        role.name = older;                                    \
+        POLYHAL_GPU_SYMBOL_LOOKUP(role)                       \
+        if (role.address == nullptr) return newer;            \
+    }
+#define POLYHAL_GPU_SYMBOL_RESOLVE_OPTIONAL(role, function) POLYHAL_GPU_SYMBOL_LOOKUP(role)
 
-// Declares one Symbol member per entry of the X-macro `LIST`, and
+// Declares one Symbol member per entry of the X-macro `LIST(REQUIRED, REQUIRED_OR, OPTIONAL)`:
+//   REQUIRED(role, function)            the library must export `function`;
+//   REQUIRED_OR(role, function, older)  ... or, in older versions, the same function under the
+//                                       exported name `older` (a string), with the same prototype;
+//   OPTIONAL(role, function)            newer than the oldest supported version: the address
+//                                       stays nullptr when the library lacks it, and the caller
+//                                       takes the documented fallback;
+// and
 //   const char* resolve(const VendorLibrary& library) noexcept;
-// which resolves them all and returns nullptr, or the name of the first one the library lacks.
-#define POLYHAL_GPU_DEFINE_SYMBOLS(LIST)                                         \
-    LIST(POLYHAL_GPU_SYMBOL_MEMBER)                                              \
-    const char* resolve(const ::polyhal::gpu::VendorLibrary& library) noexcept { \
-        LIST(POLYHAL_GPU_SYMBOL_RESOLVE)                                         \
-        return nullptr;                                                          \
+// which resolves them all and returns nullptr, or the name of the first required one the library
+// lacks.
+#define POLYHAL_GPU_DEFINE_SYMBOLS(LIST)                                                        \
+    LIST(POLYHAL_GPU_SYMBOL_MEMBER, POLYHAL_GPU_SYMBOL_MEMBER_OR, POLYHAL_GPU_SYMBOL_MEMBER)    \
+    const char* resolve(const ::polyhal::gpu::VendorLibrary& library) noexcept {                \
+        LIST(POLYHAL_GPU_SYMBOL_RESOLVE, POLYHAL_GPU_SYMBOL_RESOLVE_OR,                         \
+             POLYHAL_GPU_SYMBOL_RESOLVE_OPTIONAL)                                               \
+        return nullptr;                                                                         \
     }
 
 #endif  // POLYHAL_BACKENDS_GPU_COMMON_SYMBOL_TABLE_HPP_

@@ -32,7 +32,9 @@ constexpr hipMemcpyKind toHipMemcpyKind(halMemcpyKind kind) noexcept {
 
 struct HipApi {
     static constexpr const char* kName = "hip";
-    static constexpr const char* kLibraries[] = {"libamdhip64.so.5", "libamdhip64.so"};
+    // ROCm 6, ROCm 5, then a development install's unversioned name.
+    static constexpr const char* kLibraries[] = {"libamdhip64.so.6", "libamdhip64.so.5",
+                                                 "libamdhip64.so"};
     static constexpr const char* kLibraryDescription = "the HIP runtime library";
 
     using Result = hipError_t;
@@ -59,6 +61,8 @@ struct HipApi {
         hipDeviceAttributeMaxThreadsPerBlock;
     static constexpr hipDeviceAttribute_t kAttributeMaxSharedMemoryPerBlock =
         hipDeviceAttributeMaxSharedMemoryPerBlock;
+    static constexpr hipDeviceAttribute_t kAttributeMemoryPoolsSupported =
+        hipDeviceAttributeMemoryPoolsSupported;
     static constexpr JitOption kJitErrorLogBuffer = hipJitOptionErrorLogBuffer;
     static constexpr JitOption kJitErrorLogBufferSize = hipJitOptionErrorLogBufferSizeBytes;
 
@@ -71,7 +75,8 @@ struct HipApi {
 
     static halError retainContext(NativeDevice device, Context* context) noexcept;
     static void releaseContext(NativeDevice device, Context context) noexcept;
-    static halError makeCurrent(Context context) noexcept;
+    static halError enterContext(Context context, Context* previous, bool* switched) noexcept;
+    static void leaveContext(Context previous) noexcept;
 
     static void* toPointer(DevicePointer pointer) noexcept { return pointer; }
     static DevicePointer toDevicePointer(const void* pointer) noexcept {
@@ -81,15 +86,34 @@ struct HipApi {
     static halError memcpyAsync(Stream stream, void* dst, const void* src, size_t count,
                                 halMemcpyKind kind) noexcept;
     static halError launchHostFunc(Stream stream, halHostFn fn, void* userData) noexcept;
+
+    // HIP has no counterpart of cuFuncGetParamInfo for module kernels: the arguments go
+    // unchecked, and the runtime reads each parameter at the size the kernel declares.
+    static halError checkArguments(Function, const halKernelArg*, uint32_t) noexcept {
+        return HAL_SUCCESS;
+    }
+    // A HIP kernel may use dynamic shared memory up to the device's maximum without opting in.
+    static halError allowDynamicSharedMemory(Function, size_t) noexcept { return HAL_SUCCESS; }
 };
 
-// Every entry makes its device current first. A thread that already has it (the common case:
-// one device, or a thread that stays on one) pays for one hipGetDevice.
-inline halError HipApi::makeCurrent(Context context) noexcept {
-    int current = -1;
-    if (halError error = gpu::call<HipApi>(symbols.getDevice, &current)) return error;
-    if (current == context) return HAL_SUCCESS;
-    return gpu::call<HipApi>(symbols.setDevice, context);
+// Every entry makes its device current and sets the thread's previous device again before
+// returning, so the application's own current device is left as it was. A thread that already
+// has the device current (the common case: one device, or a thread that stays on one) pays for
+// one hipGetDevice.
+inline halError HipApi::enterContext(Context context, Context* previous, bool* switched) noexcept {
+    if (halError error = gpu::call<HipApi>(symbols.getDevice, previous)) return error;
+    *switched = *previous != context;
+    if (!*switched) return HAL_SUCCESS;
+    if (halError error = gpu::call<HipApi>(symbols.setDevice, context)) {
+        *switched = false;
+        return error;
+    }
+    return HAL_SUCCESS;
+}
+
+// Setting back a device that was current cannot fail.
+inline void HipApi::leaveContext(Context previous) noexcept {
+    (void)symbols.setDevice.address(previous);
 }
 
 // HIP keeps one context per device itself; nothing to retain or release.

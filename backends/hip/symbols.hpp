@@ -1,8 +1,11 @@
 // The HIP runtime functions this plugin calls, one line each: X(role, function). Roles are shared
 // with backends/cuda/symbols.hpp; see gpu_common/symbol_table.hpp.
 //
-// The plugin never links libamdhip64: initialize() opens libamdhip64.so.5 (or the unversioned
-// name of a development install). Built against HIP 5.2's headers (Debian's libamdhip64-dev).
+// The plugin never links libamdhip64: initialize() opens libamdhip64.so.6 or .so.5 (or the
+// unversioned name of a development install). Built against HIP 5.2's headers (Debian's
+// libamdhip64-dev); every function below is in HIP 5.2, hipFreeAsync (beta there) taken as
+// optional: without it, or on a device without memory-pool support, memory is released with
+// hipFree, which waits for the device.
 #ifndef POLYHAL_BACKENDS_HIP_SYMBOLS_HPP_
 #define POLYHAL_BACKENDS_HIP_SYMBOLS_HPP_
 
@@ -20,7 +23,7 @@
 #include "gpu_common/symbol_table.hpp"
 
 // clang-format off
-#define POLYHAL_HIP_SYMBOLS(X)                                   \
+#define POLYHAL_HIP_SYMBOLS(X, X_OR, OPTIONAL)                   \
     X(init,                  hipInit)                            \
     X(getErrorName,          hipGetErrorName)                    \
     X(getErrorString,        hipGetErrorString)                  \
@@ -48,9 +51,11 @@
     X(eventElapsedTime,      hipEventElapsedTime)                \
     X(memAlloc,              hipMalloc)                          \
     X(memFree,               hipFree)                            \
+    OPTIONAL(memFreeAsync,   hipFreeAsync)                       \
     X(memAllocHost,          hipHostMalloc)                      \
     X(memFreeHost,           hipHostFree)                        \
     X(memcpyAsync,           hipMemcpyAsync)                     \
+    X(memcpyPeerAsync,       hipMemcpyPeerAsync)                 \
     X(memsetD8Async,         hipMemsetD8Async)                   \
     X(moduleLoadDataEx,      hipModuleLoadDataEx)                \
     X(moduleUnload,          hipModuleUnload)                    \

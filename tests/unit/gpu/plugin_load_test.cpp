@@ -28,7 +28,7 @@ std::vector<GpuPlugin> builtPlugins() {
 #ifdef POLYHAL_HIP_PLUGIN
     plugins.push_back({"hip",
                        POLYHAL_HIP_PLUGIN,
-                       {"libamdhip64.so.5", "libamdhip64.so"},
+                       {"libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so"},
                        {"hipInit: hipError", "hipGetDeviceCount: "}});
 #endif
     return plugins;

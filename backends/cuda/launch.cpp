@@ -1,0 +1,83 @@
+// What a CUDA launch checks and sets up before cuLaunchKernel.
+#include <mutex>
+
+#include "api.hpp"
+
+namespace polyhal::cuda {
+namespace {
+
+// The number of parameters `function` declares, found by asking for each in turn.
+CUresult countParameters(CUfunction function, uint32_t from, size_t* count) noexcept {
+    size_t index = from;
+    for (;; ++index) {
+        size_t offset = 0;
+        size_t size = 0;
+        const CUresult result =
+            CudaApi::symbols.functionGetParameterInfo.address(function, index, &offset, &size);
+        if (result == CUDA_ERROR_INVALID_VALUE) break;  // no parameter `index`
+        if (result != CUDA_SUCCESS) return result;
+    }
+    *count = index;
+    return CUDA_SUCCESS;
+}
+
+}  // namespace
+
+// The driver reads kernelParams[i] for each parameter the kernel declares, at its declared size,
+// whatever the caller passed. cuFuncGetParamInfo (CUDA 12.4) says what the kernel declares;
+// older drivers cannot say, and the arguments go unchecked there.
+halError CudaApi::checkArguments(CUfunction function, const halKernelArg* args,
+                                 uint32_t numArgs) noexcept {
+    const auto& getInfo = symbols.functionGetParameterInfo;
+    if (getInfo.address == nullptr) return HAL_SUCCESS;
+    for (uint32_t i = 0; i < numArgs; ++i) {
+        size_t offset = 0;
+        size_t size = 0;
+        const CUresult result = getInfo.address(function, i, &offset, &size);
+        if (result == CUDA_ERROR_INVALID_VALUE) {
+            return plugin::fail(HAL_ERROR_INVALID_VALUE,
+                                "the kernel has %u parameters, %u arguments were given", i,
+                                numArgs);
+        }
+        if (result != CUDA_SUCCESS) {
+            return gpu::failCall<CudaApi>(toHalError(result), result, getInfo.name);
+        }
+        if (size != args[i].size) {
+            return plugin::fail(HAL_ERROR_INVALID_VALUE,
+                                "argument %u is %zu bytes, the kernel's parameter %u is %zu bytes",
+                                i, args[i].size, i, size);
+        }
+    }
+    size_t declared = 0;
+    if (const CUresult result = countParameters(function, numArgs, &declared)) {
+        return gpu::failCall<CudaApi>(toHalError(result), result, getInfo.name);
+    }
+    if (declared != numArgs) {
+        return plugin::fail(HAL_ERROR_INVALID_VALUE,
+                            "the kernel has %zu parameters, %u arguments were given", declared,
+                            numArgs);
+    }
+    return HAL_SUCCESS;
+}
+
+// A kernel gets 48 KiB of dynamic shared memory unless it opts in to more, up to the device's
+// maximum (which deviceGetInfo reports). The limit only ever rises, under a lock, so that a
+// concurrent launch of the same kernel never sees it lowered below what it needs.
+halError CudaApi::allowDynamicSharedMemory(CUfunction function, size_t bytes) noexcept {
+    constexpr size_t kDefaultLimit = 48 * 1024;
+    if (bytes <= kDefaultLimit) return HAL_SUCCESS;
+    static std::mutex raising;
+    const std::lock_guard<std::mutex> lock(raising);
+    int limit = 0;
+    if (halError error = gpu::call<CudaApi>(symbols.functionGetAttribute, &limit,
+                                            CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                            function)) {
+        return error;
+    }
+    if (static_cast<size_t>(limit) >= bytes) return HAL_SUCCESS;
+    return gpu::call<CudaApi>(symbols.functionSetAttribute, function,
+                              CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                              static_cast<int>(bytes));
+}
+
+}  // namespace polyhal::cuda

@@ -1,0 +1,51 @@
+// Runs a deliberately wrong call sequence in a child process and reports how the child ended and
+// what it wrote to stderr: the negative tests of the drivers' doubles.
+#ifndef POLYHAL_TESTS_DRIVERS_COMMON_DEATH_TEST_HPP_
+#define POLYHAL_TESTS_DRIVERS_COMMON_DEATH_TEST_HPP_
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <functional>
+#include <string>
+
+namespace polyhal::doubles {
+
+struct ChildOutcome {
+    int exitCode = -1;  // when it exited
+    int signal = 0;     // when a signal ended it
+    std::string stderrText;
+};
+
+// The parent must not have started the double (no driver call before the fork): the child
+// starts it afresh.
+inline ChildOutcome runInChild(const std::function<void()>& body) {
+    int pipeEnds[2];
+    if (pipe(pipeEnds) != 0) return {};
+    const pid_t child = fork();
+    if (child == 0) {
+        dup2(pipeEnds[1], STDERR_FILENO);
+        close(pipeEnds[0]);
+        // A fault ends the child by its signal, not through the test framework's handler.
+        std::signal(SIGSEGV, SIG_DFL);
+        body();
+        _exit(0);
+    }
+    close(pipeEnds[1]);
+    ChildOutcome outcome;
+    char buffer[4096];
+    for (ssize_t n; (n = read(pipeEnds[0], buffer, sizeof buffer)) > 0;) {
+        outcome.stderrText.append(buffer, static_cast<size_t>(n));
+    }
+    close(pipeEnds[0]);
+    int status = 0;
+    waitpid(child, &status, 0);
+    if (WIFEXITED(status)) outcome.exitCode = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status);
+    return outcome;
+}
+
+}  // namespace polyhal::doubles
+
+#endif  // POLYHAL_TESTS_DRIVERS_COMMON_DEATH_TEST_HPP_

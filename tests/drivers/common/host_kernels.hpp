@@ -1,0 +1,48 @@
+// The kernels a double can run: host builds of the conformance kernels
+// (tests/kernels/cpu/cts_kernels.c), each with the parameter list its device build declares,
+// keyed by name. A device image (PTX, cubin, fatbin, code object) is accepted and recorded, and
+// a kernel it names runs through the host build of the same name.
+#ifndef POLYHAL_TESTS_DRIVERS_COMMON_HOST_KERNELS_HPP_
+#define POLYHAL_TESTS_DRIVERS_COMMON_HOST_KERNELS_HPP_
+
+#include <polyhal/cpu_kernel.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "address_space.hpp"
+
+namespace polyhal::doubles {
+
+struct KernelParameter {
+    size_t size;
+    bool isPointer;  // a device address the kernel dereferences
+};
+
+struct HostKernel {
+    const char* name;
+    halCpuKernelFn run;
+    std::vector<KernelParameter> parameters;
+    size_t offset(size_t index) const;  // of parameter `index` in the packed parameter buffer
+};
+
+// The host build of kernel `name`, or nullptr.
+const HostKernel* findHostKernel(const char* name);
+
+// Reads the parameters `kernel` declares from the vendor's kernelParams array (each at its
+// declared size) and turns each pointer into the address the double touches. A pointer must hold
+// memory of `device`, page-locked host memory or null. Returns "" or what is wrong.
+std::string packArguments(const HostKernel& kernel, void* const* params,
+                          const AddressSpace& memory, int device,
+                          std::vector<std::vector<unsigned char>>* arguments);
+
+// One launch, run block by block on the calling thread. `arguments[i]` holds parameter i's
+// bytes, pointers already turned into addresses the host may touch. Returns the first non-zero
+// value a block returned (the launch failed), else 0.
+int runHostKernel(const HostKernel& kernel, halDim3 grid, halDim3 block, size_t sharedBytes,
+                  const std::vector<std::vector<unsigned char>>& arguments);
+
+}  // namespace polyhal::doubles
+
+#endif  // POLYHAL_TESTS_DRIVERS_COMMON_HOST_KERNELS_HPP_

@@ -1,0 +1,196 @@
+// Each rule of the libcuda.so.1 double fires: a deliberately wrong call sequence, run in a child
+// process, ends it with the rule named (or gets the result the driver returns).
+#define CATCH_CONFIG_MAIN
+#include <cuda.h>
+
+#include <catch2/catch.hpp>
+#include <csignal>
+#include <cstdint>
+#include <cstdlib>
+
+#include "death_test.hpp"
+#include "rules.hpp"
+
+using polyhal::doubles::ChildOutcome;
+using polyhal::doubles::kBreachExitCode;
+using polyhal::doubles::runInChild;
+
+namespace {
+
+// The child's driver calls must succeed up to the wrong one; a failure here ends it with 1.
+void require(CUresult result) {
+    if (result != CUDA_SUCCESS) std::_Exit(1);
+}
+
+// A device of the double with its primary context current.
+CUcontext useDevice(int ordinal) {
+    require(cuInit(0));
+    CUcontext context = nullptr;
+    require(cuDevicePrimaryCtxRetain(&context, ordinal));
+    require(cuCtxPushCurrent(context));
+    return context;
+}
+
+constexpr const char* kPtx =
+    ".version 8.0\n.target sm_75\n.address_size 64\n"
+    ".visible .entry fill_u32(.param .u64 out, .param .u32 value, .param .u32 n)\n{\n ret;\n}\n";
+
+CUfunction fillKernel() {
+    CUmodule module = nullptr;
+    require(cuModuleLoadDataEx(&module, kPtx, 0, nullptr, nullptr));
+    CUfunction function = nullptr;
+    require(cuModuleGetFunction(&function, module, "fill_u32"));
+    return function;
+}
+
+void requireBreach(const ChildOutcome& outcome, const char* rule) {
+    INFO("child stderr: " << outcome.stderrText);
+    CHECK(outcome.exitCode == kBreachExitCode);
+    CHECK_THAT(outcome.stderrText, Catch::Contains("CUDA driver double: rule broken: ") &&
+                                       Catch::Contains(rule));
+}
+
+}  // namespace
+
+TEST_CASE("a call that acts in a context needs a current one", "[cuda_double][rules]") {
+    requireBreach(runInChild([] {
+                      require(cuInit(0));
+                      CUstream stream = nullptr;
+                      cuStreamCreateWithPriority(&stream, CU_STREAM_NON_BLOCKING, 0);
+                  }),
+                  "cuStreamCreateWithPriority called with no current context");
+}
+
+TEST_CASE("a handle is used only while its own context is current", "[cuda_double][rules]") {
+    setenv("POLYHAL_CUDA_DOUBLE_DEVICES", "2", 1);
+    requireBreach(runInChild([] {
+                      useDevice(0);
+                      CUstream stream = nullptr;
+                      require(cuStreamCreateWithPriority(&stream, CU_STREAM_NON_BLOCKING, 0));
+                      CUcontext other = nullptr;
+                      require(cuDevicePrimaryCtxRetain(&other, 1));
+                      require(cuCtxSetCurrent(other));
+                      cuStreamQuery(stream);
+                  }),
+                  "cuStreamQuery: the stream belongs to the context of device 0, but the context "
+                  "of device 1 is current");
+    requireBreach(runInChild([] {
+                      useDevice(0);
+                      CUdeviceptr memory = 0;
+                      require(cuMemAlloc(&memory, 256));
+                      CUcontext other = nullptr;
+                      require(cuDevicePrimaryCtxRetain(&other, 1));
+                      require(cuCtxSetCurrent(other));
+                      cuMemFree(memory);
+                  }),
+                  "is memory of another device than the current context's");
+}
+
+TEST_CASE("a destroyed handle, or one of a released context, is not used", "[cuda_double][rules]") {
+    requireBreach(runInChild([] {
+                      useDevice(0);
+                      CUevent event = nullptr;
+                      require(cuEventCreate(&event, 0));
+                      require(cuEventDestroy(event));
+                      cuEventQuery(event);
+                  }),
+                  "cuEventQuery: CUevent");
+    requireBreach(runInChild([] {
+                      useDevice(0);
+                      CUstream stream = nullptr;
+                      require(cuStreamCreateWithPriority(&stream, CU_STREAM_NON_BLOCKING, 0));
+                      CUcontext popped = nullptr;
+                      require(cuCtxPopCurrent(&popped));
+                      require(cuDevicePrimaryCtxRelease(0));
+                      CUcontext again = useDevice(0);
+                      (void)again;
+                      cuStreamSynchronize(stream);
+                  }),
+                  "is not alive");
+    requireBreach(runInChild([] {
+                      require(cuInit(0));
+                      cuDevicePrimaryCtxRelease(0);
+                  }),
+                  "primary context is not retained");
+}
+
+TEST_CASE("no driver call from inside a host function", "[cuda_double][rules]") {
+    requireBreach(runInChild([] {
+                      useDevice(0);
+                      static CUstream stream = nullptr;
+                      require(cuStreamCreateWithPriority(&stream, CU_STREAM_NON_BLOCKING, 0));
+                      require(cuLaunchHostFunc(
+                          stream, [](void*) { cuStreamQuery(stream); }, nullptr));
+                      cuStreamSynchronize(stream);
+                  }),
+                  "cuStreamQuery called from inside a host function");
+}
+
+TEST_CASE("kernel parameters match the kernel's declared parameters", "[cuda_double][rules]") {
+    requireBreach(runInChild([] {
+                      useDevice(0);
+                      CUfunction fill = fillKernel();
+                      CUstream stream = nullptr;
+                      require(cuStreamCreateWithPriority(&stream, CU_STREAM_NON_BLOCKING, 0));
+                      cuLaunchKernel(fill, 1, 1, 1, 32, 1, 1, 0, stream, nullptr, nullptr);
+                  }),
+                  "fill_u32 declares 3 parameters but kernelParams is NULL");
+    requireBreach(runInChild([] {
+                      useDevice(0);
+                      CUfunction fill = fillKernel();
+                      CUstream stream = nullptr;
+                      require(cuStreamCreateWithPriority(&stream, CU_STREAM_NON_BLOCKING, 0));
+                      // The value where the output pointer belongs.
+                      uint64_t value = 7;
+                      uint32_t n = 32;
+                      void* params[] = {&value, &n, &n};
+                      cuLaunchKernel(fill, 1, 1, 1, 32, 1, 1, 0, stream, params, nullptr);
+                  }),
+                  "parameter 0 of fill_u32 is a pointer, but holds 0x7");
+}
+
+TEST_CASE("the driver's results for what it refuses", "[cuda_double][rules]") {
+    // A memset of pageable host memory is refused, as the driver refuses it.
+    const ChildOutcome memset = runInChild([] {
+        useDevice(0);
+        CUstream stream = nullptr;
+        require(cuStreamCreateWithPriority(&stream, CU_STREAM_NON_BLOCKING, 0));
+        static unsigned char pageable[64];
+        std::_Exit(cuMemsetD8Async(reinterpret_cast<uintptr_t>(pageable), 0, sizeof pageable,
+                                   stream) == CUDA_ERROR_INVALID_VALUE
+                       ? 0
+                       : 2);
+    });
+    CHECK(memset.exitCode == 0);
+    // Dynamic shared memory above 48 KiB needs the kernel to opt in first.
+    const ChildOutcome shared = runInChild([] {
+        useDevice(0);
+        CUfunction fill = fillKernel();
+        CUstream stream = nullptr;
+        require(cuStreamCreateWithPriority(&stream, CU_STREAM_NON_BLOCKING, 0));
+        CUdeviceptr out = 0;
+        require(cuMemAlloc(&out, 128));
+        uint32_t n = 32;
+        void* params[] = {&out, &n, &n};
+        if (cuLaunchKernel(fill, 1, 1, 1, 32, 1, 1, 64 * 1024, stream, params, nullptr) !=
+            CUDA_ERROR_INVALID_VALUE) {
+            std::_Exit(2);
+        }
+        require(cuFuncSetAttribute(fill, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                   64 * 1024));
+        require(cuLaunchKernel(fill, 1, 1, 1, 32, 1, 1, 64 * 1024, stream, params, nullptr));
+        require(cuStreamSynchronize(stream));
+    });
+    CHECK(shared.exitCode == 0);
+}
+
+TEST_CASE("host code touching device memory faults at once", "[cuda_double][rules]") {
+    const ChildOutcome outcome = runInChild([] {
+        useDevice(0);
+        CUdeviceptr memory = 0;
+        require(cuMemAlloc(&memory, 256));
+        *reinterpret_cast<volatile unsigned char*>(static_cast<uintptr_t>(memory)) = 1;
+    });
+    INFO("child stderr: " << outcome.stderrText);
+    CHECK(outcome.signal == SIGSEGV);
+}

@@ -1,0 +1,228 @@
+// The cuda plugin through polyhal's public API, against the libcuda.so.1 double with two
+// devices: what a CUDA application sharing the process with polyhal relies on (its own context
+// stays current, devices it never uses cost nothing), and what the CTS cannot see (launch
+// arguments checked against the kernel's parameters, releases that wait for no other stream).
+#define CATCH_CONFIG_MAIN
+#include <cuda.h>
+#include <dlfcn.h>
+#include <polyhal/hal.h>
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdint>
+#include <fstream>
+#include <future>
+#include <iterator>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "every_entry.hpp"
+
+namespace {
+
+#define REQUIRE_OK(call)                                                         \
+    do {                                                                         \
+        const halError result_ = (call);                                         \
+        INFO(#call << " -> " << halGetErrorName(result_) << ": "                 \
+                   << halGetLastErrorMessage());                                 \
+        REQUIRE(result_ == HAL_SUCCESS);                                         \
+    } while (0)
+
+// The double's own functions, as the application would call the driver.
+struct Driver {
+    void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    template <class Fn>
+    Fn get(const char* name) const {
+        void* symbol = library != nullptr ? dlsym(library, name) : nullptr;
+        REQUIRE(symbol != nullptr);
+        return reinterpret_cast<Fn>(symbol);
+    }
+};
+
+const Driver& driver() {
+    static const Driver loaded;
+    return loaded;
+}
+
+int primaryContextRetains(int device) {
+    return driver().get<int (*)(int)>("polyhalCudaDoublePrimaryContextRetains")(device);
+}
+
+CUcontext currentContext() {
+    CUcontext context = nullptr;
+    REQUIRE(driver().get<CUresult (*)(CUcontext*)>("cuCtxGetCurrent")(&context) == CUDA_SUCCESS);
+    return context;
+}
+
+// The CTS kernels' PTX, or "" (the kernel cases then skip) when nvcc was not found.
+std::string testKernels() {
+#ifdef POLYHAL_CUDA_TEST_KERNELS
+    std::ifstream file(POLYHAL_CUDA_TEST_KERNELS, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(file), {});
+#else
+    WARN("skipped: no CUDA test kernels (nvcc was not found)");
+    return {};
+#endif
+}
+
+// Holds a stream in a host function until opened (or 10 s pass).
+struct Gate {
+    std::atomic<bool> open{false};
+    std::atomic<bool> entered{false};
+    static void hold(void* gate) {
+        auto* self = static_cast<Gate*>(gate);
+        self->entered = true;
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (!self->open && std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+    }
+};
+
+}  // namespace
+
+// Runs first: nothing else in this process has used a device yet.
+TEST_CASE("halInit retains no device's primary context; first use retains only that device's",
+          "[cuda][context]") {
+    REQUIRE_OK(halInit());
+    int count = 0;
+    REQUIRE_OK(halGetDeviceCount(&count));
+    REQUIRE(count == 2);
+    halDeviceProperties properties{};
+    properties.size = sizeof properties;
+    REQUIRE_OK(halGetDeviceProperties(1, &properties));
+    CHECK(primaryContextRetains(0) == 0);
+    CHECK(primaryContextRetains(1) == 0);
+
+    REQUIRE_OK(halSetDevice(0));
+    void* memory = nullptr;
+    REQUIRE_OK(halMalloc(&memory, 4096));
+    CHECK(primaryContextRetains(0) == 1);
+    CHECK(primaryContextRetains(1) == 0);
+    REQUIRE_OK(halFree(memory));
+}
+
+TEST_CASE("every polyhal call leaves the calling thread's CUDA context as it found it",
+          "[cuda][context]") {
+    REQUIRE_OK(halInit());
+    // The application's own context: device 1's primary context, current on this thread, while
+    // it uses polyhal on device 0. Then the same with no context current.
+    CUcontext own = nullptr;
+    REQUIRE(driver().get<CUresult (*)(CUcontext*, CUdevice)>("cuDevicePrimaryCtxRetain")(&own, 1) ==
+            CUDA_SUCCESS);
+    auto setCurrent = driver().get<CUresult (*)(CUcontext)>("cuCtxSetCurrent");
+    for (CUcontext expected : {own, static_cast<CUcontext>(nullptr)}) {
+        REQUIRE(setCurrent(expected) == CUDA_SUCCESS);
+        polyhal::doubles::callEveryEntry(
+            [expected](const char* call) {
+                INFO(call);
+                CHECK(currentContext() == expected);
+            },
+            testKernels());
+    }
+    REQUIRE(driver().get<CUresult (*)(CUdevice)>("cuDevicePrimaryCtxRelease_v2")(1) == CUDA_SUCCESS);
+}
+
+TEST_CASE("launch arguments must match the kernel's parameters in number and size",
+          "[cuda][kernel]") {
+    REQUIRE_OK(halInit());
+    REQUIRE_OK(halSetDevice(0));
+    const std::string image = testKernels();
+    if (image.empty()) return;
+    halModule module = nullptr;
+    halFunction fill = nullptr;
+    REQUIRE_OK(halModuleLoadData(&module, image.data(), image.size()));
+    REQUIRE_OK(halModuleGetFunction(&fill, module, "fill_u32"));
+    void* out = nullptr;
+    REQUIRE_OK(halMalloc(&out, 64 * sizeof(uint32_t)));
+    const uint32_t value = 5;
+    const uint64_t wideValue = 5;
+    const uint32_t n = 64;
+    const halDim3 grid{1, 1, 1};
+    const halDim3 block{64, 1, 1};
+
+    const halKernelArg wrongSize[] = {{&out, sizeof out}, {&wideValue, sizeof wideValue}, {&n, sizeof n}};
+    CHECK(halLaunchKernel(fill, grid, block, 0, wrongSize, 3, nullptr) == HAL_ERROR_INVALID_VALUE);
+    CHECK_THAT(halGetLastErrorMessage(), Catch::Contains("argument 1"));
+
+    const halKernelArg tooMany[] = {{&out, sizeof out}, {&value, sizeof value}, {&n, sizeof n},
+                                    {&n, sizeof n}};
+    CHECK(halLaunchKernel(fill, grid, block, 0, tooMany, 4, nullptr) == HAL_ERROR_INVALID_VALUE);
+    CHECK_THAT(halGetLastErrorMessage(), Catch::Contains("3 parameters"));
+
+    const halKernelArg tooFew[] = {{&out, sizeof out}, {&value, sizeof value}};
+    CHECK(halLaunchKernel(fill, grid, block, 0, tooFew, 2, nullptr) == HAL_ERROR_INVALID_VALUE);
+
+    const halKernelArg right[] = {{&out, sizeof out}, {&value, sizeof value}, {&n, sizeof n}};
+    REQUIRE_OK(halLaunchKernel(fill, grid, block, 0, right, 3, nullptr));
+    std::vector<uint32_t> result(64);
+    REQUIRE_OK(halMemcpy(result.data(), 256, out, 256, HAL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(result == std::vector<uint32_t>(64, 5));
+    REQUIRE_OK(halFree(out));
+    REQUIRE_OK(halModuleUnload(module));
+}
+
+TEST_CASE("dynamic shared memory is available up to the device's maximum", "[cuda][kernel]") {
+    REQUIRE_OK(halInit());
+    REQUIRE_OK(halSetDevice(0));
+    halDeviceProperties properties{};
+    properties.size = sizeof properties;
+    REQUIRE_OK(halGetDeviceProperties(0, &properties));
+    CHECK(properties.maxSharedMemoryPerBlock > 48 * 1024);
+    const std::string image = testKernels();
+    if (image.empty()) return;
+    halModule module = nullptr;
+    halFunction sum = nullptr;
+    REQUIRE_OK(halModuleLoadData(&module, image.data(), image.size()));
+    REQUIRE_OK(halModuleGetFunction(&sum, module, "block_sum"));
+    void* in = nullptr;
+    void* out = nullptr;
+    REQUIRE_OK(halMalloc(&in, 256 * sizeof(uint32_t)));
+    REQUIRE_OK(halMalloc(&out, sizeof(uint32_t)));
+    REQUIRE_OK(halMemset(in, 1024, 1, 1024));
+    const uint32_t n = 256;
+    const halKernelArg args[] = {{&in, sizeof in}, {&out, sizeof out}, {&n, sizeof n}};
+    REQUIRE_OK(halLaunchKernel(sum, halDim3{1, 1, 1}, halDim3{256, 1, 1},
+                               properties.maxSharedMemoryPerBlock, args, 3, nullptr));
+    uint32_t total = 0;
+    REQUIRE_OK(halMemcpy(&total, sizeof total, out, sizeof total, HAL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(total == 256u * 0x01010101u);
+    REQUIRE_OK(halFree(in));
+    REQUIRE_OK(halFree(out));
+    REQUIRE_OK(halModuleUnload(module));
+}
+
+// Releasing memory to the driver must not wait for streams that do not use it: here one stream
+// is held by a host function while the pool returns its cache to the driver from this thread.
+TEST_CASE("halMemPoolTrim returns while another stream is held", "[cuda][memory]") {
+    REQUIRE_OK(halInit());
+    REQUIRE_OK(halSetDevice(0));
+    REQUIRE_OK(halMemPoolTrim(0, 0));
+    halStream held = nullptr;
+    halStream user = nullptr;
+    REQUIRE_OK(halCreateStream(&held));
+    REQUIRE_OK(halCreateStream(&user));
+    void* pooled = nullptr;
+    REQUIRE_OK(halMallocAsync(&pooled, 1 << 20, user));
+    REQUIRE_OK(halFreeAsync(pooled, user));
+    REQUIRE_OK(halSynchronizeStream(user));
+
+    Gate gate;
+    REQUIRE_OK(halLaunchHostFunc(held, Gate::hold, &gate));
+    auto trimmed = std::async(std::launch::async, [] { return halMemPoolTrim(0, 0); });
+    const bool returned = trimmed.wait_for(std::chrono::seconds(3)) == std::future_status::ready;
+    const bool stillHeld = !gate.open && halQueryStream(held) == HAL_ERROR_NOT_READY;
+    gate.open = true;
+    CHECK(returned);
+    CHECK(stillHeld);
+    CHECK(trimmed.get() == HAL_SUCCESS);
+    halMemPoolStats stats{};
+    stats.size = sizeof stats;
+    REQUIRE_OK(halMemPoolGetStats(0, &stats));
+    CHECK(stats.bytesReserved == 0);
+    CHECK(stats.backendFrees == stats.backendAllocations);
+    REQUIRE_OK(halDestroyStream(held));
+    REQUIRE_OK(halDestroyStream(user));
+}

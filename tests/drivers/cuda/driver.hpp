@@ -1,0 +1,147 @@
+// The libcuda.so.1 double: the CUDA driver API functions polyhal's cuda plugin calls, over the
+// shared host engine (tests/drivers/common), with the driver's documented semantics, and a
+// breach of the driver's rules ends the run with the rule named (rules.hpp). This header holds
+// the driver's objects, its state and the checks every function makes; the functions are in
+// driver.cpp (initialisation, errors), context.cpp (devices, contexts), memory.cpp, stream.cpp
+// (streams, events, host functions) and module.cpp (modules, kernels).
+//
+// Rules enforced: a current context on the calling thread for every call that acts in one;
+// streams, events, functions and memory used only in their own context (an event may be waited
+// on from another context, as CUDA allows); handles alive (not destroyed, context not released);
+// no driver call from a host function; kernel parameters matching the kernel's declared
+// parameters. Results the driver returns instead (a memset of pageable host memory, a dynamic
+// shared memory size above the function's limit) are returned as the driver returns them.
+//
+// POLYHAL_CUDA_DOUBLE_VERSION is the driver version the build imitates: functions newer than it
+// are not exported, so the plugin's symbol resolution is checked against older drivers.
+#ifndef POLYHAL_TESTS_DRIVERS_CUDA_DRIVER_HPP_
+#define POLYHAL_TESTS_DRIVERS_CUDA_DRIVER_HPP_
+
+#include <cuda.h>
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "address_space.hpp"
+#include "handles.hpp"
+#include "host_kernels.hpp"
+#include "rules.hpp"
+#include "timeline.hpp"
+
+#ifndef POLYHAL_CUDA_DOUBLE_VERSION
+#define POLYHAL_CUDA_DOUBLE_VERSION 13000
+#endif
+
+// The pre-12.8 name, which cuda.h maps to cuEventElapsedTime_v2.
+#undef cuEventElapsedTime
+extern "C" CUresult CUDAAPI cuEventElapsedTime(float* ms, CUevent start, CUevent end);
+
+namespace polyhal::doubles::cuda {
+
+constexpr const char* kVendor = "CUDA";
+constexpr int kLeastPriority = 0;
+constexpr int kGreatestPriority = -5;
+constexpr int kDefaultMaxDynamicShared = 48 * 1024;
+constexpr int kOptInMaxShared = 227 * 1024;
+constexpr int kMaxThreadsPerBlock = 1024;
+
+}  // namespace polyhal::doubles::cuda
+
+struct CUctx_st;
+
+struct CUstream_st {
+    CUctx_st* context;
+    polyhal::doubles::Stream timeline;
+    std::atomic<bool> destroyed{false};
+};
+
+struct CUevent_st {
+    CUctx_st* context;
+    unsigned flags;
+    std::mutex mutex;
+    std::shared_ptr<polyhal::doubles::Marker> last;  // the point captured by the last record
+};
+
+struct CUfunc_st {
+    CUmod_st* module;
+    std::string name;
+    const polyhal::doubles::HostKernel* host;  // nullptr: named by the image, but the double has no host build
+    std::atomic<int> maxDynamicShared{polyhal::doubles::cuda::kDefaultMaxDynamicShared};
+};
+
+struct CUmod_st {
+    CUctx_st* context;
+    std::string image;  // the recorded image
+    std::map<std::string, std::unique_ptr<CUfunc_st>> functions;
+};
+
+struct CUctx_st {
+    int device;
+    std::atomic<CUresult> sticky{CUDA_SUCCESS};  // a kernel fault poisons the context
+    std::mutex mutex;
+    std::vector<std::shared_ptr<CUstream_st>> streams;  // destroyed ones too, until they drain
+};
+
+namespace polyhal::doubles::cuda {
+
+struct Device {
+    int retains = 0;
+    std::unique_ptr<CUctx_st> primary;
+};
+
+// Handle kinds (HandleRegistry).
+constexpr const char* kContext = "CUcontext";
+constexpr const char* kStream = "CUstream";
+constexpr const char* kEvent = "CUevent";
+constexpr const char* kModule = "CUmodule";
+constexpr const char* kFunction = "CUfunction";
+
+// Driver-wide state (driver.cpp), never destroyed: streams may still run, and the plugin may
+// still call in, while the process exits. g_mutex guards g_initialized and g_devices' retains.
+extern std::mutex g_mutex;
+extern bool g_initialized;
+extern std::vector<Device>& g_devices;
+extern AddressSpace& g_memory;
+extern HandleRegistry& g_handles;
+
+// Every entry: the driver is initialised and the caller is not a host function.
+CUresult enter(const char* function);
+
+// The calling thread's context stack; its top is the current context.
+std::vector<CUctx_st*>& contextStack();
+CUctx_st* currentContext();
+// The calling thread's current context, which must exist and be alive.
+CUctx_st* requireCurrent(const char* function);
+// `owner` (the context of a handle or of memory) must be the calling thread's current context.
+void requireOwnContext(const char* function, const CUctx_st* owner, const char* what);
+CUstream_st* requireStream(const char* function, CUstream stream);
+bool validDevice(CUdevice device);
+// Releases a primary context: its handles die, its streams drain, its memory goes.
+void destroyContext(std::unique_ptr<CUctx_st> context);
+
+template <class T>
+T* requireLive(const char* function, T* handle, const char* kind) {
+    if (handle == nullptr || !g_handles.isLive(handle, kind)) {
+        breach(kVendor, "%s: %s %p is not alive (never created, destroyed, or its context was "
+               "released)", function, kind, static_cast<const void*>(handle));
+    }
+    return handle;
+}
+
+inline void* toPointer(CUdeviceptr pointer) {
+    return reinterpret_cast<void*>(static_cast<uintptr_t>(pointer));
+}
+
+}  // namespace polyhal::doubles::cuda
+
+#define ENTER()                                                                         \
+    do {                                                                                \
+        if (CUresult entered_ = ::polyhal::doubles::cuda::enter(__func__)) return entered_; \
+    } while (0)
+
+#endif  // POLYHAL_TESTS_DRIVERS_CUDA_DRIVER_HPP_

@@ -1,0 +1,144 @@
+// Device and page-locked memory, copies and fills.
+#include <cstdlib>
+
+#include "driver.hpp"
+
+using namespace polyhal::doubles;
+using namespace polyhal::doubles::cuda;
+
+extern "C" {
+
+// ---- Memory ----
+
+CUresult CUDAAPI cuMemGetInfo(size_t* free, size_t* total) {
+    ENTER();
+    const DeviceHeap& heap = g_memory.heap(requireCurrent(__func__)->device);
+    *free = heap.available();
+    *total = heap.capacity();
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemAlloc(CUdeviceptr* pointer, size_t size) {
+    ENTER();
+    CUctx_st* context = requireCurrent(__func__);
+    if (size == 0) return CUDA_ERROR_INVALID_VALUE;
+    void* allocated = g_memory.heap(context->device).allocate(size);
+    if (allocated == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+    *pointer = reinterpret_cast<uintptr_t>(allocated);
+    return CUDA_SUCCESS;
+}
+
+// The memory must belong to the current context's device.
+static CUresult releaseDeviceMemory(const char* function, CUctx_st* context, CUdeviceptr pointer) {
+    const int owner = g_memory.deviceOf(toPointer(pointer));
+    if (owner < 0) return CUDA_ERROR_INVALID_VALUE;
+    if (owner != context->device) {
+        breach(kVendor, "%s: %p is memory of another device than the current context's (device "
+               "%d)", function, toPointer(pointer), context->device);
+    }
+    return g_memory.heap(owner).release(toPointer(pointer)) ? CUDA_SUCCESS
+                                                             : CUDA_ERROR_INVALID_VALUE;
+}
+
+// cuMemFree synchronises the device: it returns once every stream of the context is idle.
+CUresult CUDAAPI cuMemFree(CUdeviceptr pointer) {
+    ENTER();
+    CUctx_st* context = requireCurrent(__func__);
+    if (CUresult synchronized = cuCtxSynchronize()) return synchronized;
+    return releaseDeviceMemory(__func__, context, pointer);
+}
+
+#if POLYHAL_CUDA_DOUBLE_VERSION >= 11020
+// Stream-ordered: the memory is released when the stream reaches the free; no other stream waits.
+CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr pointer, CUstream streamHandle) {
+    ENTER();
+    CUstream_st* stream = requireStream(__func__, streamHandle);
+    Place place{};
+    if (!g_memory.locate(toPointer(pointer), 1, &place) || place.kind != Place::kDevice) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (place.device != stream->context->device) {
+        breach(kVendor, "cuMemFreeAsync: %p is memory of device %d, the stream is of device %d",
+               toPointer(pointer), place.device, stream->context->device);
+    }
+    DeviceHeap* heap = &g_memory.heap(place.device);
+    stream->timeline.submit([heap, pointer] { heap->release(toPointer(pointer)); });
+    return CUDA_SUCCESS;
+}
+#endif
+
+CUresult CUDAAPI cuMemHostAlloc(void** pointer, size_t size, unsigned int flags) {
+    ENTER();
+    requireCurrent(__func__);
+    if (size == 0 || (flags & ~(CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP |
+                                CU_MEMHOSTALLOC_WRITECOMBINED)) != 0) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    void* allocated = g_memory.allocatePinned(size);
+    if (allocated == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+    *pointer = allocated;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemFreeHost(void* pointer) {
+    ENTER();
+    requireCurrent(__func__);
+    return g_memory.freePinned(pointer) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+// Copies follow the driver's documented host synchronisation (submitCopy).
+static CUresult copyAsync(CUstream_st* stream, void* dst, const void* src, size_t count) {
+    Place to{};
+    Place from{};
+    if (!g_memory.locate(dst, count, &to) || !g_memory.locate(src, count, &from)) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (CUresult sticky = stream->context->sticky.load()) return sticky;
+    polyhal::doubles::submitCopy(stream->timeline, to, from, count);
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t count, CUstream stream) {
+    ENTER();
+    return copyAsync(requireStream(__func__, stream), toPointer(dst), toPointer(src),
+                     count);
+}
+
+CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dstContext, CUdeviceptr src,
+                                   CUcontext srcContext, size_t count, CUstream streamHandle) {
+    ENTER();
+    CUstream_st* stream = requireStream(__func__, streamHandle);
+    requireLive(__func__, dstContext, kContext);
+    requireLive(__func__, srcContext, kContext);
+    Place to{};
+    Place from{};
+    if (!g_memory.locate(toPointer(dst), count, &to) ||
+        !g_memory.locate(toPointer(src), count, &from)) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (to.kind != Place::kDevice || to.device != dstContext->device) {
+        breach(kVendor, "cuMemcpyPeerAsync: the destination is not memory of dstContext's device");
+    }
+    if (from.kind != Place::kDevice || from.device != srcContext->device) {
+        breach(kVendor, "cuMemcpyPeerAsync: the source is not memory of srcContext's device");
+    }
+    polyhal::doubles::submitCopy(stream->timeline, to, from, count);
+    return CUDA_SUCCESS;
+}
+
+// Device memory, or page-locked host memory (mapped for the device under unified addressing);
+// pageable host memory is refused as the driver refuses it.
+CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t count,
+                                 CUstream streamHandle) {
+    ENTER();
+    CUstream_st* stream = requireStream(__func__, streamHandle);
+    Place to{};
+    if (!g_memory.locate(toPointer(dst), count, &to) || to.kind == Place::kPageable) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (CUresult sticky = stream->context->sticky.load()) return sticky;
+    polyhal::doubles::submitFill(stream->timeline, to, value, count);
+    return CUDA_SUCCESS;
+}
+
+}  // extern "C"

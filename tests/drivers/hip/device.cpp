@@ -1,0 +1,79 @@
+// Devices: their properties, the current device, device-wide synchronisation.
+#include <cstdio>
+
+#include "runtime.hpp"
+
+using namespace polyhal::doubles;
+using namespace polyhal::doubles::hip;
+
+extern "C" {
+
+// ---- Devices ----
+
+hipError_t hipGetDeviceCount(int* count) {
+    ENTER();
+    *count = static_cast<int>(g_devices.size());
+    return hipSuccess;
+}
+
+hipError_t hipDeviceGet(hipDevice_t* device, int ordinal) {
+    ENTER();
+    if (!validDevice(ordinal)) return hipErrorInvalidDevice;
+    *device = ordinal;
+    return hipSuccess;
+}
+
+hipError_t hipDeviceGetName(char* name, int length, hipDevice_t device) {
+    ENTER();
+    if (!validDevice(device)) return hipErrorInvalidDevice;
+    if (name == nullptr || length <= 0) return hipErrorInvalidValue;
+    std::snprintf(name, static_cast<size_t>(length), "polyhal HIP runtime double %d", device);
+    return hipSuccess;
+}
+
+hipError_t hipDeviceTotalMem(size_t* bytes, hipDevice_t device) {
+    ENTER();
+    if (!validDevice(device)) return hipErrorInvalidDevice;
+    *bytes = g_memory.heap(device).capacity();
+    return hipSuccess;
+}
+
+hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attribute, int device) {
+    ENTER();
+    if (!validDevice(device)) return hipErrorInvalidDevice;
+    switch (attribute) {
+        case hipDeviceAttributeMultiprocessorCount: *value = 4; break;
+        case hipDeviceAttributeMaxThreadsPerBlock: *value = kMaxThreadsPerBlock; break;
+        case hipDeviceAttributeMaxSharedMemoryPerBlock: *value = kMaxSharedMemory; break;
+        case hipDeviceAttributeMemoryPoolsSupported: *value = 1; break;
+        default: return hipErrorInvalidValue;
+    }
+    return hipSuccess;
+}
+
+hipError_t hipGetDevice(int* device) {
+    ENTER();
+    *device = currentDevice();
+    return hipSuccess;
+}
+
+hipError_t hipSetDevice(int device) {
+    ENTER();
+    if (!validDevice(device)) return hipErrorInvalidDevice;
+    currentDevice() = device;
+    return hipSuccess;
+}
+
+hipError_t hipDeviceGetStreamPriorityRange(int* least, int* greatest) {
+    ENTER();
+    if (least != nullptr) *least = kLeastPriority;
+    if (greatest != nullptr) *greatest = kGreatestPriority;
+    return hipSuccess;
+}
+
+hipError_t hipDeviceSynchronize() {
+    ENTER();
+    return synchronizeDevice(currentDevice());
+}
+
+}  // extern "C"

@@ -1,0 +1,131 @@
+// Device and page-locked memory, copies and fills.
+#include "runtime.hpp"
+
+using namespace polyhal::doubles;
+using namespace polyhal::doubles::hip;
+
+namespace {
+
+// Does the copy's direction match where its pointers lie?
+bool directionMatches(hipMemcpyKind kind, const Place& to, const Place& from) {
+    const bool toDevice = to.kind == Place::kDevice;
+    const bool fromDevice = from.kind == Place::kDevice;
+    switch (kind) {
+        case hipMemcpyHostToHost: return !toDevice && !fromDevice;
+        case hipMemcpyHostToDevice: return toDevice && !fromDevice;
+        case hipMemcpyDeviceToHost: return !toDevice && fromDevice;
+        case hipMemcpyDeviceToDevice: return toDevice && fromDevice;
+        case hipMemcpyDefault: return true;
+        default: return false;
+    }
+}
+
+}  // namespace
+
+extern "C" {
+
+// ---- Memory ----
+
+hipError_t hipMemGetInfo(size_t* free, size_t* total) {
+    ENTER();
+    *free = g_memory.heap(currentDevice()).available();
+    *total = g_memory.heap(currentDevice()).capacity();
+    return hipSuccess;
+}
+
+hipError_t hipMalloc(void** pointer, size_t size) {
+    ENTER();
+    if (pointer == nullptr) return hipErrorInvalidValue;
+    if (size == 0) {
+        *pointer = nullptr;
+        return hipSuccess;
+    }
+    *pointer = g_memory.heap(currentDevice()).allocate(size);
+    return *pointer != nullptr ? hipSuccess : hipErrorOutOfMemory;
+}
+
+// hipFree synchronises the device that owns the memory.
+hipError_t hipFree(void* pointer) {
+    ENTER();
+    if (pointer == nullptr) return hipSuccess;
+    const int owner = g_memory.deviceOf(pointer);
+    if (owner < 0) return hipErrorInvalidValue;
+    if (const hipError_t synchronized = synchronizeDevice(owner)) return synchronized;
+    return g_memory.heap(owner).release(pointer) ? hipSuccess : hipErrorInvalidValue;
+}
+
+// Stream-ordered: released when the stream reaches the free; no other stream waits.
+hipError_t hipFreeAsync(void* pointer, hipStream_t stream) {
+    ENTER();
+    requireLive(__func__, stream, kStream);
+    const int owner = g_memory.deviceOf(pointer);
+    if (owner < 0) return hipErrorInvalidValue;
+    requireSameDevice(__func__, owner, "the memory", stream->device, "the stream");
+    polyhal::doubles::DeviceHeap* heap = &g_memory.heap(owner);
+    stream->timeline.submit([heap, pointer] { heap->release(pointer); });
+    return hipSuccess;
+}
+
+hipError_t hipHostMalloc(void** pointer, size_t size, unsigned int flags) {
+    ENTER();
+    if (pointer == nullptr || size == 0 ||
+        (flags & ~(hipHostMallocPortable | hipHostMallocMapped | hipHostMallocWriteCombined)) != 0) {
+        return hipErrorInvalidValue;
+    }
+    *pointer = g_memory.allocatePinned(size);
+    return *pointer != nullptr ? hipSuccess : hipErrorOutOfMemory;
+}
+
+hipError_t hipHostFree(void* pointer) {
+    ENTER();
+    return g_memory.freePinned(pointer) ? hipSuccess : hipErrorInvalidValue;
+}
+
+hipError_t hipMemcpyAsync(void* dst, const void* src, size_t count, hipMemcpyKind kind,
+                          hipStream_t stream) {
+    ENTER();
+    requireLive(__func__, stream, kStream);
+    Place to{};
+    Place from{};
+    if (!g_memory.locate(dst, count, &to) || !g_memory.locate(src, count, &from)) {
+        return hipErrorInvalidValue;
+    }
+    if (!directionMatches(kind, to, from)) return hipErrorInvalidMemcpyDirection;
+    if (hipError_t sticky = g_devices[static_cast<size_t>(stream->device)]->sticky.load()) {
+        return sticky;
+    }
+    polyhal::doubles::submitCopy(stream->timeline, to, from, count);
+    return hipSuccess;
+}
+
+hipError_t hipMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int srcDevice,
+                              size_t count, hipStream_t stream) {
+    ENTER();
+    requireLive(__func__, stream, kStream);
+    Place to{};
+    Place from{};
+    if (!validDevice(dstDevice) || !validDevice(srcDevice)) return hipErrorInvalidDevice;
+    if (!g_memory.locate(dst, count, &to) || !g_memory.locate(src, count, &from)) {
+        return hipErrorInvalidValue;
+    }
+    if (to.kind != Place::kDevice || from.kind != Place::kDevice) return hipErrorInvalidValue;
+    requireSameDevice(__func__, to.device, "the destination", dstDevice, "dstDevice");
+    requireSameDevice(__func__, from.device, "the source", srcDevice, "srcDevice");
+    polyhal::doubles::submitCopy(stream->timeline, to, from, count);
+    return hipSuccess;
+}
+
+// Device or page-locked memory; pageable host memory is refused as the runtime refuses it.
+hipError_t hipMemsetD8Async(hipDeviceptr_t dst, unsigned char value, size_t count,
+                            hipStream_t stream) {
+    ENTER();
+    requireLive(__func__, stream, kStream);
+    Place to{};
+    if (!g_memory.locate(dst, count, &to) || to.kind == Place::kPageable) {
+        return hipErrorInvalidValue;
+    }
+    polyhal::doubles::submitFill(stream->timeline, to, value, count);
+    return hipSuccess;
+}
+
+}  // extern "C"

@@ -1,0 +1,109 @@
+// The libamdhip64.so double: the HIP runtime functions polyhal's hip plugin calls, over the shared
+// host engine (tests/drivers/common), with HIP's documented semantics; a breach of HIP's rules
+// ends the run with the rule named (rules.hpp). This header holds the runtime's objects, its
+// state and the checks every function makes; the functions are in runtime.cpp (initialisation,
+// errors), device.cpp, memory.cpp, stream.cpp (streams, callbacks, events) and module.cpp.
+//
+// Rules enforced: handles alive (not destroyed); a stream, an event and a kernel used together
+// belong to one device, and the calls that act on "the current device" (allocations, stream,
+// event and module creation) get the device the handle-less call means; no runtime call from a
+// stream callback; kernel parameters matching the kernel's declared parameters; a copy's
+// direction matching where its pointers lie. A memset of pageable host memory is refused as the
+// runtime refuses it.
+#ifndef POLYHAL_TESTS_DRIVERS_HIP_RUNTIME_HPP_
+#define POLYHAL_TESTS_DRIVERS_HIP_RUNTIME_HPP_
+
+#ifndef __HIP_PLATFORM_AMD__
+#define __HIP_PLATFORM_AMD__
+#endif
+#ifndef __HIP_DISABLE_CPP_FUNCTIONS__
+#define __HIP_DISABLE_CPP_FUNCTIONS__
+#endif
+#include <hip/hip_runtime_api.h>
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "address_space.hpp"
+#include "handles.hpp"
+#include "host_kernels.hpp"
+#include "rules.hpp"
+#include "timeline.hpp"
+
+struct ihipStream_t {
+    int device;
+    polyhal::doubles::Stream timeline;
+    std::atomic<bool> destroyed{false};
+};
+
+struct ihipEvent_t {
+    int device;
+    unsigned flags;
+    std::mutex mutex;
+    std::shared_ptr<polyhal::doubles::Marker> last;
+};
+
+struct ihipModuleSymbol_t {
+    ihipModule_t* module;
+    std::string name;
+    const polyhal::doubles::HostKernel* host;  // nullptr: named by the image, but the double has no host build
+};
+
+struct ihipModule_t {
+    int device;
+    std::string image;
+    std::map<std::string, std::unique_ptr<ihipModuleSymbol_t>> functions;
+};
+
+namespace polyhal::doubles::hip {
+
+constexpr const char* kVendor = "HIP";
+constexpr const char* kStream = "hipStream_t";
+constexpr const char* kEvent = "hipEvent_t";
+constexpr const char* kModule = "hipModule_t";
+constexpr const char* kFunction = "hipFunction_t";
+constexpr int kLeastPriority = 0;
+constexpr int kGreatestPriority = -1;
+constexpr int kMaxThreadsPerBlock = 1024;
+constexpr int kMaxSharedMemory = 64 * 1024;
+
+struct Device {
+    std::atomic<hipError_t> sticky{hipSuccess};  // a kernel fault
+    std::mutex mutex;
+    std::vector<std::shared_ptr<ihipStream_t>> streams;  // destroyed ones too, until they drain
+};
+
+// Runtime-wide state (runtime.cpp), never destroyed: streams may still run, and the plugin may
+// still call in, while the process exits.
+extern std::vector<std::unique_ptr<Device>>& g_devices;
+extern AddressSpace& g_memory;
+extern HandleRegistry& g_handles;
+
+// Every entry: not from a stream callback. HIP initialises itself on first use.
+void enter(const char* function);
+// The calling thread's current device: device 0 until the thread sets another.
+int& currentDevice();
+bool validDevice(int device);
+void requireSameDevice(const char* function, int first, const char* firstWhat, int second,
+                       const char* secondWhat);
+// Waits for every stream of `ordinal`, destroyed ones still draining included.
+hipError_t synchronizeDevice(int ordinal);
+
+template <class T>
+T* requireLive(const char* function, T* handle, const char* kind) {
+    if (handle == nullptr || !g_handles.isLive(handle, kind)) {
+        breach(kVendor, "%s: %s %p is not alive (never created, or destroyed)", function, kind,
+               static_cast<const void*>(handle));
+    }
+    return handle;
+}
+
+}  // namespace polyhal::doubles::hip
+
+#define ENTER() ::polyhal::doubles::hip::enter(__func__)
+
+#endif  // POLYHAL_TESTS_DRIVERS_HIP_RUNTIME_HPP_

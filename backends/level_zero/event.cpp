@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include <polyhal/plugin_support.hpp>
+
 #include "device.h"
 #include "error.h"
 #include "stream.h"
@@ -52,6 +54,17 @@ halError eventSynchronize(halPluginEvent event) {
 halError eventElapsedTime(float* ms, halPluginEvent start, halPluginEvent end) {
     const SlotRef first = start->lastRecord();
     const SlotRef last = end->lastRecord();
+    // The timestamps are written when the records run: both must have completed.
+    for (const SlotRef& slot : {first, last}) {
+        const ze_result_t status = ze.zeEventQueryStatus(slot->event);
+        if (status == ZE_RESULT_NOT_READY) {
+            return plugin::fail(HAL_ERROR_NOT_READY,
+                                "an event of halEventElapsedTime has not completed");
+        }
+        if (halError error = check(status, "zeEventQueryStatus"); error != HAL_SUCCESS) {
+            return error;
+        }
+    }
     const ze_device_properties_t& properties = start->device()->properties;
     *ms = elapsedMilliseconds(*first->timestamp, *last->timestamp, properties.timestampValidBits,
                               properties.timerResolution);

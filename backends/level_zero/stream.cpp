@@ -40,6 +40,7 @@ halError halPluginStream_t::signalAfterPriorWork(const SlotRef& slot) {
     POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendBarrier, list_, slot->event, 0, nullptr);
     slot->submitted = true;
     ordered_ = true;
+    ++appended_;  // later markers must cover it: the list is idle only once it has run
     return HAL_SUCCESS;
 }
 
@@ -90,6 +91,9 @@ halError halPluginStream_t::launchHostFunc(polyhal::level_zero::HostFuncCall cal
                                &finished->event);
     acknowledgement->submitted = true;
     ++appended_;
+    // The host-function thread signals `finished` from the host: the slot must be reset before
+    // its next use like any other signalled slot.
+    finished->submitted = true;
     hostFuncs_->submit(&calls);
     return HAL_SUCCESS;
 }

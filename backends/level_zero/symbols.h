@@ -46,7 +46,8 @@
     X(zeKernelDestroy)                           \
     X(zeKernelGetProperties)                     \
     X(zeKernelSetGroupSize)                      \
-    X(zeKernelSetArgumentValue)
+    X(zeKernelSetArgumentValue)                  \
+    X(zeKernelSetIndirectAccess)
 // clang-format on
 
 namespace polyhal::level_zero {

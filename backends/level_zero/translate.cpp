@@ -22,6 +22,11 @@ ze_module_format_t moduleFormatOf(const void* image, size_t size) {
     return spirv ? ZE_MODULE_FORMAT_IL_SPIRV : ZE_MODULE_FORMAT_NATIVE;
 }
 
+const char* moduleBuildFlags(uint64_t totalMemory) {
+    constexpr uint64_t k4GiB = uint64_t{4} << 30;
+    return totalMemory > k4GiB ? "-ze-opt-greater-than-4GB-buffer-required" : "";
+}
+
 float elapsedMilliseconds(uint64_t startTicks, uint64_t endTicks, uint32_t validBits,
                           uint64_t ticksPerSecond) {
     const uint64_t mask = validBits >= 64 ? ~uint64_t{0} : (uint64_t{1} << validBits) - 1;

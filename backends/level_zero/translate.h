@@ -26,6 +26,11 @@ ze_group_count_t toGroupCount(halDim3 grid);
 // anything else is handed over as a native device binary, which the driver validates.
 ze_module_format_t moduleFormatOf(const void* image, size_t size);
 
+// The build flags of a module for a device with `totalMemory` bytes. A kernel can address an
+// allocation above 4 GB only when built for it, and such allocations exist on any device with
+// more memory than that (memAllocDevice relaxes the single-allocation limit).
+const char* moduleBuildFlags(uint64_t totalMemory);
+
 // Milliseconds between two readings of a device timer that counts `ticksPerSecond` and wraps
 // after `validBits` bits. An end reading taken before the start gives a negative time.
 float elapsedMilliseconds(uint64_t startTicks, uint64_t endTicks, uint32_t validBits,

@@ -36,6 +36,9 @@ struct halPluginDevice_t {
     ze_device_compute_properties_t compute{};
     uint64_t totalMemory = 0;
     uint32_t computeQueueOrdinal = 0;  // the command queue group streams submit to
+    // Every other device of the backend shares this device's context and can reach its memory
+    // and be reached: copies between them are one zeCommandListAppendMemoryCopy.
+    bool peerCopy = false;
 
     // Streams not yet destroyed, and destroyed streams whose work has not finished yet (their
     // command lists may only be destroyed once idle). Both guarded by streamsMutex.

@@ -18,6 +18,7 @@
     X(zeDeviceGetComputeProperties)              \
     X(zeDeviceGetMemoryProperties)               \
     X(zeDeviceGetCommandQueueGroupProperties)    \
+    X(zeDeviceCanAccessPeer)                     \
     X(zeContextCreate)                           \
     X(zeContextDestroy)                          \
     X(zeCommandListCreateImmediate)              \

@@ -2,6 +2,7 @@
 
 #include <polyhal/plugin_support.hpp>
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -165,6 +166,7 @@ halError deviceOpen(int ordinal, halPluginDevice* device) {
                             "group for compute work", opened->properties.name);
     }
     opened->computeQueueOrdinal = static_cast<uint32_t>(compute);
+    opened->computeQueueCount = std::max(groups[static_cast<size_t>(compute)].numQueues, 1u);
     if (halError error = reachesEveryPeer(entry, &opened->peerCopy); error != HAL_SUCCESS) {
         return error;
     }

@@ -182,10 +182,13 @@ namespace polyhal::level_zero {
 halError streamCreate(halPluginDevice device, int priority, uint32_t /*flags: none defined*/,
                       halPluginStream* stream) {
     reapRetiredStreams(device, false);
+    // Streams take the group's engines in turn, so that independent streams run side by side
+    // rather than queue behind one another on one engine.
+    const uint32_t engine = device->streamsCreated++ % device->computeQueueCount;
     const ze_command_queue_desc_t desc{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
                                        nullptr,
                                        device->computeQueueOrdinal,
-                                       0,
+                                       engine,
                                        0,
                                        ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
                                        toQueuePriority(priority)};

@@ -105,6 +105,7 @@ ze_result_t ZE_APICALL commandListCreateImmediate(ze_context_handle_t context,
     created->context = context;
     created->device = device;
     created->ordinal = desc->ordinal;
+    created->index = desc->index;
     created->computeCapable = desc->ordinal == 0;
     created->thread = std::thread(run, created);
     addHandle(created, Kind::CommandList);
@@ -231,3 +232,14 @@ ze_result_t ZE_APICALL commandListAppendLaunchKernel(ze_command_list_handle_t li
 }
 
 }  // namespace zedouble
+
+// For tests: the engine (command queue group and index within it) an immediate command list was
+// created on, which Level Zero 1.4 offers no query for.
+extern "C" __attribute__((visibility("default"))) ze_result_t zedoubleCommandListEngine(
+    ze_command_list_handle_t list, uint32_t* ordinal, uint32_t* index) {
+    std::lock_guard<std::mutex> lock(zedouble::state().mutex);
+    zedouble::expectLive(list, zedouble::Kind::CommandList, "zedoubleCommandListEngine");
+    *ordinal = list->ordinal;
+    *index = list->index;
+    return ZE_RESULT_SUCCESS;
+}

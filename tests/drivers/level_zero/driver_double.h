@@ -139,6 +139,7 @@ struct _ze_command_list_handle_t {
     ze_context_handle_t context;
     ze_device_handle_t device;
     uint32_t ordinal;
+    uint32_t index;
     bool computeCapable;
     std::deque<zedouble::Command> queue;
     size_t inFlight = 0;  // queued or running

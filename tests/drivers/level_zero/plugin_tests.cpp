@@ -8,7 +8,9 @@
 #include <catch2/catch.hpp>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -97,4 +99,32 @@ TEST_CASE("peer copies between devices of one context go in stream order, withou
     REQUIRE(ze.memFreeDevice(devices[0], source) == HAL_SUCCESS);
     REQUIRE(ze.memFreeDevice(devices[1], target) == HAL_SUCCESS);
     for (halPluginDevice device : devices) ze.deviceClose(device);
+}
+
+TEST_CASE("streams of a device are spread over its compute engines", "[engines]") {
+    const halPluginDispatchTable& ze = plugin();
+    void* driver = dlopen(std::getenv("ZE_ENABLE_ALT_DRIVERS"), RTLD_NOW | RTLD_NOLOAD);
+    REQUIRE(driver != nullptr);
+    using EngineOf = int (*)(void* list, uint32_t* ordinal, uint32_t* index);
+    const auto engineOf = reinterpret_cast<EngineOf>(dlsym(driver, "zedoubleCommandListEngine"));
+    REQUIRE(engineOf != nullptr);
+
+    halPluginDevice device = nullptr;
+    REQUIRE(ze.deviceOpen(0, &device) == HAL_SUCCESS);
+    // The double's device has four compute engines (command queue group 0).
+    constexpr int kEngines = 4;
+    std::vector<halPluginStream> streams(kEngines);
+    std::set<uint32_t> indices;
+    for (halPluginStream& stream : streams) {
+        REQUIRE(ze.streamCreate(device, 0, 0, &stream) == HAL_SUCCESS);
+        void* list = nullptr;
+        REQUIRE(ze.streamGetNativeHandle(stream, &list) == HAL_SUCCESS);
+        uint32_t ordinal = 99, index = 99;
+        REQUIRE(engineOf(list, &ordinal, &index) == 0);
+        CHECK(ordinal == 0);
+        indices.insert(index);
+    }
+    CHECK(indices == std::set<uint32_t>{0, 1, 2, 3});
+    for (halPluginStream stream : streams) REQUIRE(ze.streamDestroy(stream) == HAL_SUCCESS);
+    ze.deviceClose(device);
 }

@@ -6,6 +6,7 @@
 
 #include "device.h"
 #include "error.h"
+#include "host_wait.h"
 #include "stream.h"
 #include "symbols.h"
 #include "translate.h"
@@ -13,9 +14,8 @@
 namespace polyhal::level_zero {
 
 halError eventCreate(halPluginDevice device, uint32_t flags, halPluginEvent* event) {
-    // HAL_EVENT_BLOCKING_SYNC has no Level Zero counterpart: zeEventHostSynchronize chooses how
-    // to wait by itself.
-    *event = new halPluginEvent_t(device, (flags & HAL_EVENT_DISABLE_TIMING) == 0);
+    *event = new halPluginEvent_t(device, (flags & HAL_EVENT_DISABLE_TIMING) == 0,
+                                  (flags & HAL_EVENT_BLOCKING_SYNC) != 0);
     return HAL_SUCCESS;
 }
 
@@ -48,6 +48,8 @@ halError eventQuery(halPluginEvent event) {
 halError eventSynchronize(halPluginEvent event) {
     const SlotRef recorded = event->lastRecord();
     if (!recorded) return HAL_SUCCESS;
+    // Level Zero has no sleeping wait of its own (see host_wait.h).
+    if (event->blockingSync()) return check(waitSleeping(recorded->event), "zeEventQueryStatus");
     return check(ze.zeEventHostSynchronize(recorded->event, UINT64_MAX), "zeEventHostSynchronize");
 }
 

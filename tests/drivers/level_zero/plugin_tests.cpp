@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <ctime>
 #include <cstring>
 #include <set>
 #include <string>
@@ -126,5 +127,54 @@ TEST_CASE("streams of a device are spread over its compute engines", "[engines]"
     }
     CHECK(indices == std::set<uint32_t>{0, 1, 2, 3});
     for (halPluginStream stream : streams) REQUIRE(ze.streamDestroy(stream) == HAL_SUCCESS);
+    ze.deviceClose(device);
+}
+
+namespace {
+
+double threadCpuSeconds() {
+    timespec now{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+void sleep300ms(void*) { std::this_thread::sleep_for(std::chrono::milliseconds(300)); }
+
+}  // namespace
+
+TEST_CASE("synchronising a HAL_EVENT_BLOCKING_SYNC event sleeps instead of spinning",
+          "[events]") {
+    const halPluginDispatchTable& ze = plugin();
+    halPluginDevice device = nullptr;
+    REQUIRE(ze.deviceOpen(0, &device) == HAL_SUCCESS);
+    halPluginStream stream = nullptr;
+    REQUIRE(ze.streamCreate(device, 0, 0, &stream) == HAL_SUCCESS);
+    halPluginEvent event = nullptr;
+    REQUIRE(ze.eventCreate(device, HAL_EVENT_BLOCKING_SYNC, &event) == HAL_SUCCESS);
+
+    void* driver = dlopen(std::getenv("ZE_ENABLE_ALT_DRIVERS"), RTLD_NOW | RTLD_NOLOAD);
+    REQUIRE(driver != nullptr);
+    using SpinningWaits = uint64_t (*)();
+    const auto spinningWaits = reinterpret_cast<SpinningWaits>(dlsym(driver, "zedoubleSpinningWaits"));
+    REQUIRE(spinningWaits != nullptr);
+
+    REQUIRE(ze.launchHostFunc(stream, sleep300ms, nullptr) == HAL_SUCCESS);
+    REQUIRE(ze.eventRecord(event, stream) == HAL_SUCCESS);
+    const uint64_t spunBefore = spinningWaits();
+    const auto wallStart = std::chrono::steady_clock::now();
+    const double cpuStart = threadCpuSeconds();
+    REQUIRE(ze.eventSynchronize(event) == HAL_SUCCESS);
+    const double cpu = threadCpuSeconds() - cpuStart;
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    INFO("waited " << wall << " s, using " << cpu << " s of CPU");
+    CHECK(wall >= 0.2);
+    // The double's zeEventHostSynchronize spins as Intel's driver does: the wait must not use
+    // it, and must not use the core it would occupy.
+    CHECK(spinningWaits() == spunBefore);
+    CHECK(cpu < 0.1 * wall);
+
+    REQUIRE(ze.eventDestroy(event) == HAL_SUCCESS);
+    REQUIRE(ze.streamDestroy(stream) == HAL_SUCCESS);
     ze.deviceClose(device);
 }

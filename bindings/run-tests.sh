@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Tests of the language bindings against a polyhal build tree:
 #   - Python: installs bindings/python with pip into <build>/venv (offline, Debian's python3 with
-#     its numpy and pytest), then runs pytest with POLYHAL_BACKEND=cpu and, when the build has the
-#     OpenCL plugin, with POLYHAL_BACKEND=opencl;
+#     its numpy and pytest), then runs pytest with POLYHAL_BACKEND=cpu, when the build has the
+#     OpenCL plugin with POLYHAL_BACKEND=opencl, and when it has the level_zero plugin and the
+#     Level Zero driver double with POLYHAL_BACKEND=level_zero against the double;
 #   - Rust: cargo test and the two_streams example of bindings/rust (offline, no crates), on the
-#     same backends, built in <build>/rust-target.
+#     cpu and opencl backends, built in <build>/rust-target.
 # Usage: bindings/run-tests.sh [build-dir]   (default: build/default)
 # Debian packages: python3-venv python3-setuptools python3-pip python3-pytest python3-numpy
 #                  cargo rustc
@@ -27,6 +28,27 @@ backends=(cpu)
 if [ -e "${lib}/polyhal/libpolyhal_opencl.so" ]; then
     backends+=(opencl)
 fi
+python_backends=("${backends[@]}")
+# The level_zero plugin runs against the Level Zero driver double (tests/drivers/level_zero)
+# behind Debian's loader and its validation layer, when the build has both.
+ze_double="${lib}/libze_polyhal_double.so"
+if [ -e "${lib}/polyhal/libpolyhal_level_zero.so" ] && [ -e "${ze_double}" ]; then
+    python_backends+=(level_zero)
+fi
+
+# The environment a backend's tests run in.
+backend_env() {
+    echo "POLYHAL_BACKEND=$1"
+    if [ "$1" = level_zero ]; then
+        echo "ZE_ENABLE_ALT_DRIVERS=${ze_double}"
+        echo "ZE_ENABLE_VALIDATION_LAYER=1"
+        echo "ZE_ENABLE_PARAMETER_VALIDATION=1"
+        echo "ZE_ENABLE_HANDLE_LIFETIME=1"
+        echo "ZE_ENABLE_THREADING_VALIDATION=1"
+        echo "ZE_ENABLE_MEMORY_TRACKER=1"
+        echo "POLYHAL_ZE_DOUBLE_KERNELS=${build}/kernels/cpu/cts_kernels.so"
+    fi
+}
 
 echo "== Python: pip install bindings/python into ${build}/venv"
 venv="${build}/venv"
@@ -40,10 +62,11 @@ unset PYTHONPATH  # test the installed package, not the sources
 export PYTHONDONTWRITEBYTECODE=1
 export POLYHAL_LIBRARY="${lib}/libpolyhal.so"
 export POLYHAL_TEST_KERNEL_DIR="${build}/kernels/python"
-for backend in "${backends[@]}"; do
+for backend in "${python_backends[@]}"; do
     echo "== Python: pytest with POLYHAL_BACKEND=${backend}"
     status=0
-    (cd "${build}" && POLYHAL_BACKEND="${backend}" "${venv}/bin/python" -m pytest \
+    mapfile -t environment < <(backend_env "${backend}")
+    (cd "${build}" && env "${environment[@]}" "${venv}/bin/python" -m pytest \
         -p no:cacheprovider -rs "${bindings}/python/tests") || status=$?
     if [ "${status}" -eq 5 ]; then
         echo "bindings: pytest collected no tests" >&2
@@ -61,4 +84,4 @@ for backend in "${backends[@]}"; do
     POLYHAL_BACKEND="${backend}" cargo run --offline --quiet \
         --manifest-path "${bindings}/rust/Cargo.toml" --example two_streams
 done
-echo "== bindings: all tests passed (${backends[*]})"
+echo "== bindings: all tests passed (Python: ${python_backends[*]}; Rust: ${backends[*]})"

@@ -11,7 +11,8 @@
 // memory of the launching device (or host memory) of the kernel's context; a kernel may reach
 // memory through pointers stored in memory only with zeKernelSetIndirectAccess, and since a
 // polyhal kernel may do so with any allocation (as a CUDA kernel may), every launched kernel
-// must have declared indirect access to device and host memory.
+// must have declared indirect access to device and host memory; a pointer into an allocation
+// above 4 GB needs a module built with -ze-opt-greater-than-4GB-buffer-required.
 #include <dlfcn.h>
 
 #include <polyhal/cpu_kernel.h>
@@ -29,6 +30,8 @@ namespace {
 using Parameter = _ze_module_handle_t::Parameter;
 
 constexpr uint32_t kSpirvMagic = 0x07230203u;
+// The build option without which a kernel addresses buffers of at most 4 GB.
+constexpr const char* kLargeBuffers = "-ze-opt-greater-than-4GB-buffer-required";
 
 // SPIR-V opcodes and operands the parser reads.
 enum : uint32_t {
@@ -347,6 +350,14 @@ std::function<void()> captureLaunch(ze_command_list_handle_t list, ze_kernel_han
                     breach("%s: argument %zu of kernel '%s' is %p, which is not device memory of "
                            "the launching device nor host memory of its context", kCall, index,
                            name, pointer);
+                }
+                constexpr size_t k4GiB = size_t{4} << 30;
+                if (allocation->size > k4GiB &&
+                    kernel->module->buildFlags.find(kLargeBuffers) == std::string::npos) {
+                    breach("%s: argument %zu of kernel '%s' points into an allocation of %zu "
+                           "bytes, but its module was not built with %s: the kernel can "
+                           "address only 4 GB of it", kCall, index, name, allocation->size,
+                           kLargeBuffers);
                 }
                 void* alias = allocation->alias + (static_cast<char*>(pointer) - allocation->base);
                 std::memcpy(value.data(), &alias, sizeof alias);

@@ -10,6 +10,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
+#include <iterator>
 #include <cstring>
 #include <set>
 #include <string>
@@ -176,5 +178,44 @@ TEST_CASE("synchronising a HAL_EVENT_BLOCKING_SYNC event sleeps instead of spinn
 
     REQUIRE(ze.eventDestroy(event) == HAL_SUCCESS);
     REQUIRE(ze.streamDestroy(stream) == HAL_SUCCESS);
+    ze.deviceClose(device);
+}
+
+TEST_CASE("kernels reach allocations above 4 GB", "[kernels]") {
+    const halPluginDispatchTable& ze = plugin();
+    halPluginDevice device = nullptr;
+    REQUIRE(ze.deviceOpen(0, &device) == HAL_SUCCESS);
+    halPluginDeviceInfo info{};
+    info.size = sizeof info;
+    REQUIRE(ze.deviceGetInfo(device, &info) == HAL_SUCCESS);
+    // The double's device memory is a sparse memory file: POLYHAL_ZE_DOUBLE_MEMORY sets 8 GiB.
+    REQUIRE(info.totalMemory > (uint64_t{5} << 30));
+
+    std::ifstream file(POLYHAL_CTS_SPIRV, std::ios::binary);
+    const std::vector<char> image((std::istreambuf_iterator<char>(file)),
+                                  std::istreambuf_iterator<char>());
+    REQUIRE(!image.empty());
+    halPluginModule module = nullptr;
+    REQUIRE(ze.moduleLoadData(device, image.data(), image.size(), &module) == HAL_SUCCESS);
+    halPluginFunction fill = nullptr;
+    REQUIRE(ze.moduleGetFunction(module, "fill_u32", &fill) == HAL_SUCCESS);
+
+    constexpr size_t kLarge = (size_t{4} << 30) + 4096;
+    void* large = nullptr;
+    REQUIRE(ze.memAllocDevice(device, kLarge, &large) == HAL_SUCCESS);
+    halPluginStream stream = nullptr;
+    REQUIRE(ze.streamCreate(device, 0, 0, &stream) == HAL_SUCCESS);
+    const uint32_t value = 0xC0FFEE, n = 64;
+    const halKernelArg args[] = {{&large, sizeof large}, {&value, sizeof value}, {&n, sizeof n}};
+    REQUIRE(ze.launchKernel(stream, fill, {1, 1, 1}, {64, 1, 1}, 0, args, 3) == HAL_SUCCESS);
+    std::vector<uint32_t> seen(n, 0);
+    REQUIRE(ze.memcpyAsync(stream, seen.data(), large, n * sizeof(uint32_t),
+                           HAL_MEMCPY_DEVICE_TO_HOST) == HAL_SUCCESS);
+    REQUIRE(ze.streamSynchronize(stream) == HAL_SUCCESS);
+    CHECK(seen == std::vector<uint32_t>(n, value));
+
+    REQUIRE(ze.streamDestroy(stream) == HAL_SUCCESS);
+    REQUIRE(ze.memFreeDevice(device, large) == HAL_SUCCESS);
+    REQUIRE(ze.moduleUnload(module) == HAL_SUCCESS);
     ze.deviceClose(device);
 }

@@ -116,11 +116,11 @@ ze_result_t ZE_APICALL eventHostSynchronize(ze_event_handle_t event, uint64_t ti
     expectHostVisible(event, "zeEventHostSynchronize");
     // As on Intel's driver, the wait polls without sleeping: it occupies a core for as long as
     // it lasts (a caller that must not do so polls zeEventQueryStatus and sleeps by itself).
-    const auto deadline = std::chrono::steady_clock::now() +
-                          std::chrono::nanoseconds(std::min<uint64_t>(timeout, INT64_MAX));
+    const auto start = std::chrono::steady_clock::now();
+    const std::chrono::nanoseconds limit(std::min<uint64_t>(timeout, INT64_MAX));
     if (!event->signalled && !state().deviceLost) ++spinningWaits;
     while (!event->signalled && !state().deviceLost) {
-        if (timeout != UINT64_MAX && std::chrono::steady_clock::now() >= deadline) {
+        if (timeout != UINT64_MAX && std::chrono::steady_clock::now() - start >= limit) {
             return ZE_RESULT_NOT_READY;
         }
         lock.unlock();

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -99,9 +100,9 @@ struct Session {
         return made;
     }
 
-    ze_event_handle_t newEvent(ze_context_handle_t in) const {
-        const ze_event_pool_desc_t poolDesc{ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, nullptr,
-                                            ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 1};
+    ze_event_handle_t newEvent(ze_context_handle_t in,
+                               ze_event_pool_flags_t flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE) const {
+        const ze_event_pool_desc_t poolDesc{ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, nullptr, flags, 1};
         ze_event_pool_handle_t pool = nullptr;
         EXPECT_ZE(zeEventPoolCreate(in, &poolDesc, 0, nullptr, &pool));
         const ze_event_desc_t desc{ZE_STRUCTURE_TYPE_EVENT_DESC, nullptr, 0,
@@ -310,4 +311,53 @@ TEST_CASE("kernel launches follow the kernel's declared signature", "[rules]") {
         INFO(outcome.stderrText);
         CHECK(outcome.exited);
     }
+}
+
+TEST_CASE("the host waits only on events of host-visible pools", "[rules]") {
+    expectBrokenRule(runInChild([] {
+                         Session session;
+                         ze_event_handle_t deviceOnly = session.newEvent(session.context, 0);
+                         zeEventQueryStatus(deviceOnly);
+                     }),
+                     "created without ZE_EVENT_POOL_FLAG_HOST_VISIBLE");
+}
+
+TEST_CASE("an event is not destroyed while a command uses it", "[rules]") {
+    expectBrokenRule(runInChild([] {
+                         Session session;
+                         ze_event_handle_t never = session.newEvent();
+                         EXPECT_ZE(zeCommandListAppendBarrier(session.newList(), nullptr, 1,
+                                                              &never));
+                         zeEventDestroy(never);
+                     }),
+                     "is still in use by 1 appended command");
+}
+
+TEST_CASE("a fill writes only memory of the driver", "[rules]") {
+    expectBrokenRule(runInChild([] {
+                         Session session;
+                         static unsigned char pageable[256];
+                         const unsigned char pattern = 9;
+                         zeCommandListAppendMemoryFill(session.newList(), pageable, &pattern, 1,
+                                                       sizeof pageable, nullptr, 0, nullptr);
+                     }),
+                     "is not memory allocated by this driver");
+}
+
+TEST_CASE("a command list is appended to from one thread at a time", "[rules]") {
+    expectBrokenRule(runInChild([] {
+                         Session session;
+                         ze_command_list_handle_t list = session.newList();
+                         // Two threads append until their calls overlap, which the double
+                         // catches the first time it happens.
+                         const auto appendMany = [list] {
+                             for (int i = 0; i < 1000000; ++i) {
+                                 zeCommandListAppendBarrier(list, nullptr, 0, nullptr);
+                             }
+                         };
+                         std::thread other(appendMany);
+                         appendMany();
+                         other.join();
+                     }),
+                     "two threads append to command list");
 }

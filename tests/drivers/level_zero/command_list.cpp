@@ -1,6 +1,5 @@
 // Immediate command lists: each runs its commands on a thread of its own, asynchronously to the
-// caller, one after another. (Level Zero 1.4 promises order only across barriers; running every
-// command in order is one behaviour it allows.)
+// caller, in order across barriers and in reverse order between them (see run()).
 //
 // Rules: a command list is used from one thread at a time, only with events and memory of its
 // own context, and destroyed only once its commands have finished.
@@ -39,30 +38,42 @@ void expectSameContext(ze_command_list_handle_t list, ze_event_handle_t event, c
     }
 }
 
+// Runs the list's commands. Level Zero 1.4 orders commands only across barriers, so commands
+// queued one after another with no barrier between them run last first: a caller that relies
+// on order without a barrier sees wrong results.
 void run(ze_command_list_handle_t list) {
     State& shared = state();
     std::unique_lock<std::mutex> lock(shared.mutex);
     for (;;) {
         list->wake.wait(lock, [&] { return list->stopping || !list->queue.empty(); });
         if (list->queue.empty()) return;
-        Command command = std::move(list->queue.front());
+        std::vector<Command> batch;
+        batch.push_back(std::move(list->queue.front()));
         list->queue.pop_front();
+        while (batch.front().work && !list->queue.empty() && list->queue.front().work &&
+               list->queue.front().waits.empty()) {
+            batch.push_back(std::move(list->queue.front()));
+            list->queue.pop_front();
+        }
+        const std::vector<ze_event_handle_t>& waits = batch.front().waits;
         shared.eventsChanged.wait(lock, [&] {
-            for (ze_event_handle_t event : command.waits) {
+            for (ze_event_handle_t event : waits) {
                 if (!event->signalled) return false;
             }
             return true;
         });
-        for (ze_event_handle_t event : command.waits) --event->pendingWaits;
-        if (command.work) {
-            lock.unlock();
-            command.work();
-            lock.lock();
+        for (ze_event_handle_t event : waits) --event->pendingWaits;
+        lock.unlock();
+        for (auto command = batch.rbegin(); command != batch.rend(); ++command) {
+            if (command->work) command->work();
         }
-        --list->inFlight;
-        if (command.signal != nullptr) {
-            --command.signal->pendingSignals;
-            command.signal->signalled = true;
+        lock.lock();
+        for (const Command& command : batch) {
+            --list->inFlight;
+            if (command.signal != nullptr) {
+                --command.signal->pendingSignals;
+                command.signal->signalled = true;
+            }
         }
         shared.eventsChanged.notify_all();
     }

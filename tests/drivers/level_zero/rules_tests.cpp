@@ -361,3 +361,35 @@ TEST_CASE("a command list is appended to from one thread at a time", "[rules]") 
                      }),
                      "two threads append to command list");
 }
+
+TEST_CASE("commands with no barrier between them are not ordered", "[rules]") {
+    const ChildOutcome outcome = runInChild([] {
+        Session session;
+        const ze_host_mem_alloc_desc_t desc{ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, nullptr, 0};
+        void* buffers[3] = {};
+        for (void*& buffer : buffers) {
+            EXPECT_ZE(zeMemAllocHost(session.context, &desc, 4, 4, &buffer));
+        }
+        auto value = [&](int i) -> uint32_t& { return *static_cast<uint32_t*>(buffers[i]); };
+        value(0) = 1;
+        value(1) = 2;
+        value(2) = 3;
+        ze_event_handle_t go = session.newEvent();
+        ze_event_handle_t done = session.newEvent();
+        ze_command_list_handle_t list = session.newList();
+        // Held until `go`, so that both copies are queued when the list reaches them.
+        EXPECT_ZE(zeCommandListAppendBarrier(list, nullptr, 1, &go));
+        EXPECT_ZE(zeCommandListAppendMemoryCopy(list, buffers[1], buffers[0], 4, nullptr, 0,
+                                                nullptr));
+        EXPECT_ZE(zeCommandListAppendMemoryCopy(list, buffers[2], buffers[1], 4, nullptr, 0,
+                                                nullptr));
+        EXPECT_ZE(zeCommandListAppendBarrier(list, done, 0, nullptr));
+        EXPECT_ZE(zeEventHostSignal(go));
+        EXPECT_ZE(zeEventHostSynchronize(done, UINT64_MAX));
+        // In order, the second copy would have read the first one's result (1).
+        std::fprintf(stderr, "second copy read %u\n", value(2));
+        std::_Exit(value(1) == 1 && value(2) == 2 ? 0 : 4);
+    });
+    INFO(outcome.stderrText);
+    CHECK(outcome.exited);
+}

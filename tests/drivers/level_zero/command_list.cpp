@@ -2,7 +2,8 @@
 // caller, in order across barriers and in reverse order between them (see run()).
 //
 // Rules: a command list is used from one thread at a time, only with events and memory of its
-// own context, and destroyed only once its commands have finished.
+// own context, and destroyed only once its commands have finished; memory a command uses is not
+// freed before the command has run.
 #include <chrono>
 #include <cstring>
 
@@ -69,6 +70,7 @@ void run(ze_command_list_handle_t list) {
         }
         lock.lock();
         for (const Command& command : batch) {
+            for (uintptr_t base : command.uses) --shared.allocations.at(base).pendingUses;
             --list->inFlight;
             if (command.signal != nullptr) {
                 --command.signal->pendingSignals;
@@ -90,6 +92,7 @@ ze_result_t append(ze_command_list_handle_t list, Command command, uint32_t numW
         expectSignallable(command.signal, command.call);
         ++command.signal->pendingSignals;
     }
+    for (uintptr_t base : command.uses) ++state().allocations.at(base).pendingUses;
     for (uint32_t i = 0; i < numWaitEvents; ++i) {
         expectSameContext(list, waitEvents[i], command.call);
         ++waitEvents[i]->pendingWaits;
@@ -160,8 +163,8 @@ ze_result_t ZE_APICALL commandListAppendMemoryCopy(ze_command_list_handle_t list
     Command command(kCall);
     {
         std::lock_guard<std::mutex> lock(state().mutex);
-        char* to = hostAccessFor(list->context, dst, size, kCall);
-        const char* from = hostAccessFor(list->context, src, size, kCall);
+        char* to = hostAccessFor(list->context, dst, size, kCall, &command.uses);
+        const char* from = hostAccessFor(list->context, src, size, kCall, &command.uses);
         if (to < from + size && from < to + size) return ZE_RESULT_ERROR_OVERLAPPING_REGIONS;
         command.work = [to, from, size] { std::memcpy(to, from, size); };
     }
@@ -187,7 +190,7 @@ ze_result_t ZE_APICALL commandListAppendMemoryFill(ze_command_list_handle_t list
             breach("%s: %p is not memory allocated by this driver; a fill's destination must be "
                    "device or host memory of the context", kCall, ptr);
         }
-        char* to = hostAccessFor(list->context, ptr, size, kCall);
+        char* to = hostAccessFor(list->context, ptr, size, kCall, &command.uses);
         // The pattern is read during the call.
         std::vector<char> bytes(static_cast<const char*>(pattern),
                                 static_cast<const char*>(pattern) + patternSize);
@@ -215,7 +218,8 @@ ze_result_t ZE_APICALL commandListAppendWriteGlobalTimestamp(ze_command_list_han
             breach("%s: %p is not memory allocated by this driver", kCall,
                    static_cast<void*>(dst));
         }
-        auto* to = reinterpret_cast<uint64_t*>(hostAccessFor(list->context, dst, 8, kCall));
+        auto* to = reinterpret_cast<uint64_t*>(
+            hostAccessFor(list->context, dst, sizeof *dst, kCall, &command.uses));
         command.work = [to] {
             *to = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                             std::chrono::steady_clock::now().time_since_epoch())
@@ -236,7 +240,7 @@ ze_result_t ZE_APICALL commandListAppendLaunchKernel(ze_command_list_handle_t li
     AppendScope scope(list, kCall);
     if (!list->computeCapable) return ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE;
     Command command(kCall);
-    command.work = captureLaunch(list, kernel, *groups);
+    command.work = captureLaunch(list, kernel, *groups, &command.uses);
     if (!command.work) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
     command.signal = signal;
     return append(list, std::move(command), numWaitEvents, waitEvents);

@@ -39,6 +39,7 @@ struct Allocation {
     char* alias;    // where the double reads and writes it
     ze_context_handle_t context;
     ze_device_handle_t device;  // null for host memory
+    int pendingUses = 0;        // appended commands using it that have not finished
 };
 
 struct State {
@@ -59,10 +60,12 @@ void expectLive(const void* handle, Kind kind, const char* call);
 // The allocation holding [ptr, ptr + size), or null when ptr is in none. Breaks the run when
 // ptr is inside an allocation that the range overruns. Callers hold the mutex.
 const Allocation* findAllocation(const void* ptr, size_t size, const char* call);
-// Where the double itself reads or writes [ptr, ptr + size) on behalf of `device` of
-// `context`: the alias of device memory, host memory as is, and any other pointer as system
-// memory. Breaks the run for memory of another context. Callers hold the mutex.
-char* hostAccessFor(ze_context_handle_t context, const void* ptr, size_t size, const char* call);
+// Where the double itself reads or writes [ptr, ptr + size) for a command of `context`: the
+// alias of device memory, host memory as is, and any other pointer as system memory. Breaks the
+// run for memory of another context. The allocation's base, if any, is added to `uses`.
+// Callers hold the mutex.
+char* hostAccessFor(ze_context_handle_t context, const void* ptr, size_t size, const char* call,
+                    std::vector<uintptr_t>* uses);
 
 }  // namespace zedouble
 
@@ -130,7 +133,8 @@ struct Command {
     const char* call;
     std::vector<ze_event_handle_t> waits;
     ze_event_handle_t signal = nullptr;
-    std::function<void()> work;  // null for barriers
+    std::function<void()> work;   // null for barriers
+    std::vector<uintptr_t> uses;  // the allocations it reads or writes, by base address
 };
 
 }  // namespace zedouble
@@ -167,7 +171,7 @@ uint32_t maxSharedLocalMemory();
 // Checks a launch of `kernel` on `list` and captures it as the work the list's thread runs;
 // null when the kernel has no host build.
 std::function<void()> captureLaunch(ze_command_list_handle_t list, ze_kernel_handle_t kernel,
-                                    const ze_group_count_t& groups);
+                                    const ze_group_count_t& groups, std::vector<uintptr_t>* uses);
 
 }  // namespace zedouble
 

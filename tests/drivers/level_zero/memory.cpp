@@ -115,6 +115,10 @@ ze_result_t ZE_APICALL memFree(ze_context_handle_t context, void* ptr) {
         breach("zeMemFree: %p was allocated in context %p, freed in context %p", ptr,
                static_cast<void*>(allocation.context), static_cast<void*>(context));
     }
+    if (allocation.pendingUses > 0) {
+        breach("zeMemFree: %p is freed while %d appended command(s) using it have not finished",
+               ptr, allocation.pendingUses);
+    }
     state().allocations.erase(found);
     const size_t mapped = pageRounded(allocation.size);
     munmap(allocation.base, mapped);

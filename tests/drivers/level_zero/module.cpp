@@ -300,7 +300,7 @@ ze_result_t ZE_APICALL kernelSetIndirectAccess(ze_kernel_handle_t kernel,
 }
 
 std::function<void()> captureLaunch(ze_command_list_handle_t list, ze_kernel_handle_t kernel,
-                                    const ze_group_count_t& groups) {
+                                    const ze_group_count_t& groups, std::vector<uintptr_t>* uses) {
     constexpr const char* kCall = "zeCommandListAppendLaunchKernel";
     std::lock_guard<std::mutex> lock(state().mutex);
     expectLive(kernel, Kind::Kernel, kCall);
@@ -359,6 +359,7 @@ std::function<void()> captureLaunch(ze_command_list_handle_t list, ze_kernel_han
                            "address only 4 GB of it", kCall, index, name, allocation->size,
                            kLargeBuffers);
                 }
+                uses->push_back(reinterpret_cast<uintptr_t>(allocation->base));
                 void* alias = allocation->alias + (static_cast<char*>(pointer) - allocation->base);
                 std::memcpy(value.data(), &alias, sizeof alias);
             }

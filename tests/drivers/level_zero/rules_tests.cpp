@@ -393,3 +393,18 @@ TEST_CASE("commands with no barrier between them are not ordered", "[rules]") {
     INFO(outcome.stderrText);
     CHECK(outcome.exited);
 }
+
+TEST_CASE("memory is not freed before the commands using it have run", "[rules]") {
+    expectBrokenRule(runInChild([] {
+                         Session session;
+                         ze_event_handle_t never = session.newEvent();
+                         ze_command_list_handle_t list = session.newList();
+                         void* from = session.deviceMemory(session.context, 64);
+                         void* to = session.deviceMemory(session.context, 64);
+                         EXPECT_ZE(zeCommandListAppendBarrier(list, nullptr, 1, &never));
+                         EXPECT_ZE(zeCommandListAppendMemoryCopy(list, to, from, 64, nullptr, 0,
+                                                                 nullptr));
+                         zeMemFree(session.context, from);
+                     }),
+                     "is freed while 1 appended command(s) using it have not finished");
+}

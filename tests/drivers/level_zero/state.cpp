@@ -71,13 +71,15 @@ const Allocation* findAllocation(const void* ptr, size_t size, const char* call)
     return &allocation;
 }
 
-char* hostAccessFor(ze_context_handle_t context, const void* ptr, size_t size, const char* call) {
+char* hostAccessFor(ze_context_handle_t context, const void* ptr, size_t size, const char* call,
+                    std::vector<uintptr_t>* uses) {
     const Allocation* allocation = findAllocation(ptr, size, call);
     if (allocation == nullptr) return static_cast<char*>(const_cast<void*>(ptr));
     if (allocation->context != context) {
         breach("%s: %p is memory of context %p, used in context %p", call, ptr,
                static_cast<void*>(allocation->context), static_cast<void*>(context));
     }
+    uses->push_back(reinterpret_cast<uintptr_t>(allocation->base));
     return allocation->alias + (static_cast<const char*>(ptr) - allocation->base);
 }
 

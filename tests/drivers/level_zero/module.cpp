@@ -8,7 +8,7 @@
 // `local` one, which becomes the block's shared memory.
 //
 // Rules: every argument is set, at the size the image declares; a pointer argument is null or
-// memory of the launching device (or host memory) of the kernel's context; a kernel may reach
+// device or host memory of the kernel's context; a kernel may reach
 // memory through pointers stored in memory only with zeKernelSetIndirectAccess, and since a
 // polyhal kernel may do so with any allocation (as a CUDA kernel may), every launched kernel
 // must have declared indirect access to device and host memory; a pointer into an allocation
@@ -343,13 +343,10 @@ std::function<void()> captureLaunch(ze_command_list_handle_t list, ze_kernel_han
             std::memcpy(&pointer, value.data(), sizeof pointer);
             if (pointer != nullptr) {
                 const Allocation* allocation = findAllocation(pointer, 1, kCall);
-                const bool reachable =
-                    allocation != nullptr && allocation->context == list->context &&
-                    (allocation->type == Allocation::Host || allocation->device == list->device);
-                if (!reachable) {
-                    breach("%s: argument %zu of kernel '%s' is %p, which is not device memory of "
-                           "the launching device nor host memory of its context", kCall, index,
-                           name, pointer);
+                // Every device of the double reaches its peers' memory (zeDeviceCanAccessPeer).
+                if (allocation == nullptr || allocation->context != list->context) {
+                    breach("%s: argument %zu of kernel '%s' is %p, which is not device or host "
+                           "memory of the launch's context", kCall, index, name, pointer);
                 }
                 constexpr size_t k4GiB = size_t{4} << 30;
                 if (allocation->size > k4GiB &&

@@ -298,7 +298,7 @@ TEST_CASE("kernel launches follow the kernel's declared signature", "[rules]") {
                              zeCommandListAppendLaunchKernel(session.newList(), kernel, &groups,
                                                              nullptr, 0, nullptr);
                          }),
-                         "not device memory of the launching device");
+                         "not device or host memory of the launch's context");
     }
     SECTION("with an argument of the wrong size: refused as a driver refuses it") {
         const ChildOutcome outcome = runInChild([] {

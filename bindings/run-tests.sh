@@ -2,8 +2,9 @@
 # Tests of the language bindings against a polyhal build tree:
 #   - Python: installs bindings/python with pip into <build>/venv (offline, Debian's python3 with
 #     its numpy and pytest), then runs pytest with POLYHAL_BACKEND=cpu and, when the build has the
-#     OpenCL plugin, with POLYHAL_BACKEND=opencl; when the build has the cuda or hip plugin and its
-#     vendor-driver double (tests/drivers), also with POLYHAL_BACKEND=cuda / hip against the double;
+#     OpenCL plugin, with POLYHAL_BACKEND=opencl; when the build has the cuda, hip or level_zero
+#     plugin and its vendor-driver double (tests/drivers), also with that backend against the
+#     double (Level Zero's behind Debian's loader and its validation layer);
 #   - Rust: cargo test and the two_streams example of bindings/rust (offline, no crates), on the
 #     same backends, built in <build>/rust-target.
 # Usage: bindings/run-tests.sh [build-dir]   (default: build/default)
@@ -28,7 +29,7 @@ backends=(cpu)
 if [ -e "${lib}/polyhal/libpolyhal_opencl.so" ]; then
     backends+=(opencl)
 fi
-# Python only: the GPU plugins against their vendor-driver doubles, found on the library path.
+# Python only: the GPU plugins against their vendor-driver doubles.
 python_backends=("${backends[@]}")
 declare -A double_dir=([cuda]="${build}/tests/drivers/cuda/cuda_driver"
                        [hip]="${build}/tests/drivers/hip/hip_runtime")
@@ -37,6 +38,28 @@ for backend in cuda hip; do
         python_backends+=("${backend}")
     fi
 done
+ze_double="${lib}/libze_polyhal_double.so"
+if [ -e "${lib}/polyhal/libpolyhal_level_zero.so" ] && [ -e "${ze_double}" ]; then
+    python_backends+=(level_zero)
+fi
+
+# The environment a backend's tests run in: the CUDA and HIP doubles are found on the library
+# path; the Level Zero double is a driver Debian's loader takes, with every validation check on.
+backend_env() {
+    echo "POLYHAL_BACKEND=$1"
+    case $1 in
+        cuda | hip) echo "LD_LIBRARY_PATH=${double_dir[$1]}${LD_LIBRARY_PATH:+:${LD_LIBRARY_PATH}}" ;;
+        level_zero)
+            echo "ZE_ENABLE_ALT_DRIVERS=${ze_double}"
+            echo "ZE_ENABLE_VALIDATION_LAYER=1"
+            echo "ZE_ENABLE_PARAMETER_VALIDATION=1"
+            echo "ZE_ENABLE_HANDLE_LIFETIME=1"
+            echo "ZE_ENABLE_THREADING_VALIDATION=1"
+            echo "ZE_ENABLE_MEMORY_TRACKER=1"
+            echo "POLYHAL_ZE_DOUBLE_KERNELS=${build}/kernels/cpu/cts_kernels.so"
+            ;;
+    esac
+}
 
 echo "== Python: pip install bindings/python into ${build}/venv"
 venv="${build}/venv"
@@ -53,8 +76,8 @@ export POLYHAL_TEST_KERNEL_DIR="${build}/kernels/python"
 for backend in "${python_backends[@]}"; do
     echo "== Python: pytest with POLYHAL_BACKEND=${backend}"
     status=0
-    (cd "${build}" && export LD_LIBRARY_PATH="${double_dir[${backend}]:-${LD_LIBRARY_PATH:-}}" &&
-        POLYHAL_BACKEND="${backend}" "${venv}/bin/python" -m pytest \
+    mapfile -t environment < <(backend_env "${backend}")
+    (cd "${build}" && env "${environment[@]}" "${venv}/bin/python" -m pytest \
         -p no:cacheprovider -rs "${bindings}/python/tests") || status=$?
     if [ "${status}" -eq 5 ]; then
         echo "bindings: pytest collected no tests" >&2

@@ -2,6 +2,8 @@
 
 #include <polyhal/plugin_support.hpp>
 
+#include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "error.h"
@@ -60,6 +62,25 @@ halError discoverDriver(ze_driver_handle_t handle, Platform* found) {
     }
     for (ze_device_handle_t gpu : gpus) found->devices.push_back({driver.get(), gpu});
     found->drivers.push_back(std::move(driver));
+    return HAL_SUCCESS;
+}
+
+// Whether `device` and every other device of the platform copy to each other directly.
+halError reachesEveryPeer(const Platform::Entry& device, bool* reaches) {
+    *reaches = true;
+    for (const Platform::Entry& other : platform->devices) {
+        if (other.device == device.device) continue;
+        if (other.driver != device.driver) {
+            *reaches = false;
+            return HAL_SUCCESS;
+        }
+        for (const auto& [from, to] : {std::pair(device.device, other.device),
+                                       std::pair(other.device, device.device)}) {
+            ze_bool_t canAccess = 0;
+            POLYHAL_ZE_RETURN_IF_ERROR(zeDeviceCanAccessPeer, from, to, &canAccess);
+            if (canAccess == 0) *reaches = false;
+        }
+    }
     return HAL_SUCCESS;
 }
 
@@ -145,6 +166,10 @@ halError deviceOpen(int ordinal, halPluginDevice* device) {
                             "group for compute work", opened->properties.name);
     }
     opened->computeQueueOrdinal = static_cast<uint32_t>(compute);
+    opened->computeQueueCount = std::max(groups[static_cast<size_t>(compute)].numQueues, 1u);
+    if (halError error = reachesEveryPeer(entry, &opened->peerCopy); error != HAL_SUCCESS) {
+        return error;
+    }
     *device = opened.release();
     return HAL_SUCCESS;
 }
@@ -155,7 +180,8 @@ void deviceClose(halPluginDevice device) {
 }
 
 halError deviceGetInfo(halPluginDevice device, halPluginDeviceInfo* info) {
-    fillDeviceInfo(device->properties, device->compute, device->totalMemory, info);
+    fillDeviceInfo(device->properties, device->compute, device->totalMemory,
+                   deviceCapabilities(device->peerCopy), info);
     return HAL_SUCCESS;
 }
 

@@ -5,6 +5,7 @@
 #include <level_zero/ze_api.h>
 #include <polyhal/plugin.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -36,6 +37,11 @@ struct halPluginDevice_t {
     ze_device_compute_properties_t compute{};
     uint64_t totalMemory = 0;
     uint32_t computeQueueOrdinal = 0;  // the command queue group streams submit to
+    uint32_t computeQueueCount = 1;    // its engines; streams are spread over them
+    std::atomic<uint32_t> streamsCreated{0};
+    // Every other device of the backend shares this device's context and can reach its memory
+    // and be reached: copies between them are one zeCommandListAppendMemoryCopy.
+    bool peerCopy = false;
 
     // Streams not yet destroyed, and destroyed streams whose work has not finished yet (their
     // command lists may only be destroyed once idle). Both guarded by streamsMutex.

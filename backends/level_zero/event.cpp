@@ -2,8 +2,11 @@
 
 #include <cstdint>
 
+#include <polyhal/plugin_support.hpp>
+
 #include "device.h"
 #include "error.h"
+#include "host_wait.h"
 #include "stream.h"
 #include "symbols.h"
 #include "translate.h"
@@ -11,9 +14,8 @@
 namespace polyhal::level_zero {
 
 halError eventCreate(halPluginDevice device, uint32_t flags, halPluginEvent* event) {
-    // HAL_EVENT_BLOCKING_SYNC has no Level Zero counterpart: zeEventHostSynchronize chooses how
-    // to wait by itself.
-    *event = new halPluginEvent_t(device, (flags & HAL_EVENT_DISABLE_TIMING) == 0);
+    *event = new halPluginEvent_t(device, (flags & HAL_EVENT_DISABLE_TIMING) == 0,
+                                  (flags & HAL_EVENT_BLOCKING_SYNC) != 0);
     return HAL_SUCCESS;
 }
 
@@ -46,12 +48,25 @@ halError eventQuery(halPluginEvent event) {
 halError eventSynchronize(halPluginEvent event) {
     const SlotRef recorded = event->lastRecord();
     if (!recorded) return HAL_SUCCESS;
+    // Level Zero has no sleeping wait of its own (see host_wait.h).
+    if (event->blockingSync()) return check(waitSleeping(recorded->event), "zeEventQueryStatus");
     return check(ze.zeEventHostSynchronize(recorded->event, UINT64_MAX), "zeEventHostSynchronize");
 }
 
 halError eventElapsedTime(float* ms, halPluginEvent start, halPluginEvent end) {
     const SlotRef first = start->lastRecord();
     const SlotRef last = end->lastRecord();
+    // The timestamps are written when the records run: both must have completed.
+    for (const SlotRef& slot : {first, last}) {
+        const ze_result_t status = ze.zeEventQueryStatus(slot->event);
+        if (status == ZE_RESULT_NOT_READY) {
+            return plugin::fail(HAL_ERROR_NOT_READY,
+                                "an event of halEventElapsedTime has not completed");
+        }
+        if (halError error = check(status, "zeEventQueryStatus"); error != HAL_SUCCESS) {
+            return error;
+        }
+    }
     const ze_device_properties_t& properties = start->device()->properties;
     *ms = elapsedMilliseconds(*first->timestamp, *last->timestamp, properties.timestampValidBits,
                               properties.timerResolution);

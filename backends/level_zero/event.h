@@ -10,10 +10,12 @@
 
 struct halPluginEvent_t {
 public:
-    halPluginEvent_t(halPluginDevice_t* device, bool timing) : device_(device), timing_(timing) {}
+    halPluginEvent_t(halPluginDevice_t* device, bool timing, bool blockingSync)
+        : device_(device), timing_(timing), blockingSync_(blockingSync) {}
 
     halPluginDevice_t* device() const { return device_; }
     bool timing() const { return timing_; }
+    bool blockingSync() const { return blockingSync_; }  // synchronising sleeps
 
     // The slot of the latest record; null when never recorded.
     polyhal::level_zero::SlotRef lastRecord() {
@@ -28,6 +30,7 @@ public:
 private:
     halPluginDevice_t* const device_;
     const bool timing_;
+    const bool blockingSync_;
     std::mutex mutex_;
     polyhal::level_zero::SlotRef lastRecord_;
 };

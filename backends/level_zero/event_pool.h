@@ -30,8 +30,11 @@ struct EventSlot {
     // Host memory the device writes its global timestamp to when the slot records a timing
     // event (zeCommandListAppendWriteGlobalTimestamp).
     uint64_t* timestamp = nullptr;
-    // Set once a command that signals the slot has been appended; a slot never appended can be
-    // reused at once. Written only by the holder that appends, before it shares the slot.
+    // Set once a signal of the slot is on its way: a command that signals it was appended, or a
+    // host function that signals it from the host (zeEventHostSignal) was queued. A slot never
+    // submitted can be reused at once; a submitted one only once it has signalled, and then
+    // after zeEventHostReset, so that no one is ever handed a signalled slot. Written only by
+    // the holder that submits, before it shares the slot.
     bool submitted = false;
 
     // Records that a barrier signalling `acknowledgement` waits on this slot.

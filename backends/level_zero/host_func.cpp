@@ -5,6 +5,7 @@
 
 #include "device.h"
 #include "error.h"
+#include "host_wait.h"
 #include "stream.h"
 #include "symbols.h"
 
@@ -45,12 +46,13 @@ void HostFuncThread::run() noexcept {
 
 void HostFuncThread::execute(const HostFuncCall& call) noexcept {
     char message[256];
-    const ze_result_t waited = ze.zeEventHostSynchronize(call.started->event, UINT64_MAX);
+    // The earlier work may take long: wait without occupying a core.
+    const ze_result_t waited = waitSleeping(call.started->event);
     if (waited == ZE_RESULT_SUCCESS) {
         call.fn(call.userData);
     } else {
         std::snprintf(message, sizeof message,
-                      "a host function was not run: zeEventHostSynchronize: %s (%s)",
+                      "a host function was not run: zeEventQueryStatus: %s (%s)",
                       resultName(waited), resultDescription(waited));
         stream_->setAsyncError(toHalError(waited), message);
     }

@@ -25,6 +25,14 @@ halError checkAllocation(ze_result_t result, const char* call, size_t size) {
     return check(result, call);
 }
 
+halError appendCopy(halPluginStream stream, void* dst, const void* src, size_t count) {
+    return stream->appendCommand("zeCommandListAppendMemoryCopy",
+                                 [&](ze_command_list_handle_t list) {
+                                     return ze.zeCommandListAppendMemoryCopy(
+                                         list, dst, src, count, nullptr, 0, nullptr);
+                                 });
+}
+
 }  // namespace
 
 halError memAllocDevice(halPluginDevice device, size_t size, void** ptr) {
@@ -61,11 +69,21 @@ halError memFreeHost(halPluginDevice device, void* ptr) {
 // One call serves every kind: Level Zero copies between any memory its device can reach.
 halError memcpyAsync(halPluginStream stream, void* dst, const void* src, size_t count,
                      halMemcpyKind /*kind*/) {
-    return stream->appendCommand("zeCommandListAppendMemoryCopy",
-                                 [&](ze_command_list_handle_t list) {
-                                     return ze.zeCommandListAppendMemoryCopy(
-                                         list, dst, src, count, nullptr, 0, nullptr);
-                                 });
+    return appendCopy(stream, dst, src, count);
+}
+
+halError memcpyPeerAsync(halPluginStream stream, void* dst, halPluginDevice dstDevice,
+                         const void* src, halPluginDevice srcDevice, size_t count) {
+    // The core calls this only between devices reporting HAL_DEVICE_CAP_PEER_COPY, which share
+    // one context; anything else would be a copy Level Zero cannot make.
+    if (!dstDevice->peerCopy || !srcDevice->peerCopy ||
+        dstDevice->driver != srcDevice->driver) {
+        return plugin::fail(HAL_ERROR_NOT_SUPPORTED,
+                            "no peer copy from Level Zero device '%s' to '%s': they do not share "
+                            "a driver context with peer access", srcDevice->properties.name,
+                            dstDevice->properties.name);
+    }
+    return appendCopy(stream, dst, src, count);
 }
 
 halError memsetAsync(halPluginStream stream, void* dst, unsigned char value, size_t count) {

@@ -37,7 +37,7 @@ halError moduleLoadData(halPluginDevice device, const void* image, size_t size,
                                 format,
                                 size,
                                 static_cast<const uint8_t*>(image),
-                                "",
+                                moduleBuildFlags(device->totalMemory),
                                 nullptr};
     ze_module_build_log_handle_t log = nullptr;
     const ze_result_t result =
@@ -87,6 +87,18 @@ halError moduleGetFunction(halPluginModule module, const char* name, halPluginFu
         module->functions.erase(entry);
         return plugin::fail(toHalError(result), "zeKernelCreate('%s'): %s (%s)", name,
                             resultName(result), resultDescription(result));
+    }
+    // A polyhal kernel may reach any allocation through pointers stored in memory (a struct of
+    // pointers, a linked list), as a CUDA kernel may; Level Zero makes only the allocations
+    // passed as arguments resident unless the kernel declares indirect access.
+    const ze_result_t indirect = ze.zeKernelSetIndirectAccess(
+        created->kernel, ZE_KERNEL_INDIRECT_ACCESS_FLAG_DEVICE |
+                             ZE_KERNEL_INDIRECT_ACCESS_FLAG_HOST |
+                             ZE_KERNEL_INDIRECT_ACCESS_FLAG_SHARED);
+    if (indirect != ZE_RESULT_SUCCESS) {
+        ze.zeKernelDestroy(created->kernel);
+        module->functions.erase(entry);
+        return check(indirect, "zeKernelSetIndirectAccess");
     }
     ze_kernel_properties_t properties{};
     properties.stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES;

@@ -75,6 +75,7 @@ halPluginDispatchTable makeTable() {
     table.moduleGetFunction = guarded<moduleGetFunction>;
     table.launchKernel = guarded<launchKernel>;
     table.streamGetNativeHandle = guarded<streamGetNativeHandle>;
+    table.memcpyPeerAsync = guarded<memcpyPeerAsync>;
     return table;
 }
 

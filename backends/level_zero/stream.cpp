@@ -40,6 +40,7 @@ halError halPluginStream_t::signalAfterPriorWork(const SlotRef& slot) {
     POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendBarrier, list_, slot->event, 0, nullptr);
     slot->submitted = true;
     ordered_ = true;
+    ++appended_;  // later markers must cover it: the list is idle only once it has run
     return HAL_SUCCESS;
 }
 
@@ -90,6 +91,9 @@ halError halPluginStream_t::launchHostFunc(polyhal::level_zero::HostFuncCall cal
                                &finished->event);
     acknowledgement->submitted = true;
     ++appended_;
+    // The host-function thread signals `finished` from the host: the slot must be reset before
+    // its next use like any other signalled slot.
+    finished->submitted = true;
     hostFuncs_->submit(&calls);
     return HAL_SUCCESS;
 }
@@ -178,10 +182,13 @@ namespace polyhal::level_zero {
 halError streamCreate(halPluginDevice device, int priority, uint32_t /*flags: none defined*/,
                       halPluginStream* stream) {
     reapRetiredStreams(device, false);
+    // Streams take the group's engines in turn, so that independent streams run side by side
+    // rather than queue behind one another on one engine.
+    const uint32_t engine = device->streamsCreated++ % device->computeQueueCount;
     const ze_command_queue_desc_t desc{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
                                        nullptr,
                                        device->computeQueueOrdinal,
-                                       0,
+                                       engine,
                                        0,
                                        ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
                                        toQueuePriority(priority)};

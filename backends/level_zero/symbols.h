@@ -18,6 +18,7 @@
     X(zeDeviceGetComputeProperties)              \
     X(zeDeviceGetMemoryProperties)               \
     X(zeDeviceGetCommandQueueGroupProperties)    \
+    X(zeDeviceCanAccessPeer)                     \
     X(zeContextCreate)                           \
     X(zeContextDestroy)                          \
     X(zeCommandListCreateImmediate)              \
@@ -46,7 +47,8 @@
     X(zeKernelDestroy)                           \
     X(zeKernelGetProperties)                     \
     X(zeKernelSetGroupSize)                      \
-    X(zeKernelSetArgumentValue)
+    X(zeKernelSetArgumentValue)                  \
+    X(zeKernelSetIndirectAccess)
 // clang-format on
 
 namespace polyhal::level_zero {

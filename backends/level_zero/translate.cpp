@@ -1,5 +1,6 @@
 #include "translate.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace polyhal::level_zero {
@@ -22,6 +23,11 @@ ze_module_format_t moduleFormatOf(const void* image, size_t size) {
     return spirv ? ZE_MODULE_FORMAT_IL_SPIRV : ZE_MODULE_FORMAT_NATIVE;
 }
 
+const char* moduleBuildFlags(uint64_t totalMemory) {
+    constexpr uint64_t k4GiB = uint64_t{4} << 30;
+    return totalMemory > k4GiB ? "-ze-opt-greater-than-4GB-buffer-required" : "";
+}
+
 float elapsedMilliseconds(uint64_t startTicks, uint64_t endTicks, uint32_t validBits,
                           uint64_t ticksPerSecond) {
     const uint64_t mask = validBits >= 64 ? ~uint64_t{0} : (uint64_t{1} << validBits) - 1;
@@ -42,26 +48,30 @@ int findComputeQueueGroup(const ze_command_queue_group_properties_t* groups, uin
     return -1;
 }
 
-uint64_t deviceCapabilities() {
+uint64_t deviceCapabilities(bool peerCopy) {
     return HAL_DEVICE_CAP_TIMING_EVENTS | HAL_DEVICE_CAP_HOST_FUNCTIONS | HAL_DEVICE_CAP_KERNELS |
-           HAL_DEVICE_CAP_STREAM_PRIORITIES | HAL_DEVICE_CAP_NATIVE_HANDLES;
+           HAL_DEVICE_CAP_STREAM_PRIORITIES | HAL_DEVICE_CAP_NATIVE_HANDLES |
+           (peerCopy ? HAL_DEVICE_CAP_PEER_COPY : 0);
 }
 
 void fillDeviceInfo(const ze_device_properties_t& properties,
                     const ze_device_compute_properties_t& compute, uint64_t totalMemory,
-                    halPluginDeviceInfo* info) {
+                    uint64_t capabilities, halPluginDeviceInfo* info) {
     static_assert(sizeof info->name >= ZE_MAX_DEVICE_NAME, "device names must fit");
-    std::memset(info->name, 0, sizeof info->name);
-    std::memcpy(info->name, properties.name, ZE_MAX_DEVICE_NAME);
-    info->name[ZE_MAX_DEVICE_NAME - 1] = '\0';
-    info->totalMemory = totalMemory;
-    info->computeUnits =
+    halPluginDeviceInfo filled{};
+    filled.size = info->size;
+    std::memcpy(filled.name, properties.name, ZE_MAX_DEVICE_NAME);
+    filled.name[ZE_MAX_DEVICE_NAME - 1] = '\0';
+    filled.totalMemory = totalMemory;
+    filled.computeUnits =
         properties.numSlices * properties.numSubslicesPerSlice * properties.numEUsPerSubslice;
-    info->maxThreadsPerBlock = compute.maxTotalGroupSize;
-    info->maxSharedMemoryPerBlock = compute.maxSharedLocalMemory;
-    info->capabilities = deviceCapabilities();
-    info->leastStreamPriority = kLeastStreamPriority;
-    info->greatestStreamPriority = kGreatestStreamPriority;
+    filled.maxThreadsPerBlock = compute.maxTotalGroupSize;
+    filled.maxSharedMemoryPerBlock = compute.maxSharedLocalMemory;
+    filled.capabilities = capabilities;
+    filled.leastStreamPriority = kLeastStreamPriority;
+    filled.greatestStreamPriority = kGreatestStreamPriority;
+    // A core built against an older, smaller struct gets the members it knows.
+    std::memcpy(info, &filled, std::min(info->size, sizeof filled));
 }
 
 }  // namespace polyhal::level_zero

@@ -26,6 +26,11 @@ ze_group_count_t toGroupCount(halDim3 grid);
 // anything else is handed over as a native device binary, which the driver validates.
 ze_module_format_t moduleFormatOf(const void* image, size_t size);
 
+// The build flags of a module for a device with `totalMemory` bytes. A kernel can address an
+// allocation above 4 GB only when built for it, and such allocations exist on any device with
+// more memory than that (memAllocDevice relaxes the single-allocation limit).
+const char* moduleBuildFlags(uint64_t totalMemory);
+
 // Milliseconds between two readings of a device timer that counts `ticksPerSecond` and wraps
 // after `validBits` bits. An end reading taken before the start gives a negative time.
 float elapsedMilliseconds(uint64_t startTicks, uint64_t endTicks, uint32_t validBits,
@@ -34,14 +39,16 @@ float elapsedMilliseconds(uint64_t startTicks, uint64_t endTicks, uint32_t valid
 // Index of the first command queue group that accepts compute work, or -1 when none does.
 int findComputeQueueGroup(const ze_command_queue_group_properties_t* groups, uint32_t count);
 
-// The capabilities every Level Zero device offers through this backend.
-uint64_t deviceCapabilities();
+// The capabilities of a Level Zero device through this backend; `peerCopy` when it can copy
+// to and from every other device of the backend directly.
+uint64_t deviceCapabilities(bool peerCopy);
 
-// Fills `info` (all members but `size`) from the driver's description of a device.
-// `properties` must have been queried with ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2.
+// Fills `info` from the driver's description of a device, no further than info->size (the
+// size of the core's struct). `properties` must have been queried with
+// ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2.
 void fillDeviceInfo(const ze_device_properties_t& properties,
                     const ze_device_compute_properties_t& compute, uint64_t totalMemory,
-                    halPluginDeviceInfo* info);
+                    uint64_t capabilities, halPluginDeviceInfo* info);
 
 }  // namespace polyhal::level_zero
 

@@ -86,6 +86,7 @@ TEST_CASE("negotiation fills the whole table", "[load]") {
     CHECK(table.moduleGetFunction != nullptr);
     CHECK(table.launchKernel != nullptr);
     CHECK(table.streamGetNativeHandle != nullptr);
+    CHECK(table.memcpyPeerAsync != nullptr);
 }
 
 TEST_CASE("a core of another major ABI version is refused", "[load]") {

@@ -3,6 +3,7 @@
 #include <polyhal/plugin_support.hpp>
 
 #include <catch2/catch.hpp>
+#include <cstddef>
 #include <cstring>
 #include <string>
 
@@ -74,7 +75,7 @@ TEST_CASE("device info comes from the driver's properties", "[translate]") {
     compute.maxSharedLocalMemory = 128 * 1024;
     halPluginDeviceInfo info{};
     info.size = sizeof info;
-    fillDeviceInfo(properties, compute, uint64_t{48} << 30, &info);
+    fillDeviceInfo(properties, compute, uint64_t{48} << 30, deviceCapabilities(false), &info);
 
     CHECK(info.size == sizeof info);
     CHECK(std::string(info.name) == "Intel(R) Data Center GPU Max 1100");
@@ -84,12 +85,36 @@ TEST_CASE("device info comes from the driver's properties", "[translate]") {
     CHECK(info.maxSharedMemoryPerBlock == 128 * 1024);
     CHECK(info.leastStreamPriority == kLeastStreamPriority);
     CHECK(info.greatestStreamPriority == kGreatestStreamPriority);
-    CHECK(info.capabilities == deviceCapabilities());
+    CHECK(info.capabilities == deviceCapabilities(false));
+    CHECK((info.capabilities & HAL_DEVICE_CAP_PEER_COPY) == 0);
+    CHECK((deviceCapabilities(true) & HAL_DEVICE_CAP_PEER_COPY) != 0);
     // Device allocations are not host memory on Level Zero.
     CHECK((info.capabilities & HAL_DEVICE_CAP_HOST_ACCESSIBLE) == 0);
     CHECK((info.capabilities & HAL_DEVICE_CAP_KERNELS) != 0);
     CHECK((info.capabilities & HAL_DEVICE_CAP_HOST_FUNCTIONS) != 0);
     CHECK((info.capabilities & HAL_DEVICE_CAP_TIMING_EVENTS) != 0);
+}
+
+TEST_CASE("device info stops at the size of the core's struct", "[translate]") {
+    ze_device_properties_t properties{};
+    std::strcpy(properties.name, "Intel(R) Arc(TM) A770 Graphics");
+    ze_device_compute_properties_t compute{};
+    compute.maxTotalGroupSize = 1024;
+    // A core built before `capabilities` existed passes a struct that ends there.
+    constexpr size_t kOlderSize = offsetof(halPluginDeviceInfo, capabilities);
+    constexpr unsigned char kBeyond = 0xAB;
+    halPluginDeviceInfo info;
+    std::memset(&info, kBeyond, sizeof info);
+    info.size = kOlderSize;
+    fillDeviceInfo(properties, compute, uint64_t{16} << 30, deviceCapabilities(true), &info);
+
+    CHECK(info.size == kOlderSize);
+    CHECK(std::string(info.name) == "Intel(R) Arc(TM) A770 Graphics");
+    CHECK(info.maxThreadsPerBlock == 1024);
+    const auto* bytes = reinterpret_cast<const unsigned char*>(&info);
+    size_t written = 0;
+    for (size_t i = kOlderSize; i < sizeof info; ++i) written += bytes[i] != kBeyond;
+    CHECK(written == 0);
 }
 
 TEST_CASE("ze_result_t values convert to halError", "[error]") {

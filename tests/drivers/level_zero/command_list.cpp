@@ -1,0 +1,260 @@
+// Immediate command lists: each runs its commands on a thread of its own, asynchronously to the
+// caller, in order across barriers and in reverse order between them (see run()).
+//
+// Rules: a command list is used from one thread at a time, only with events and memory of its
+// own context, and destroyed only once its commands have finished; memory a command uses is not
+// freed before the command has run.
+#include <chrono>
+#include <cstring>
+
+#include "driver_double.h"
+#include "entries.h"
+
+namespace zedouble {
+namespace {
+
+// Marks a command list as being appended to for the duration of one call.
+class AppendScope {
+public:
+    AppendScope(ze_command_list_handle_t list, const char* call) : list_(list) {
+        if (list_->appending.exchange(true)) {
+            breach("%s: two threads append to command list %p at once; Level Zero command lists "
+                   "are not thread-safe", call, static_cast<void*>(list));
+        }
+    }
+    ~AppendScope() { list_->appending = false; }
+    AppendScope(const AppendScope&) = delete;
+    AppendScope& operator=(const AppendScope&) = delete;
+
+private:
+    ze_command_list_handle_t list_;
+};
+
+void expectSameContext(ze_command_list_handle_t list, ze_event_handle_t event, const char* call) {
+    expectLive(event, Kind::Event, call);
+    if (event->pool->context != list->context) {
+        breach("%s: event %p belongs to context %p, the command list to context %p", call,
+               static_cast<void*>(event), static_cast<void*>(event->pool->context),
+               static_cast<void*>(list->context));
+    }
+}
+
+// Runs the list's commands. Level Zero 1.4 orders commands only across barriers, so commands
+// queued one after another with no barrier between them run last first: a caller that relies
+// on order without a barrier sees wrong results.
+void run(ze_command_list_handle_t list) {
+    State& shared = state();
+    std::unique_lock<std::mutex> lock(shared.mutex);
+    for (;;) {
+        list->wake.wait(lock, [&] { return list->stopping || !list->queue.empty(); });
+        if (list->queue.empty()) return;
+        std::vector<Command> batch;
+        batch.push_back(std::move(list->queue.front()));
+        list->queue.pop_front();
+        while (batch.front().work && !list->queue.empty() && list->queue.front().work &&
+               list->queue.front().waits.empty()) {
+            batch.push_back(std::move(list->queue.front()));
+            list->queue.pop_front();
+        }
+        const std::vector<ze_event_handle_t>& waits = batch.front().waits;
+        shared.eventsChanged.wait(lock, [&] {
+            for (ze_event_handle_t event : waits) {
+                if (!event->signalled) return false;
+            }
+            return true;
+        });
+        for (ze_event_handle_t event : waits) --event->pendingWaits;
+        lock.unlock();
+        for (auto command = batch.rbegin(); command != batch.rend(); ++command) {
+            if (command->work) command->work();
+        }
+        lock.lock();
+        for (const Command& command : batch) {
+            for (uintptr_t base : command.uses) --shared.allocations.at(base).pendingUses;
+            --list->inFlight;
+            if (command.signal != nullptr) {
+                --command.signal->pendingSignals;
+                command.signal->signalled = true;
+            }
+        }
+        shared.eventsChanged.notify_all();
+    }
+}
+
+}  // namespace
+
+ze_result_t append(ze_command_list_handle_t list, Command command, uint32_t numWaitEvents,
+                   ze_event_handle_t* waitEvents) {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    expectLive(list, Kind::CommandList, command.call);
+    if (command.signal != nullptr) {
+        expectSameContext(list, command.signal, command.call);
+        expectSignallable(command.signal, command.call);
+        ++command.signal->pendingSignals;
+    }
+    for (uintptr_t base : command.uses) ++state().allocations.at(base).pendingUses;
+    for (uint32_t i = 0; i < numWaitEvents; ++i) {
+        expectSameContext(list, waitEvents[i], command.call);
+        ++waitEvents[i]->pendingWaits;
+        command.waits.push_back(waitEvents[i]);
+    }
+    list->queue.push_back(std::move(command));
+    ++list->inFlight;
+    list->wake.notify_one();
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL commandListCreateImmediate(ze_context_handle_t context,
+                                                  ze_device_handle_t device,
+                                                  const ze_command_queue_desc_t* desc,
+                                                  ze_command_list_handle_t* list) {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    expectLive(context, Kind::Context, "zeCommandListCreateImmediate");
+    if (device->driver != context->driver) {
+        breach("zeCommandListCreateImmediate: device %p is not a device of context %p",
+               static_cast<void*>(device), static_cast<void*>(context));
+    }
+    if (desc->index >= queueCount(desc->ordinal)) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    auto* created = new _ze_command_list_handle_t;
+    created->context = context;
+    created->device = device;
+    created->ordinal = desc->ordinal;
+    created->index = desc->index;
+    created->computeCapable = desc->ordinal == 0;
+    created->thread = std::thread(run, created);
+    addHandle(created, Kind::CommandList);
+    *list = created;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL commandListDestroy(ze_command_list_handle_t list) {
+    {
+        std::lock_guard<std::mutex> lock(state().mutex);
+        expectLive(list, Kind::CommandList, "zeCommandListDestroy");
+        if (list->inFlight > 0) {
+            breach("zeCommandListDestroy: command list %p still has %zu command(s) that have not "
+                   "finished", static_cast<void*>(list), list->inFlight);
+        }
+        removeHandle(list);
+        list->stopping = true;
+        list->wake.notify_one();
+    }
+    list->thread.join();
+    delete list;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL commandListAppendBarrier(ze_command_list_handle_t list,
+                                                ze_event_handle_t signal, uint32_t numWaitEvents,
+                                                ze_event_handle_t* waitEvents) {
+    AppendScope scope(list, "zeCommandListAppendBarrier");
+    Command command("zeCommandListAppendBarrier");
+    command.signal = signal;
+    return append(list, std::move(command), numWaitEvents, waitEvents);
+}
+
+ze_result_t ZE_APICALL commandListAppendMemoryCopy(ze_command_list_handle_t list, void* dst,
+                                                   const void* src, size_t size,
+                                                   ze_event_handle_t signal,
+                                                   uint32_t numWaitEvents,
+                                                   ze_event_handle_t* waitEvents) {
+    constexpr const char* kCall = "zeCommandListAppendMemoryCopy";
+    AppendScope scope(list, kCall);
+    Command command(kCall);
+    {
+        std::lock_guard<std::mutex> lock(state().mutex);
+        char* to = hostAccessFor(list->context, dst, size, kCall, &command.uses);
+        const char* from = hostAccessFor(list->context, src, size, kCall, &command.uses);
+        if (to < from + size && from < to + size) return ZE_RESULT_ERROR_OVERLAPPING_REGIONS;
+        command.work = [to, from, size] { std::memcpy(to, from, size); };
+    }
+    command.signal = signal;
+    return append(list, std::move(command), numWaitEvents, waitEvents);
+}
+
+ze_result_t ZE_APICALL commandListAppendMemoryFill(ze_command_list_handle_t list, void* ptr,
+                                                   const void* pattern, size_t patternSize,
+                                                   size_t size, ze_event_handle_t signal,
+                                                   uint32_t numWaitEvents,
+                                                   ze_event_handle_t* waitEvents) {
+    constexpr const char* kCall = "zeCommandListAppendMemoryFill";
+    AppendScope scope(list, kCall);
+    if (patternSize == 0 || (patternSize & (patternSize - 1)) != 0 || size % patternSize != 0) {
+        return ZE_RESULT_ERROR_INVALID_SIZE;
+    }
+    Command command(kCall);
+    {
+        std::lock_guard<std::mutex> lock(state().mutex);
+        const Allocation* allocation = findAllocation(ptr, size, kCall);
+        if (allocation == nullptr) {
+            breach("%s: %p is not memory allocated by this driver; a fill's destination must be "
+                   "device or host memory of the context", kCall, ptr);
+        }
+        char* to = hostAccessFor(list->context, ptr, size, kCall, &command.uses);
+        // The pattern is read during the call.
+        std::vector<char> bytes(static_cast<const char*>(pattern),
+                                static_cast<const char*>(pattern) + patternSize);
+        command.work = [to, size, bytes = std::move(bytes)] {
+            for (size_t offset = 0; offset < size; offset += bytes.size()) {
+                std::memcpy(to + offset, bytes.data(), bytes.size());
+            }
+        };
+    }
+    command.signal = signal;
+    return append(list, std::move(command), numWaitEvents, waitEvents);
+}
+
+ze_result_t ZE_APICALL commandListAppendWriteGlobalTimestamp(ze_command_list_handle_t list,
+                                                             uint64_t* dst,
+                                                             ze_event_handle_t signal,
+                                                             uint32_t numWaitEvents,
+                                                             ze_event_handle_t* waitEvents) {
+    constexpr const char* kCall = "zeCommandListAppendWriteGlobalTimestamp";
+    AppendScope scope(list, kCall);
+    Command command(kCall);
+    {
+        std::lock_guard<std::mutex> lock(state().mutex);
+        if (findAllocation(dst, sizeof *dst, kCall) == nullptr) {
+            breach("%s: %p is not memory allocated by this driver", kCall,
+                   static_cast<void*>(dst));
+        }
+        auto* to = reinterpret_cast<uint64_t*>(
+            hostAccessFor(list->context, dst, sizeof *dst, kCall, &command.uses));
+        command.work = [to] {
+            *to = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                            std::chrono::steady_clock::now().time_since_epoch())
+                                            .count());
+        };
+    }
+    command.signal = signal;
+    return append(list, std::move(command), numWaitEvents, waitEvents);
+}
+
+ze_result_t ZE_APICALL commandListAppendLaunchKernel(ze_command_list_handle_t list,
+                                                     ze_kernel_handle_t kernel,
+                                                     const ze_group_count_t* groups,
+                                                     ze_event_handle_t signal,
+                                                     uint32_t numWaitEvents,
+                                                     ze_event_handle_t* waitEvents) {
+    constexpr const char* kCall = "zeCommandListAppendLaunchKernel";
+    AppendScope scope(list, kCall);
+    if (!list->computeCapable) return ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE;
+    Command command(kCall);
+    command.work = captureLaunch(list, kernel, *groups, &command.uses);
+    if (!command.work) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    command.signal = signal;
+    return append(list, std::move(command), numWaitEvents, waitEvents);
+}
+
+}  // namespace zedouble
+
+// For tests: the engine (command queue group and index within it) an immediate command list was
+// created on, which Level Zero 1.4 offers no query for.
+extern "C" __attribute__((visibility("default"))) ze_result_t zedoubleCommandListEngine(
+    ze_command_list_handle_t list, uint32_t* ordinal, uint32_t* index) {
+    std::lock_guard<std::mutex> lock(zedouble::state().mutex);
+    zedouble::expectLive(list, zedouble::Kind::CommandList, "zedoubleCommandListEngine");
+    *ordinal = list->ordinal;
+    *index = list->index;
+    return ZE_RESULT_SUCCESS;
+}

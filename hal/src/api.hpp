@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <new>
 
+#include "enum_bits.hpp"
 #include "error.hpp"
 #include "runtime.hpp"
 

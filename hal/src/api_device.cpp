@@ -123,6 +123,7 @@ HAL_API halError halGetDeviceProperties(int ordinal, halDeviceProperties* props)
         full.maxThreadsPerBlock = device.info.maxThreadsPerBlock;
         full.maxSharedMemoryPerBlock = device.info.maxSharedMemoryPerBlock;
         full.capabilities = device.info.capabilities;
+        full.maxKernelArgumentBytes = device.info.maxKernelArgumentBytes;
         const size_t size = std::min(props->size, sizeof(full));
         std::memcpy(props, &full, size);
         props->size = size;

@@ -1,5 +1,7 @@
 #include "error.hpp"
 
+#include "enum_bits.hpp"
+
 namespace polyhal {
 namespace {
 
@@ -31,7 +33,7 @@ halError adoptPluginError(halError code, const char* backend, const char* operat
 extern "C" {
 
 HAL_API const char* halGetErrorName(halError error) {
-    switch (error) {
+    switch (polyhal::enumBits(error)) {
         case HAL_SUCCESS: return "HAL_SUCCESS";
         case HAL_ERROR_INVALID_VALUE: return "HAL_ERROR_INVALID_VALUE";
         case HAL_ERROR_INVALID_HANDLE: return "HAL_ERROR_INVALID_HANDLE";
@@ -53,7 +55,7 @@ HAL_API const char* halGetErrorName(halError error) {
 }
 
 HAL_API const char* halGetErrorString(halError error) {
-    switch (error) {
+    switch (polyhal::enumBits(error)) {
         case HAL_SUCCESS: return "no error";
         case HAL_ERROR_INVALID_VALUE: return "an argument is invalid";
         case HAL_ERROR_INVALID_HANDLE: return "the handle is NULL, destroyed or not a polyhal handle";

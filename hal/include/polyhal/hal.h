@@ -137,6 +137,8 @@ typedef struct halDeviceProperties {
     uint32_t maxThreadsPerBlock;  /* largest block.x * block.y * block.z */
     uint64_t maxSharedMemoryPerBlock; /* largest dynamicSharedBytes of a launch */
     uint64_t capabilities;        /* halDeviceCapability bits */
+    uint64_t maxKernelArgumentBytes; /* largest sum of the argument sizes of one launch (CUDA's
+                                        4 KiB or 32 KiB kernel parameter limit) */
 } halDeviceProperties;
 
 /* Fills `props` for `device`.
@@ -344,8 +346,8 @@ HAL_API halError halMallocAsync(void** ptr, size_t size, halStream stream);
 
 /* Frees a pool block in the order of `stream`: `stream`'s later work may reuse it at once, other
  * streams once every captured use is ordered before them or observed finished.
- * Errors: HAL_ERROR_INVALID_VALUE (not the start of a live pool block of the stream's device, or
- * freed already), HAL_ERROR_INVALID_HANDLE. */
+ * Errors: HAL_ERROR_INVALID_VALUE (ptr NULL, not the start of a live pool block of the stream's
+ * device, or freed already), HAL_ERROR_INVALID_HANDLE. */
 HAL_API halError halFreeAsync(void* ptr, halStream stream);
 
 /* Declares that work submitted to `stream` so far uses the pool block containing `ptr`, for uses
@@ -426,7 +428,8 @@ typedef struct halKernelArg {
 HAL_API halError halModuleLoadData(halModule* module, const void* image, size_t size);
 
 /* Loads a module from a file; as halModuleLoadData.
- * Errors: also HAL_ERROR_INVALID_VALUE (path NULL or unreadable, with the OS error). */
+ * Errors: also HAL_ERROR_INVALID_VALUE (path NULL; not a readable, non-empty regular file, e.g. a
+ * directory; with the OS error). */
 HAL_API halError halModuleLoadFile(halModule* module, const char* path);
 
 /* Looks up a kernel by name. The function handle is valid until its module is unloaded.
@@ -443,7 +446,8 @@ HAL_API halError halModuleUnload(halModule module);
  * Errors: HAL_ERROR_INVALID_HANDLE (function or stream), HAL_ERROR_INVALID_VALUE (a zero
  * dimension, block larger than maxThreadsPerBlock, dynamicSharedBytes above
  * maxSharedMemoryPerBlock, args NULL with numArgs > 0, an argument with NULL value or size 0,
- * function of another device than stream). A kernel that fails while running reports
+ * argument sizes summing to more than maxKernelArgumentBytes, function of another device than
+ * stream). A kernel that fails while running reports
  * HAL_ERROR_LAUNCH_FAILED at the next synchronisation of the stream. */
 HAL_API halError halLaunchKernel(halFunction function, halDim3 grid, halDim3 block,
                                  size_t dynamicSharedBytes, const halKernelArg* args,

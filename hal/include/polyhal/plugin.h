@@ -89,6 +89,10 @@ typedef struct halPluginDeviceInfo {
     uint64_t capabilities; /* halDeviceCapability bits the device really supports */
     int leastStreamPriority;
     int greatestStreamPriority;
+    /* Largest sum of the argument sizes of one launch the device accepts (the vendor's kernel
+     * parameter limit). 0, or a plugin built before this member: the core applies 4096 bytes,
+     * CUDA's classic limit. The core refuses larger launches, so launchKernel never sees one. */
+    uint64_t maxKernelArgumentBytes;
 } halPluginDeviceInfo;
 
 typedef struct halPluginDispatchTable {

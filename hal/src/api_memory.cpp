@@ -230,12 +230,9 @@ HAL_API halError halMalloc(void** ptr, size_t size) {
         if (halError e = device->pool->allocate(size, stream->poolStream, &memory)) return e;
         // The block may have been freed in the default stream's order with work still queued
         // there; every stream may use halMalloc's memory at once, so that work must be done.
-        halError idle = device->vtable->streamQuery(stream->native);
-        if (idle == HAL_ERROR_NOT_READY) idle = synchronizeStream(stream, "halMalloc");
-        if (idle != HAL_SUCCESS) {
-            checked(idle, device, "halMalloc");
+        if (halError e = synchronizeStream(stream, "halMalloc")) {
             device->pool->free(memory, stream->poolStream);
-            return idle;
+            return e;
         }
         *ptr = memory;
         return HAL_SUCCESS;

@@ -211,8 +211,7 @@ HAL_API halError halModuleUnload(halModule handle) {
         if (halError e = resolveModule(handle, &module, "halModuleUnload")) return e;
         Device* device = module->device;
         // Kernels from the module may still be queued; the code must outlive them.
-        const halError drained = checked(device->vtable->deviceSynchronize(device->native),
-                                         device, "halModuleUnload");
+        const halError drained = synchronizeDevice(device, "halModuleUnload");
         for (auto& entry : module->functions) runtime().functions.destroy(entry.second);
         const halPluginModule native = module->native;
         runtime().modules.destroy(module);

@@ -18,13 +18,17 @@ void setPluginErrorMessage(const char* message) {
     t_pluginError = message != nullptr ? message : "";
 }
 
-halError adoptPluginError(halError code, const char* backend, const char* operation) {
+std::string takePluginErrorMessage(halError code, const char* backend, const char* operation) {
     if (t_pluginError.empty()) {
-        t_lastError = fmt::format("{}: {} failed: {}", backend, operation, halGetErrorString(code));
-    } else {
-        t_lastError = fmt::format("{}: {}", backend, t_pluginError);
-        t_pluginError.clear();
+        return fmt::format("{}: {} failed: {}", backend, operation, halGetErrorString(code));
     }
+    std::string message = fmt::format("{}: {}", backend, t_pluginError);
+    t_pluginError.clear();
+    return message;
+}
+
+halError adoptPluginError(halError code, const char* backend, const char* operation) {
+    t_lastError = takePluginErrorMessage(code, backend, operation);
     return code;
 }
 

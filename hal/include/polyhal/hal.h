@@ -15,6 +15,25 @@
  * - If initialisation failed (for example the backend named in POLYHAL_BACKEND is missing),
  *   every call returns that same error, with the same message.
  *
+ * Asynchronous failures. Work that fails after the call that enqueued it returned (a kernel
+ * that fails or faults, a host function that throws) leaves an asynchronous failure,
+ * HAL_ERROR_LAUNCH_FAILED with the message of the failing operation, on the stream that ran it.
+ * - It is reported exactly once, by the first of these calls to see it: halSynchronizeStream or
+ *   halQueryStream of that stream, halSynchronizeDevice or halResetDevice of its device. A
+ *   failure of a destroyed stream, or one that halModuleUnload waited for, is reported by the
+ *   device's halSynchronizeDevice or halResetDevice. If several operations of a stream fail
+ *   before one is reported, the first is reported and its message counts the others.
+ * - No other call reports or consumes it. halQueryEvent and halSynchronizeEvent report whether
+ *   the captured work has finished, not whether it failed. Calls that wait internally
+ *   (halMalloc, halMemcpy, halMemset, halModuleUnload, copies between devices) leave the
+ *   failure to the calls above and succeed or fail on their own account.
+ * - It is not sticky: once reported, the stream, events recorded afterwards and the device work
+ *   normally. halResetDevice reports the device's oldest unreported failure and clears the rest
+ *   with the work they belong to; nothing carries over the reset.
+ * - A backend whose vendor runtime loses the device on a fault (a CUDA context after an illegal
+ *   address) reports the vendor's error from every later call on that device, as the vendor
+ *   does, until halResetDevice.
+ *
  * Plain C99; usable from C, C++ and any language with a C FFI.
  */
 #ifndef POLYHAL_HAL_H_
@@ -108,7 +127,8 @@ HAL_API halError halGetDevice(int* device);
 /* Waits for all work on `device`, then destroys every stream, event and module created on it and
  * frees its memory; their handles become invalid (HAL_ERROR_INVALID_HANDLE). The device stays
  * usable: new objects may be created afterwards. No other thread may use the device meanwhile.
- * Errors: HAL_ERROR_INVALID_DEVICE, or an asynchronous error that the drained work reported. */
+ * Errors: HAL_ERROR_INVALID_DEVICE; the device's oldest unreported asynchronous failure (the
+ * others are cleared, see "Asynchronous failures"). */
 HAL_API halError halResetDevice(int device);
 
 /* Capability bits of halDeviceProperties.capabilities. */
@@ -147,7 +167,7 @@ typedef struct halDeviceProperties {
 HAL_API halError halGetDeviceProperties(int device, halDeviceProperties* props);
 
 /* Blocks until every stream of the calling thread's current device has finished its work.
- * Errors: the first asynchronous error any of those streams reported since last observed. */
+ * Errors: the oldest unreported asynchronous failure of the device's work (one per call). */
 HAL_API halError halSynchronizeDevice(void);
 
 /* ---------------------------------------------------------------------------------------------
@@ -223,9 +243,9 @@ HAL_API halError halCreateEventWithFlag(halEvent* event, uint32_t flags);
  * devices). */
 HAL_API halError halRecordEvent(halEvent event, halStream stream);
 
-/* HAL_SUCCESS when the captured work has finished (or the event was never recorded),
- * HAL_ERROR_NOT_READY otherwise. Errors: HAL_ERROR_INVALID_HANDLE; asynchronous failures of
- * the captured work. */
+/* HAL_SUCCESS when the captured work has finished, failed or not (or the event was never
+ * recorded), HAL_ERROR_NOT_READY otherwise. A failure of that work is the stream's to report.
+ * Errors: HAL_ERROR_INVALID_HANDLE. */
 HAL_API halError halQueryEvent(halEvent event);
 
 /* Blocks until the captured work has finished; returns at once for a never-recorded event.
@@ -437,8 +457,9 @@ HAL_API halError halModuleLoadFile(halModule* module, const char* path);
  * HAL_ERROR_NOT_FOUND (no such kernel in the module). */
 HAL_API halError halModuleGetFunction(halFunction* function, halModule module, const char* name);
 
-/* Unloads a module once the kernels already launched from it have finished; its functions
- * become invalid. Errors: HAL_ERROR_INVALID_HANDLE. */
+/* Unloads a module once the kernels already launched from it have finished (it waits for the
+ * device); its functions become invalid. A failure of the awaited work is left to
+ * halSynchronizeDevice. Errors: HAL_ERROR_INVALID_HANDLE. */
 HAL_API halError halModuleUnload(halModule module);
 
 /* Enqueues a launch of `function` over `grid` blocks of `block` threads on `stream`.

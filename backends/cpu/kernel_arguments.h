@@ -28,8 +28,8 @@ class KernelArguments {
         return *this;
     }
 
-    // Copies `count` arguments, which must be withinLimit(). Throws std::bad_alloc when they do not fit inline and the heap
-    // is exhausted; the object is unchanged then.
+    // Copies `count` arguments, which must be withinLimit(). Throws std::bad_alloc when they
+    // do not fit inline and the heap is exhausted; the object is unchanged then.
     void assign(const halKernelArg* args, uint32_t count);
 
     uint32_t count() const { return count_; }

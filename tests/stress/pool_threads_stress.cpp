@@ -125,7 +125,8 @@ TEST_CASE("threads hammering streams, events and the pool get right results", "[
     const int threads = static_cast<int>(environmentNumber("POLYHAL_STRESS_THREADS", 4));
     const auto seed = static_cast<uint64_t>(
         environmentNumber("POLYHAL_STRESS_SEED", static_cast<long>(std::random_device{}())));
-    std::printf("pool threads stress: %d threads x %ld s, seed %llu (POLYHAL_STRESS_SEED replays it)\n",
+    std::printf("pool threads stress: %d threads x %ld s, seed %llu (POLYHAL_STRESS_SEED "
+                "replays it)\n",
                 threads, seconds, static_cast<unsigned long long>(seed));
     Shared shared;
     for (int i = 0; i < 2; ++i) {

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "entries.h"
+#include "kernel_arguments.h"
 #include "platform.h"
 
 namespace polyhal::cpu {
@@ -103,6 +104,7 @@ halError deviceGetInfo(halPluginDevice device, halPluginDeviceInfo* info) noexce
     filled.computeUnits = std::max(1u, std::thread::hardware_concurrency());
     filled.maxThreadsPerBlock = kMaxThreadsPerBlock;
     filled.maxSharedMemoryPerBlock = kMaxSharedMemoryPerBlock;
+    filled.maxKernelArgumentBytes = KernelArguments::kMaxTotalBytes;
     filled.capabilities = HAL_DEVICE_CAP_TIMING_EVENTS | HAL_DEVICE_CAP_HOST_FUNCTIONS |
                           HAL_DEVICE_CAP_KERNELS | HAL_DEVICE_CAP_STREAM_PRIORITIES |
                           HAL_DEVICE_CAP_HOST_ACCESSIBLE | HAL_DEVICE_CAP_NATIVE_HANDLES |

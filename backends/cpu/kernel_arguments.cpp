@@ -5,6 +5,16 @@
 
 namespace polyhal::cpu {
 
+bool KernelArguments::withinLimit(const halKernelArg* args, uint32_t count) {
+    size_t total = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+        if (__builtin_add_overflow(total, args[i].size, &total) || total > kMaxTotalBytes) {
+            return false;
+        }
+    }
+    return true;
+}
+
 void KernelArguments::assign(const halKernelArg* args, uint32_t count) {
     const size_t table = alignUp(count * (sizeof(void*) + sizeof(size_t)));
     size_t total = table;

@@ -15,6 +15,12 @@ namespace polyhal::cpu {
 // The pointer table is written by values(), once the object has stopped moving.
 class KernelArguments {
   public:
+    // The largest sum of argument sizes of one launch, as CUDA 12.1's kernel parameter limit.
+    static constexpr size_t kMaxTotalBytes = 32 * 1024;
+
+    // Do the sizes of `args` sum to at most kMaxTotalBytes (without wrapping around)?
+    static bool withinLimit(const halKernelArg* args, uint32_t count);
+
     KernelArguments() = default;
     KernelArguments(KernelArguments&& other) noexcept { moveFrom(other); }
     KernelArguments& operator=(KernelArguments&& other) noexcept {
@@ -22,8 +28,8 @@ class KernelArguments {
         return *this;
     }
 
-    // Copies `count` arguments. Throws std::bad_alloc when they do not fit inline and the heap
-    // is exhausted; the object is unchanged then.
+    // Copies `count` arguments, which must be withinLimit(). Throws std::bad_alloc when they
+    // do not fit inline and the heap is exhausted; the object is unchanged then.
     void assign(const halKernelArg* args, uint32_t count);
 
     uint32_t count() const { return count_; }

@@ -3,8 +3,6 @@
 #include <polyhal/plugin_support.hpp>
 
 #include <dlfcn.h>
-#include <elf.h>
-#include <endian.h>
 #include <link.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -13,36 +11,13 @@
 #include <cstdio>
 #include <cstring>
 
+#include "elf_image.h"
 #include "entries.h"
 #include "stream.h"
 
 namespace polyhal::cpu {
 
 namespace {
-
-#if __BYTE_ORDER == __LITTLE_ENDIAN
-constexpr unsigned char kHostElfData = ELFDATA2LSB;
-#else
-constexpr unsigned char kHostElfData = ELFDATA2MSB;
-#endif
-
-// Why `image` cannot be a shared object, or nullptr if it may be one (the dynamic loader has
-// the last word).
-const char* imageProblem(const unsigned char* image, size_t size) {
-    if (size < SELFMAG || std::memcmp(image, ELFMAG, SELFMAG) != 0) {
-        return "not an ELF shared object (the image does not start with the ELF magic number)";
-    }
-    // e_type follows e_ident in both ELF classes.
-    uint16_t type = 0;
-    if (size >= EI_NIDENT + sizeof type && image[EI_DATA] == kHostElfData) {
-        std::memcpy(&type, image + EI_NIDENT, sizeof type);
-        if (type != ET_DYN) {
-            return "not an ELF shared object (an executable, object file or core dump; build "
-                   "CPU modules with -shared -fPIC)";
-        }
-    }
-    return nullptr;
-}
 
 halError systemFailure(const char* call, int error) {
     const bool exhausted = error == ENOMEM || error == ENOSPC;
@@ -76,7 +51,7 @@ bool definedIn(void* library, void* symbol) {
 }  // namespace
 
 halError Module::load(const void* image, size_t size, std::unique_ptr<Module>& module) {
-    if (const char* problem = imageProblem(static_cast<const unsigned char*>(image), size)) {
+    if (const char* problem = elfImageProblem(static_cast<const unsigned char*>(image), size)) {
         return plugin::fail(HAL_ERROR_INVALID_IMAGE, "%s", problem);
     }
     const int file = memfd_create("polyhal-cpu-module", MFD_CLOEXEC);
@@ -171,6 +146,11 @@ halError launchKernel(halPluginStream stream, halPluginFunction function, halDim
             return plugin::fail(HAL_ERROR_INVALID_VALUE,
                                 "a grid of %u x %u x %u blocks exceeds 2^64 blocks", grid.x, grid.y,
                                 grid.z);
+        }
+        if (!KernelArguments::withinLimit(args, numArgs)) {
+            return plugin::fail(HAL_ERROR_INVALID_VALUE,
+                                "the kernel arguments exceed the device's %zu bytes",
+                                KernelArguments::kMaxTotalBytes);
         }
         KernelLaunch launch{&toFunction(function), grid, block, dynamicSharedBytes, {}};
         launch.args.assign(args, numArgs);

@@ -2,6 +2,7 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <utility>
 
 namespace polyhal::cpu {
@@ -16,16 +17,14 @@ Failure makeFailure(halError code, const char* format, ...) {
     return failure;
 }
 
-void Timeline::recordFailure(uint64_t ticket, const Failure& failure) {
-    if (firstFailureTicket_.load(std::memory_order_relaxed) == 0) {
-        firstFailure_ = failure;
-        firstFailureTicket_.store(ticket, std::memory_order_release);
-    }
+void Timeline::recordFailure(const Failure& failure) {
     std::lock_guard<std::mutex> lock(pendingMutex_);
-    if (!pending_) {
-        pending_ = failure;
-        hasPending_.store(true, std::memory_order_release);
+    if (pending_) {
+        ++laterFailures_;
+        return;
     }
+    pending_ = failure;
+    hasPending_.store(true, std::memory_order_release);
 }
 
 std::optional<Failure> Timeline::takePendingFailure() {
@@ -34,6 +33,13 @@ std::optional<Failure> Timeline::takePendingFailure() {
     std::optional<Failure> failure = std::move(pending_);
     pending_.reset();
     hasPending_.store(false, std::memory_order_relaxed);
+    if (failure && laterFailures_ > 0) {
+        const size_t used = std::strlen(failure->message);
+        std::snprintf(failure->message + used, sizeof failure->message - used,
+                      " (and %llu later failure(s) on this stream)",
+                      static_cast<unsigned long long>(laterFailures_));
+    }
+    laterFailures_ = 0;
     return failure;
 }
 

@@ -57,32 +57,24 @@ class Timeline {
         completion_.notifyAll();
     }
 
-    // Worker side: command `ticket` failed. Call before complete(ticket).
-    void recordFailure(uint64_t ticket, const Failure& failure);
+    // Worker side: a command failed. Call before completing it.
+    void recordFailure(const Failure& failure);
 
     // The first failure since the stream last reported one (streamQuery, streamSynchronize,
-    // deviceSynchronize), removed as it is returned: each failure is reported once.
+    // deviceSynchronize), removed as it is returned: each failure is reported once. Failures
+    // that came after it meanwhile are counted in its message, not lost without a word. Events
+    // do not report failures: the stream does (plugin.h).
     std::optional<Failure> takePendingFailure();
-
-    // The first failure among the work up to `ticket`, or null. Events report it every time
-    // they are queried, as the work they captured did fail.
-    const Failure* failureUpTo(uint64_t ticket) const {
-        const uint64_t failed = firstFailureTicket_.load(std::memory_order_acquire);
-        return failed != 0 && failed <= ticket ? &firstFailure_ : nullptr;
-    }
 
   private:
     std::atomic<uint64_t> submitted_{0};
     std::atomic<uint64_t> completed_{0};
     Notifier completion_;
 
-    // Written once by the worker before firstFailureTicket_ publishes it; immutable afterwards.
-    Failure firstFailure_;
-    std::atomic<uint64_t> firstFailureTicket_{0};
-
     std::atomic<bool> hasPending_{false};  // lets the common no-failure path skip the lock
     std::mutex pendingMutex_;
     std::optional<Failure> pending_;
+    uint64_t laterFailures_ = 0;  // failures after pending_ before it was reported
 };
 
 // The work of `timeline` up to and including `ticket`.

@@ -36,7 +36,6 @@ struct Executor {
     BlockPool& pool;
     int priority;
     ScratchBuffer& scratch;
-    uint64_t ticket;
 
     void operator()(std::monostate) const {}
 
@@ -45,8 +44,8 @@ struct Executor {
             call.fn(call.userData);
         } catch (...) {
             // Host functions have a C signature; one written in C++ must not unwind into us.
-            timeline.recordFailure(ticket, makeFailure(HAL_ERROR_LAUNCH_FAILED,
-                                                       "a host function threw a C++ exception"));
+            timeline.recordFailure(
+                makeFailure(HAL_ERROR_LAUNCH_FAILED, "a host function threw a C++ exception"));
         }
     }
 
@@ -56,7 +55,7 @@ struct Executor {
 
     void operator()(KernelLaunch& launch) const {
         if (const std::optional<Failure> failure = executeKernel(launch, priority, pool, scratch)) {
-            timeline.recordFailure(ticket, *failure);
+            timeline.recordFailure(*failure);
         }
     }
 
@@ -78,7 +77,7 @@ void Worker::run(int niceIncrement) {
     uint64_t ticket = 0;
     while (queue_.pop(command)) {
         ++ticket;
-        std::visit(Executor{timeline_, pool_, priority_, scratch, ticket}, command);
+        std::visit(Executor{timeline_, pool_, priority_, scratch}, command);
         command.emplace<std::monostate>();  // drop its references (events, timelines) now
         timeline_.complete(ticket);
     }

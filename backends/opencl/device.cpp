@@ -57,6 +57,7 @@ halError deviceGetInfo(halPluginDevice device, halPluginDeviceInfo* info) {
     mine.maxThreadsPerBlock = static_cast<uint32_t>(std::min<size_t>(
         deviceInfo<size_t>(device->id, CL_DEVICE_MAX_WORK_GROUP_SIZE, 1), UINT32_MAX));
     mine.maxSharedMemoryPerBlock = deviceInfo<cl_ulong>(device->id, CL_DEVICE_LOCAL_MEM_SIZE, 0);
+    mine.maxKernelArgumentBytes = deviceInfo<size_t>(device->id, CL_DEVICE_MAX_PARAMETER_SIZE, 0);
     // Each stream runs its host functions on its own thread (host_func.hpp).
     mine.capabilities = HAL_DEVICE_CAP_HOST_FUNCTIONS | HAL_DEVICE_CAP_CONCURRENT_HOST_FUNCTIONS |
                         HAL_DEVICE_CAP_NATIVE_HANDLES;

@@ -8,7 +8,9 @@
 #include <exception>
 #include <initializer_list>
 #include <new>
+#include <optional>
 
+#include "enum_bits.hpp"
 #include "error.hpp"
 #include "host_function.hpp"
 #include "runtime.hpp"
@@ -84,8 +86,23 @@ inline void noteSubmitted(halStream_t* stream, std::initializer_list<const void*
 // Withdraws every peer access granted to `device` (halResetDevice).
 void revokePeerAccess(Device* device);
 
-// Waits for `stream` and tells the pool what has finished.
+// Waits for `stream` and tells the pool what has finished. An asynchronous failure of the
+// awaited work is not returned but deferred to the stream's reporting calls (hal.h,
+// "Asynchronous failures"); other plugin errors are returned.
 halError synchronizeStream(halStream_t* stream, const char* operation);
+
+// Waits for all work of `device`, deferring an asynchronous failure as synchronizeStream does.
+halError synchronizeDevice(Device* device, const char* operation);
+
+// The result `status` of a plugin's wait for work of `stream` (nullptr: of the whole device):
+// HAL_ERROR_LAUNCH_FAILED is deferred with its message and HAL_SUCCESS returned; other statuses
+// are passed through as checked() does.
+halError deferAsynchronousFailure(halError status, Device* device, const halStream_t* stream,
+                                  const char* operation);
+
+// Reports `failure` (the thread's error detail becomes its message) if there is one, otherwise
+// returns `status`.
+halError reportDeferred(std::optional<DeferredFailure> failure, halError status);
 
 inline halError requireDevice(int device, const char* operation) {
     const int count = static_cast<int>(runtime().devices.size());

@@ -86,11 +86,19 @@ HAL_API halError halResetDevice(int ordinal) {
     return apiCall([&] {
         if (halError e = requireDevice(ordinal, "halResetDevice")) return e;
         Device* device = runtime().devices[ordinal].get();
-        const halError drained = checked(device->vtable->deviceSynchronize(device->native),
-                                         device, "halResetDevice");
+        const halError drained = synchronizeDevice(device, "halResetDevice");
         releaseDeviceObjects(device);
         revokePeerAccess(device);  // as cudaDeviceReset ends the context's peer mappings
-        return drained;
+        std::optional<DeferredFailure> failure = device->deferredFailures.takeOldest();
+        // The reset clears the device's other unreported failures, with the work they belong to.
+        const size_t cleared = device->deferredFailures.clear();
+        if (failure && cleared > 0) {
+            failure->message += fmt::format(
+                " (and {} later asynchronous failure(s) of this device's work, cleared by the "
+                "reset)",
+                cleared);
+        }
+        return reportDeferred(std::move(failure), drained);
     });
 }
 
@@ -117,6 +125,7 @@ HAL_API halError halGetDeviceProperties(int ordinal, halDeviceProperties* props)
         full.maxThreadsPerBlock = device.info.maxThreadsPerBlock;
         full.maxSharedMemoryPerBlock = device.info.maxSharedMemoryPerBlock;
         full.capabilities = device.info.capabilities;
+        full.maxKernelArgumentBytes = device.info.maxKernelArgumentBytes;
         const size_t size = std::min(props->size, sizeof(full));
         std::memcpy(props, &full, size);
         props->size = size;
@@ -127,13 +136,8 @@ HAL_API halError halGetDeviceProperties(int ordinal, halDeviceProperties* props)
 HAL_API halError halSynchronizeDevice(void) {
     return apiCall([] {
         Device* device = currentDevice();
-        const allocator::VectorClock reached = device->pool->captureDevice();
-        if (halError e = checked(device->vtable->deviceSynchronize(device->native), device,
-                                 "halSynchronizeDevice")) {
-            return e;
-        }
-        device->pool->synchronized(reached);
-        return HAL_SUCCESS;
+        const halError status = synchronizeDevice(device, "halSynchronizeDevice");
+        return reportDeferred(device->deferredFailures.takeOldest(), status);
     });
 }
 

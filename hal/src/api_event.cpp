@@ -54,13 +54,14 @@ HAL_API halError halRecordEvent(halEvent eventHandle, halStream streamHandle) {
         }
         // Reused by every record on this thread: capturing allocates nothing in steady state.
         static thread_local allocator::VectorClock captured;
+        allocator::EventClock::Recording recording(event->clock);
         stream->device->pool->captureInto(stream->poolStream, &captured);
         if (halError e = checked(stream->device->vtable->eventRecord(event->native,
                                                                      stream->native),
                                  stream->device, "halRecordEvent")) {
             return e;
         }
-        event->clock.assign(captured);
+        recording.commit(captured);
         event->recorded.store(true, std::memory_order_release);
         return HAL_SUCCESS;
     });

@@ -72,18 +72,19 @@ halError checkBounds(const char* operation, const char* role, const Operand& ope
 
 // The direction of a copy: inferred for HAL_MEMCPY_DEFAULT, checked against what polyhal knows
 // of each pointer otherwise. Pointers polyhal did not allocate are taken as the kind says.
-halError resolveKind(const char* operation, halMemcpyKind kind, const Operand& dst,
+halError resolveKind(const char* operation, uint32_t kindBits, const Operand& dst,
                      const Operand& src, halMemcpyKind* resolved) {
+    if (kindBits > HAL_MEMCPY_DEFAULT) {
+        return fail(HAL_ERROR_INVALID_VALUE, "{}: {} is not a halMemcpyKind", operation,
+                    static_cast<int32_t>(kindBits));
+    }
+    const auto kind = static_cast<halMemcpyKind>(kindBits);
     if (kind == HAL_MEMCPY_DEFAULT) {
         const bool fromDevice = src.knownDevice();
         const bool toDevice = dst.knownDevice();
         *resolved = fromDevice ? (toDevice ? HAL_MEMCPY_DEVICE_TO_DEVICE : HAL_MEMCPY_DEVICE_TO_HOST)
                                : (toDevice ? HAL_MEMCPY_HOST_TO_DEVICE : HAL_MEMCPY_HOST_TO_HOST);
         return HAL_SUCCESS;
-    }
-    if (static_cast<uint32_t>(kind) > HAL_MEMCPY_DEFAULT) {
-        return fail(HAL_ERROR_INVALID_VALUE, "{}: {} is not a halMemcpyKind", operation,
-                    static_cast<int>(kind));
     }
     const bool fromDevice = kind == HAL_MEMCPY_DEVICE_TO_HOST || kind == HAL_MEMCPY_DEVICE_TO_DEVICE;
     const bool toDevice = kind == HAL_MEMCPY_HOST_TO_DEVICE || kind == HAL_MEMCPY_DEVICE_TO_DEVICE;
@@ -197,7 +198,7 @@ struct CopyPlan {
 };
 
 halError planCopy(const char* operation, void* dst, size_t dstMax, const void* src, size_t count,
-                  halMemcpyKind kind, CopyPlan* plan) {
+                  uint32_t kindBits, CopyPlan* plan) {
     if (count > dstMax) {
         return fail(HAL_ERROR_INVALID_VALUE, "{}: count ({}) is larger than dstMax ({})",
                     operation, count, dstMax);
@@ -208,7 +209,9 @@ halError planCopy(const char* operation, void* dst, size_t dstMax, const void* s
     }
     plan->dst = locate(dst);
     plan->src = locate(src);
-    if (halError e = resolveKind(operation, kind, plan->dst, plan->src, &plan->kind)) return e;
+    if (halError e = resolveKind(operation, kindBits, plan->dst, plan->src, &plan->kind)) {
+        return e;
+    }
     if (halError e = checkBounds(operation, "dst", plan->dst, count)) return e;
     return checkBounds(operation, "src", plan->src, count);
 }
@@ -316,12 +319,9 @@ HAL_API halError halMalloc(void** ptr, size_t size) {
         if (halError e = device->pool->allocate(size, stream->poolStream, &memory)) return e;
         // The block may have been freed in the default stream's order with work still queued
         // there; every stream may use halMalloc's memory at once, so that work must be done.
-        halError idle = device->vtable->streamQuery(stream->native);
-        if (idle == HAL_ERROR_NOT_READY) idle = synchronizeStream(stream, "halMalloc");
-        if (idle != HAL_SUCCESS) {
-            checked(idle, device, "halMalloc");
+        if (halError e = synchronizeStream(stream, "halMalloc")) {
             device->pool->free(memory, stream->poolStream);
-            return idle;
+            return e;
         }
         *ptr = memory;
         return HAL_SUCCESS;
@@ -388,7 +388,8 @@ HAL_API halError halMemcpyAsync(void* dst, size_t dstMax, const void* src, size_
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, "halMemcpyAsync")) return e;
         CopyPlan plan;
-        if (halError e = planCopy("halMemcpyAsync", dst, dstMax, src, count, kind, &plan)) {
+        if (halError e = planCopy("halMemcpyAsync", dst, dstMax, src, count, enumBits(kind),
+                                  &plan)) {
             return e;
         }
         if (count == 0) return HAL_SUCCESS;
@@ -400,7 +401,10 @@ HAL_API halError halMemcpy(void* dst, size_t dstMax, const void* src, size_t cou
                            halMemcpyKind kind) {
     return apiCall([&] {
         CopyPlan plan;
-        if (halError e = planCopy("halMemcpy", dst, dstMax, src, count, kind, &plan)) return e;
+        if (halError e =
+                planCopy("halMemcpy", dst, dstMax, src, count, enumBits(kind), &plan)) {
+            return e;
+        }
         if (count == 0) return HAL_SUCCESS;
         Device* owner = plan.dst.device() != nullptr   ? plan.dst.device()
                         : plan.src.device() != nullptr ? plan.src.device()

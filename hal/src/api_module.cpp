@@ -1,8 +1,10 @@
 // Modules, kernel functions and launches.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <mutex>
 #include <vector>
 
@@ -47,8 +49,41 @@ halError resolveModule(halModule handle, halModule_t** module, const char* opera
     return HAL_SUCCESS;
 }
 
+// Is dims.x * dims.y * dims.z above `limit`? A product past 2^64 is, rather than wrapping.
+// The whole content of the regular file at `path`; INVALID_VALUE with the OS error otherwise.
+halError readModuleFile(const char* path, std::vector<char>* image) {
+    const auto refuse = [path](const char* problem) {
+        return fail(HAL_ERROR_INVALID_VALUE, "halModuleLoadFile: cannot read '{}': {}", path,
+                    problem);
+    };
+    const int file = open(path, O_RDONLY | O_CLOEXEC);
+    if (file < 0) return refuse(std::strerror(errno));
+    const auto closeFile = [file](halError status) {
+        close(file);
+        return status;
+    };
+    struct stat status;
+    if (fstat(file, &status) != 0) return closeFile(refuse(std::strerror(errno)));
+    if (S_ISDIR(status.st_mode)) return closeFile(refuse(std::strerror(EISDIR)));
+    if (!S_ISREG(status.st_mode)) return closeFile(refuse("not a regular file"));
+    image->resize(static_cast<size_t>(status.st_size));
+    size_t done = 0;
+    while (done < image->size()) {
+        const ssize_t got = read(file, image->data() + done, image->size() - done);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) return closeFile(refuse(std::strerror(errno)));
+        if (got == 0) break;  // the file shrank meanwhile
+        done += static_cast<size_t>(got);
+    }
+    image->resize(done);
+    if (image->empty()) return closeFile(refuse("the file is empty"));
+    return closeFile(HAL_SUCCESS);
+}
+
 bool exceeds(halDim3 dims, uint64_t limit) {
-    return uint64_t{dims.x} * dims.y * dims.z > limit;
+    uint64_t product = 0;
+    return __builtin_mul_overflow(uint64_t{dims.x} * dims.y, dims.z, &product) ||
+           product > limit;
 }
 
 halError checkLaunch(const halFunction_t* function, const halStream_t* stream, halDim3 grid,
@@ -79,11 +114,19 @@ halError checkLaunch(const halFunction_t* function, const halStream_t* stream, h
     if (numArgs > 0 && args == nullptr) {
         return fail(HAL_ERROR_INVALID_VALUE, "{}: args is NULL but numArgs is {}", op, numArgs);
     }
+    uint64_t argumentBytes = 0;
     for (uint32_t i = 0; i < numArgs; ++i) {
         if (args[i].value == nullptr || args[i].size == 0) {
             return fail(HAL_ERROR_INVALID_VALUE,
                         "{}: argument {} has {}", op, i,
                         args[i].value == nullptr ? "a NULL value pointer" : "size 0");
+        }
+        if (__builtin_add_overflow(argumentBytes, args[i].size, &argumentBytes) ||
+            argumentBytes > device->info.maxKernelArgumentBytes) {
+            return fail(HAL_ERROR_INVALID_VALUE,
+                        "{}: arguments 0 to {} ({} bytes for argument {}) exceed the device's "
+                        "{} bytes of kernel arguments",
+                        op, i, args[i].size, i, device->info.maxKernelArgumentBytes);
         }
     }
     return HAL_SUCCESS;
@@ -128,16 +171,8 @@ HAL_API halError halModuleLoadFile(halModule* module, const char* path) {
     return apiCall([&] {
         if (halError e = requireOutput(module, "halModuleLoadFile", "module")) return e;
         if (halError e = requireOutput(path, "halModuleLoadFile", "path")) return e;
-        std::ifstream file(path, std::ios::binary);
-        if (!file) {
-            return fail(HAL_ERROR_INVALID_VALUE, "halModuleLoadFile: cannot open '{}': {}", path,
-                        std::strerror(errno));
-        }
-        const std::vector<char> image((std::istreambuf_iterator<char>(file)),
-                                      std::istreambuf_iterator<char>());
-        if (image.empty()) {
-            return fail(HAL_ERROR_INVALID_VALUE, "halModuleLoadFile: '{}' is empty", path);
-        }
+        std::vector<char> image;
+        if (halError e = readModuleFile(path, &image)) return e;
         return loadModule(module, image.data(), image.size(), "halModuleLoadFile");
     });
 }
@@ -176,8 +211,7 @@ HAL_API halError halModuleUnload(halModule handle) {
         if (halError e = resolveModule(handle, &module, "halModuleUnload")) return e;
         Device* device = module->device;
         // Kernels from the module may still be queued; the code must outlive them.
-        const halError drained = checked(device->vtable->deviceSynchronize(device->native),
-                                         device, "halModuleUnload");
+        const halError drained = synchronizeDevice(device, "halModuleUnload");
         for (auto& entry : module->functions) runtime().functions.destroy(entry.second);
         const halPluginModule native = module->native;
         runtime().modules.destroy(module);

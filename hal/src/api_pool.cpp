@@ -42,7 +42,7 @@ HAL_API halError halFreeAsync(void* ptr, halStream handle) {
     return apiCall([&] {
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, "halFreeAsync")) return e;
-        if (ptr == nullptr) return HAL_SUCCESS;
+        if (ptr == nullptr) return fail(HAL_ERROR_INVALID_VALUE, "halFreeAsync: ptr is NULL");
         allocator::Allocation allocation;
         if (!stream->device->pool->find(ptr, &allocation)) {
             for (const auto& device : runtime().devices) {
@@ -119,7 +119,7 @@ HAL_API halError halMemPoolSetAttribute(int ordinal, halMemPoolAttribute attribu
         Device* device = nullptr;
         if (halError e = requirePoolDevice(ordinal, &device, op)) return e;
         allocator::PoolAttributes attributes = device->pool->attributes();
-        switch (attribute) {
+        switch (enumBits(attribute)) {
             case HAL_MEMPOOL_ATTR_RELEASE_THRESHOLD:
                 attributes.releaseThreshold = value;
                 break;
@@ -133,7 +133,7 @@ HAL_API halError halMemPoolSetAttribute(int ordinal, halMemPoolAttribute attribu
                 break;
             default:
                 return fail(HAL_ERROR_INVALID_VALUE, "{}: unknown attribute {}", op,
-                            static_cast<int>(attribute));
+                            enumBits(attribute));
         }
         device->pool->setAttributes(attributes);
         return HAL_SUCCESS;
@@ -148,7 +148,7 @@ HAL_API halError halMemPoolGetAttribute(int ordinal, halMemPoolAttribute attribu
         Device* device = nullptr;
         if (halError e = requirePoolDevice(ordinal, &device, op)) return e;
         const allocator::PoolAttributes attributes = device->pool->attributes();
-        switch (attribute) {
+        switch (enumBits(attribute)) {
             case HAL_MEMPOOL_ATTR_RELEASE_THRESHOLD:
                 *value = attributes.releaseThreshold;
                 return HAL_SUCCESS;
@@ -160,7 +160,7 @@ HAL_API halError halMemPoolGetAttribute(int ordinal, halMemPoolAttribute attribu
                 return HAL_SUCCESS;
             default:
                 return fail(HAL_ERROR_INVALID_VALUE, "{}: unknown attribute {}", op,
-                            static_cast<int>(attribute));
+                            enumBits(attribute));
         }
     });
 }

@@ -1,5 +1,6 @@
 // Streams and host functions in stream order.
 #include <mutex>
+#include <utility>
 
 #include "api.hpp"
 
@@ -28,18 +29,46 @@ halError defaultStream(Device* device, halStream_t** stream) {
     return HAL_SUCCESS;
 }
 
+halError deferAsynchronousFailure(halError status, Device* device, const halStream_t* stream,
+                                  const char* operation) {
+    if (__builtin_expect(status != HAL_ERROR_LAUNCH_FAILED, 1)) {
+        return checked(status, device, operation);
+    }
+    device->deferredFailures.defer(
+        stream, status,
+        takePluginErrorMessage(status, device->backend->name.c_str(), operation));
+    return HAL_SUCCESS;
+}
+
+halError reportDeferred(std::optional<DeferredFailure> failure, halError status) {
+    if (!failure) return status;
+    setLastErrorMessage(std::move(failure->message));
+    return failure->code;
+}
+
 halError synchronizeStream(halStream_t* stream, const char* operation) {
-    allocator::DevicePool& pool = *stream->device->pool;
+    Device* device = stream->device;
+    allocator::DevicePool& pool = *device->pool;
     if (pool.fullyObserved(stream->poolStream)) {
-        return checked(stream->device->vtable->streamSynchronize(stream->native), stream->device,
-                       operation);
+        return deferAsynchronousFailure(device->vtable->streamSynchronize(stream->native), device,
+                                        stream, operation);
     }
     const allocator::VectorClock reached = pool.capture(stream->poolStream);
-    if (halError e = checked(stream->device->vtable->streamSynchronize(stream->native),
-                             stream->device, operation)) {
+    if (halError e = deferAsynchronousFailure(device->vtable->streamSynchronize(stream->native),
+                                              device, stream, operation)) {
         return e;
     }
     pool.synchronized(reached);
+    return HAL_SUCCESS;
+}
+
+halError synchronizeDevice(Device* device, const char* operation) {
+    const allocator::VectorClock reached = device->pool->captureDevice();
+    if (halError e = deferAsynchronousFailure(device->vtable->deviceSynchronize(device->native),
+                                              device, nullptr, operation)) {
+        return e;
+    }
+    device->pool->synchronized(reached);
     return HAL_SUCCESS;
 }
 
@@ -89,8 +118,10 @@ HAL_API halError halDestroyStream(halStream handle) {
         if (halError e = resolveStream(handle, &stream, "halDestroyStream")) return e;
         Device* device = stream->device;
         const halPluginStream native = stream->native;
-        // Uses by work still queued on the stream stay tracked after it is gone.
+        // Uses by work still queued on the stream stay tracked after it is gone, and its
+        // unreported failures stay for the device's reporting calls.
         device->pool->removeStream(stream->poolStream);
+        device->deferredFailures.orphan(stream);
         runtime().streams.destroy(stream);
         return checked(device->vtable->streamDestroy(native), device, "halDestroyStream");
     });
@@ -100,7 +131,8 @@ HAL_API halError halSynchronizeStream(halStream handle) {
     return apiCall([&] {
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, "halSynchronizeStream")) return e;
-        return synchronizeStream(stream, "halSynchronizeStream");
+        const halError status = synchronizeStream(stream, "halSynchronizeStream");
+        return reportDeferred(stream->device->deferredFailures.take(stream), status);
     });
 }
 
@@ -108,18 +140,20 @@ HAL_API halError halQueryStream(halStream handle) {
     return apiCall([&] {
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, "halQueryStream")) return e;
-        allocator::DevicePool& pool = *stream->device->pool;
-        if (pool.fullyObserved(stream->poolStream)) {
-            return checked(stream->device->vtable->streamQuery(stream->native), stream->device,
-                           "halQueryStream");
+        Device* device = stream->device;
+        allocator::DevicePool& pool = *device->pool;
+        const bool observed = pool.fullyObserved(stream->poolStream);
+        allocator::VectorClock reached;
+        if (!observed) reached = pool.capture(stream->poolStream);
+        // A plugin returns a failure before saying whether the stream is idle: set each one
+        // aside, then ask again.
+        halError status;
+        while ((status = device->vtable->streamQuery(stream->native)) == HAL_ERROR_LAUNCH_FAILED) {
+            deferAsynchronousFailure(status, device, stream, "halQueryStream");
         }
-        const allocator::VectorClock reached = pool.capture(stream->poolStream);
-        if (halError e = checked(stream->device->vtable->streamQuery(stream->native),
-                                 stream->device, "halQueryStream")) {
-            return e;
-        }
-        pool.observeCompleted(reached);
-        return HAL_SUCCESS;
+        status = checked(status, device, "halQueryStream");
+        if (status == HAL_SUCCESS && !observed) pool.observeCompleted(reached);
+        return reportDeferred(device->deferredFailures.take(stream), status);
     });
 }
 

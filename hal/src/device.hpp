@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "deferred_failures.hpp"
 #include "objects.hpp"
 #include "pool_device.hpp"
 
@@ -27,6 +28,9 @@ struct Device {
     // The device's stream-aware memory pool (halMalloc, halMallocAsync).
     std::unique_ptr<PoolDevice> poolDevice;
     std::unique_ptr<allocator::DevicePool> pool;
+
+    // Asynchronous failures the core's own waits received, until a reporting call takes them.
+    DeferredFailures deferredFailures;
 
     // The default stream, created on first use.
     std::atomic<halStream_t*> defaultStream{nullptr};

@@ -1,5 +1,7 @@
 #include "error.hpp"
 
+#include "enum_bits.hpp"
+
 namespace polyhal {
 namespace {
 
@@ -16,13 +18,17 @@ void setPluginErrorMessage(const char* message) {
     t_pluginError = message != nullptr ? message : "";
 }
 
-halError adoptPluginError(halError code, const char* backend, const char* operation) {
+std::string takePluginErrorMessage(halError code, const char* backend, const char* operation) {
     if (t_pluginError.empty()) {
-        t_lastError = fmt::format("{}: {} failed: {}", backend, operation, halGetErrorString(code));
-    } else {
-        t_lastError = fmt::format("{}: {}", backend, t_pluginError);
-        t_pluginError.clear();
+        return fmt::format("{}: {} failed: {}", backend, operation, halGetErrorString(code));
     }
+    std::string message = fmt::format("{}: {}", backend, t_pluginError);
+    t_pluginError.clear();
+    return message;
+}
+
+halError adoptPluginError(halError code, const char* backend, const char* operation) {
+    t_lastError = takePluginErrorMessage(code, backend, operation);
     return code;
 }
 
@@ -31,7 +37,7 @@ halError adoptPluginError(halError code, const char* backend, const char* operat
 extern "C" {
 
 HAL_API const char* halGetErrorName(halError error) {
-    switch (error) {
+    switch (polyhal::enumBits(error)) {
         case HAL_SUCCESS: return "HAL_SUCCESS";
         case HAL_ERROR_INVALID_VALUE: return "HAL_ERROR_INVALID_VALUE";
         case HAL_ERROR_INVALID_HANDLE: return "HAL_ERROR_INVALID_HANDLE";
@@ -54,7 +60,7 @@ HAL_API const char* halGetErrorName(halError error) {
 }
 
 HAL_API const char* halGetErrorString(halError error) {
-    switch (error) {
+    switch (polyhal::enumBits(error)) {
         case HAL_SUCCESS: return "no error";
         case HAL_ERROR_INVALID_VALUE: return "an argument is invalid";
         case HAL_ERROR_INVALID_HANDLE: return "the handle is NULL, destroyed or not a polyhal handle";

@@ -25,6 +25,10 @@ halError fail(halError code, fmt::format_string<Args...> format, Args&&... args)
 // Host service for plugins: a plugin's detail waits here until the core adopts it.
 void setPluginErrorMessage(const char* message);
 
+// A plugin's failure as "<backend>: <plugin detail>" (see adoptPluginError), without making it the
+// thread's error detail.
+std::string takePluginErrorMessage(halError code, const char* backend, const char* operation);
+
 // Turns a plugin's failure into the thread's error detail, "<backend>: <plugin detail>", where
 // `operation` names the public call for plugins that gave no detail. Returns `code`.
 halError adoptPluginError(halError code, const char* backend, const char* operation);

@@ -15,6 +15,9 @@ Runtime* g_runtime = nullptr;
 
 namespace {
 
+// The kernel argument limit of a plugin that reports none: CUDA's classic 4 KiB.
+constexpr uint64_t kDefaultMaxKernelArgumentBytes = 4096;
+
 std::mutex g_initMutex;
 bool g_attempted = false;
 halError g_initStatus = HAL_SUCCESS;
@@ -56,6 +59,9 @@ halError openDevices(Runtime& rt) {
             }
             if (t.streamGetNativeHandle == nullptr) device->info.capabilities &= ~HAL_DEVICE_CAP_NATIVE_HANDLES;
             if (t.memcpyPeerAsync == nullptr) device->info.capabilities &= ~HAL_DEVICE_CAP_PEER_COPY;
+            if (device->info.maxKernelArgumentBytes == 0) {
+                device->info.maxKernelArgumentBytes = kDefaultMaxKernelArgumentBytes;
+            }
             if (device->info.greatestStreamPriority > device->info.leastStreamPriority) {
                 device->info.greatestStreamPriority = device->info.leastStreamPriority = 0;
             }

@@ -235,10 +235,11 @@ TEST_CASE("a failing kernel surfaces LAUNCH_FAILED once, at synchronisation", "[
         CHECK(status == HAL_ERROR_LAUNCH_FAILED);
         CHECK_THAT(std::string(halGetLastErrorMessage()), Catch::Contains("fail_with_code"));
     }
-    SECTION("an event recorded after the failure reports it") {
+    SECTION("an event recorded after the failure reports completion; the stream, the failure") {
         cts::Event event;
         HAL_REQUIRE_OK(halRecordEvent(event, stream));
-        CHECK(halSynchronizeEvent(event) == HAL_ERROR_LAUNCH_FAILED);
+        HAL_CHECK_OK(halSynchronizeEvent(event));
+        CHECK(halSynchronizeStream(stream) == HAL_ERROR_LAUNCH_FAILED);
     }
     SECTION("halSynchronizeDevice reports it") {
         CHECK(halSynchronizeDevice() == HAL_ERROR_LAUNCH_FAILED);

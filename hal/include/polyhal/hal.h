@@ -17,6 +17,25 @@
  * - Inside a host function (halLaunchHostFunc) every call that could reach the device returns
  *   HAL_ERROR_NOT_PERMITTED; halLaunchHostFunc lists the calls allowed there.
  *
+ * Asynchronous failures. Work that fails after the call that enqueued it returned (a kernel
+ * that fails or faults, a host function that throws) leaves an asynchronous failure,
+ * HAL_ERROR_LAUNCH_FAILED with the message of the failing operation, on the stream that ran it.
+ * - It is reported exactly once, by the first of these calls to see it: halSynchronizeStream or
+ *   halQueryStream of that stream, halSynchronizeDevice or halResetDevice of its device. A
+ *   failure of a destroyed stream, or one that halModuleUnload waited for, is reported by the
+ *   device's halSynchronizeDevice or halResetDevice. If several operations of a stream fail
+ *   before one is reported, the first is reported and its message counts the others.
+ * - No other call reports or consumes it. halQueryEvent and halSynchronizeEvent report whether
+ *   the captured work has finished, not whether it failed. Calls that wait internally
+ *   (halMalloc, halMemcpy, halMemset, halModuleUnload, copies between devices) leave the
+ *   failure to the calls above and succeed or fail on their own account.
+ * - It is not sticky: once reported, the stream, events recorded afterwards and the device work
+ *   normally. halResetDevice reports the device's oldest unreported failure and clears the rest
+ *   with the work they belong to; nothing carries over the reset.
+ * - A backend whose vendor runtime loses the device on a fault (a CUDA context after an illegal
+ *   address) reports the vendor's error from every later call on that device, as the vendor
+ *   does, until halResetDevice.
+ *
  * Plain C99; usable from C, C++ and any language with a C FFI.
  */
 #ifndef POLYHAL_HAL_H_
@@ -113,7 +132,8 @@ HAL_API halError halGetDevice(int* device);
  * frees its memory and withdraws the peer access it was granted (halDeviceEnablePeerAccess);
  * the handles become invalid (HAL_ERROR_INVALID_HANDLE). The device stays
  * usable: new objects may be created afterwards. No other thread may use the device meanwhile.
- * Errors: HAL_ERROR_INVALID_DEVICE, or an asynchronous error that the drained work reported. */
+ * Errors: HAL_ERROR_INVALID_DEVICE; the device's oldest unreported asynchronous failure (the
+ * others are cleared, see "Asynchronous failures"). */
 HAL_API halError halResetDevice(int device);
 
 /* Capability bits of halDeviceProperties.capabilities. */
@@ -145,6 +165,8 @@ typedef struct halDeviceProperties {
     uint32_t maxThreadsPerBlock;  /* largest block.x * block.y * block.z */
     uint64_t maxSharedMemoryPerBlock; /* largest dynamicSharedBytes of a launch */
     uint64_t capabilities;        /* halDeviceCapability bits */
+    uint64_t maxKernelArgumentBytes; /* largest sum of the argument sizes of one launch (CUDA's
+                                        4 KiB or 32 KiB kernel parameter limit) */
 } halDeviceProperties;
 
 /* Fills `props` for `device`.
@@ -183,7 +205,7 @@ HAL_API halError halDeviceEnablePeerAccess(int peerDevice, uint32_t flags);
 HAL_API halError halDeviceDisablePeerAccess(int peerDevice);
 
 /* Blocks until every stream of the calling thread's current device has finished its work.
- * Errors: the first asynchronous error any of those streams reported since last observed. */
+ * Errors: the oldest unreported asynchronous failure of the device's work (one per call). */
 HAL_API halError halSynchronizeDevice(void);
 
 /* ---------------------------------------------------------------------------------------------
@@ -259,9 +281,9 @@ HAL_API halError halCreateEventWithFlag(halEvent* event, uint32_t flags);
  * devices). */
 HAL_API halError halRecordEvent(halEvent event, halStream stream);
 
-/* HAL_SUCCESS when the captured work has finished (or the event was never recorded),
- * HAL_ERROR_NOT_READY otherwise. Errors: HAL_ERROR_INVALID_HANDLE; asynchronous failures of
- * the captured work. */
+/* HAL_SUCCESS when the captured work has finished, failed or not (or the event was never
+ * recorded), HAL_ERROR_NOT_READY otherwise. A failure of that work is the stream's to report.
+ * Errors: HAL_ERROR_INVALID_HANDLE. */
 HAL_API halError halQueryEvent(halEvent event);
 
 /* Blocks until the captured work has finished; returns at once for a never-recorded event.
@@ -406,8 +428,9 @@ HAL_API halError halMallocAsync(void** ptr, size_t size, halStream stream);
 
 /* Frees a pool block in the order of `stream`: `stream`'s later work may reuse it at once, other
  * streams once every captured use is ordered before them or observed finished.
- * Errors: HAL_ERROR_INVALID_VALUE (not the start of a live pool block of the stream's device, or
- * freed already), HAL_ERROR_INVALID_HANDLE, HAL_ERROR_NOT_PERMITTED (inside a host function). */
+ * Errors: HAL_ERROR_INVALID_VALUE (ptr NULL, not the start of a live pool block of the stream's
+ * device, or freed already), HAL_ERROR_INVALID_HANDLE, HAL_ERROR_NOT_PERMITTED (inside a host
+ * function). */
 HAL_API halError halFreeAsync(void* ptr, halStream stream);
 
 /* Declares that work submitted to `stream` so far uses the pool block containing `ptr`, for uses
@@ -488,7 +511,8 @@ typedef struct halKernelArg {
 HAL_API halError halModuleLoadData(halModule* module, const void* image, size_t size);
 
 /* Loads a module from a file; as halModuleLoadData.
- * Errors: also HAL_ERROR_INVALID_VALUE (path NULL or unreadable, with the OS error). */
+ * Errors: also HAL_ERROR_INVALID_VALUE (path NULL; not a readable, non-empty regular file, e.g. a
+ * directory; with the OS error). */
 HAL_API halError halModuleLoadFile(halModule* module, const char* path);
 
 /* Looks up a kernel by name. The function handle is valid until its module is unloaded.
@@ -496,8 +520,9 @@ HAL_API halError halModuleLoadFile(halModule* module, const char* path);
  * HAL_ERROR_NOT_FOUND (no such kernel in the module). */
 HAL_API halError halModuleGetFunction(halFunction* function, halModule module, const char* name);
 
-/* Unloads a module once the kernels already launched from it have finished; its functions
- * become invalid. Errors: HAL_ERROR_INVALID_HANDLE. */
+/* Unloads a module once the kernels already launched from it have finished (it waits for the
+ * device); its functions become invalid. A failure of the awaited work is left to
+ * halSynchronizeDevice. Errors: HAL_ERROR_INVALID_HANDLE. */
 HAL_API halError halModuleUnload(halModule module);
 
 /* Enqueues a launch of `function` over `grid` blocks of `block` threads on `stream`.
@@ -505,7 +530,8 @@ HAL_API halError halModuleUnload(halModule module);
  * Errors: HAL_ERROR_INVALID_HANDLE (function or stream), HAL_ERROR_INVALID_VALUE (a zero
  * dimension, block larger than maxThreadsPerBlock, dynamicSharedBytes above
  * maxSharedMemoryPerBlock, args NULL with numArgs > 0, an argument with NULL value or size 0,
- * function of another device than stream). A kernel that fails while running reports
+ * argument sizes summing to more than maxKernelArgumentBytes, function of another device than
+ * stream). A kernel that fails while running reports
  * HAL_ERROR_LAUNCH_FAILED at the next synchronisation of the stream. */
 HAL_API halError halLaunchKernel(halFunction function, halDim3 grid, halDim3 block,
                                  size_t dynamicSharedBytes, const halKernelArg* args,

@@ -21,11 +21,20 @@
  * host->setErrorMessage() with the vendor's error name and text; the core prefixes the backend
  * name. No C++ exception may leave a plugin.
  *
- * Asynchronous failures (a kernel that faults after the launch returned) are remembered by the
- * plugin and returned once by the next streamQuery/streamSynchronize of that stream (and by
- * deviceSynchronize). eventQuery/eventSynchronize of an event recorded after the failure report
- * it too, every time, without consuming it: the core's memory pool queries its own events, and
- * must not take a failure away from the application.
+ * Asynchronous failures (a kernel that fails or faults after the launch returned) are remembered
+ * by the plugin and returned as HAL_ERROR_LAUNCH_FAILED exactly once: by the first
+ * streamQuery/streamSynchronize of that stream or deviceSynchronize of its device, whichever
+ * comes first (a failure of a destroyed stream by deviceSynchronize). If more operations fail
+ * before that, return the first and count the others in its message. streamSynchronize returns
+ * it after the stream is idle; streamQuery may return it before, the core asks again.
+ * eventQuery/eventSynchronize never return a failure: they say whether the captured work has
+ * ended, failed or not (the core's pool queries its own events, and must neither take a
+ * failure from the application nor see one that is not its own). Once returned, a failure is
+ * gone: later work, later events and later synchronisations of the stream are clean. The core
+ * keeps the failures its own waits receive and hands them to the application's reporting calls
+ * (hal.h, "Asynchronous failures"). A vendor runtime that loses the device on a fault (CUDA's
+ * sticky errors) makes every later entry on it fail with the vendor's error until the device
+ * is reset; that is the vendor's behaviour, not a failure the plugin keeps.
  */
 #ifndef POLYHAL_PLUGIN_H_
 #define POLYHAL_PLUGIN_H_
@@ -89,6 +98,10 @@ typedef struct halPluginDeviceInfo {
     uint64_t capabilities; /* halDeviceCapability bits the device really supports */
     int leastStreamPriority;
     int greatestStreamPriority;
+    /* Largest sum of the argument sizes of one launch the device accepts (the vendor's kernel
+     * parameter limit). 0, or a plugin built before this member: the core applies 4096 bytes,
+     * CUDA's classic limit. The core refuses larger launches, so launchKernel never sees one. */
+    uint64_t maxKernelArgumentBytes;
 } halPluginDeviceInfo;
 
 typedef struct halPluginDispatchTable {
@@ -112,8 +125,8 @@ typedef struct halPluginDispatchTable {
     void (*deviceClose)(halPluginDevice device);
     /* Required. Fills `info` (info->size is set by the core). */
     halError (*deviceGetInfo)(halPluginDevice device, halPluginDeviceInfo* info);
-    /* Required. Blocks until all streams of the device are idle; returns a pending asynchronous
-     * error of any of them. */
+    /* Required. Blocks until all streams of the device are idle; returns the first unreported
+     * asynchronous failure of any of them (destroyed ones included), once. */
     halError (*deviceSynchronize)(halPluginDevice device);
 
     /* ---- Streams ---- (all required) */
@@ -136,7 +149,8 @@ typedef struct halPluginDispatchTable {
     halError (*eventDestroy)(halPluginEvent event);
     /* Required. */
     halError (*eventRecord)(halPluginEvent event, halPluginStream stream);
-    /* Required. HAL_SUCCESS when complete or never recorded, HAL_ERROR_NOT_READY otherwise. */
+    /* Required. HAL_SUCCESS when the captured work has ended (failed or not) or the event was
+     * never recorded, HAL_ERROR_NOT_READY otherwise; never an asynchronous failure. */
     halError (*eventQuery)(halPluginEvent event);
     /* Required. */
     halError (*eventSynchronize)(halPluginEvent event);
@@ -169,7 +183,9 @@ typedef struct halPluginDispatchTable {
     halError (*launchHostFunc)(halPluginStream stream, halHostFn fn, void* userData);
 
     /* ---- Modules and kernels ---- (optional, HAL_DEVICE_CAP_KERNELS; all or none) */
-    /* A bad image: HAL_ERROR_INVALID_IMAGE with the reason. The image is only borrowed. */
+    /* A bad image: HAL_ERROR_INVALID_IMAGE with the reason. The image is only borrowed, and may
+     * be hostile: check every header, offset and size against `size` before anything (a
+     * dynamic loader, a vendor JIT) trusts it; a truncated image must never crash. */
     halError (*moduleLoadData)(halPluginDevice device, const void* image, size_t size,
                                halPluginModule* module);
     /* The core has synchronised the module's device first, so no launch from it is pending. */

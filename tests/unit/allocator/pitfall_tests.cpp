@@ -209,3 +209,55 @@ TEST_CASE("an allocation is ordered on its stream only: freeing it on another st
     CHECK(h.allocate(kWholeSegment, s0) != block);
     CHECK_FALSE(h.device.finished(read));
 }
+
+// Two threads: one records the event again on another stream while the other makes a stream
+// wait on it. The backend's wait may already see the new record, while the event's clock still
+// describes the old one; applying the old clock would claim an ordering the wait never gave.
+TEST_CASE("a wait that overlaps a newer record of its event claims no ordering", "[pitfall]") {
+    PoolHarness h;
+    TestStream s0 = h.stream();
+    TestStream s1 = h.stream();
+    TestStream s2 = h.stream();
+    void* block = h.allocate(kWholeSegment, s0);
+    const FakeDevice::OpId write = h.use(block, s0);
+    TestEvent& event = h.event();
+    h.record(event, s0);  // the old record: after the write on s0
+
+    {
+        // The new record, on s2, has reached the backend but not yet published its clock.
+        EventClock::Recording recording(event.clock);
+        VectorClock newer = h.pool.capture(s2.pool);
+        h.device.record(event.device, s2.device);
+        h.wait(s1, event);  // the backend makes s1 wait for s2, not for s0
+        recording.commit(newer);
+    }
+
+    REQUIRE(h.free(block, s0) == HAL_SUCCESS);
+    CHECK(h.allocate(kWholeSegment, s1) != block);
+    CHECK_FALSE(h.device.finished(write));
+}
+
+// The same overlap for a query: the backend reports the new record (on an idle stream)
+// complete, which says nothing about the old record's work.
+TEST_CASE("a query that overlaps a newer record of its event observes nothing", "[pitfall]") {
+    PoolHarness h;
+    TestStream s0 = h.stream();
+    TestStream s1 = h.stream();
+    TestStream idle = h.stream();
+    void* block = h.allocate(kWholeSegment, s0);
+    const FakeDevice::OpId write = h.use(block, s0);
+    TestEvent& event = h.event();
+    h.record(event, s0);
+
+    {
+        EventClock::Recording recording(event.clock);
+        VectorClock newer = h.pool.capture(idle.pool);
+        h.device.record(event.device, idle.device);
+        CHECK(h.query(event));  // complete: the backend answers for the new record
+        recording.commit(newer);
+    }
+
+    REQUIRE(h.free(block, s0) == HAL_SUCCESS);
+    CHECK(h.allocate(kWholeSegment, s1) != block);
+    CHECK_FALSE(h.device.finished(write));
+}

@@ -68,9 +68,10 @@ public:
         return events_.back();
     }
     void record(TestEvent& event, TestStream stream) {
+        EventClock::Recording recording(event.clock);
         VectorClock clock = pool.capture(stream.pool);
         device.record(event.device, stream.device);
-        event.clock.assign(clock);
+        recording.commit(clock);
     }
     void wait(TestStream stream, TestEvent& event) {
         const uint64_t record = event.clock.generation();

@@ -54,7 +54,7 @@ TEST_CASE("a failing kernel is reported once by the stream, naming the kernel an
     CHECK(laterWork.load() == 1);  // the stream goes on after a failure
 }
 
-TEST_CASE("events recorded after a failure report it, events before it do not", "[failure]") {
+TEST_CASE("events report completion, never a failure; the stream reports it once", "[failure]") {
     KernelModule module;
     Stream stream;
     Event before;
@@ -62,11 +62,27 @@ TEST_CASE("events recorded after a failure report it, events before it do not", 
     REQUIRE(backend().eventRecord(before.get(), stream.get()) == HAL_SUCCESS);
     launchFailingKernel(module, stream.get());
     REQUIRE(backend().eventRecord(after.get(), stream.get()) == HAL_SUCCESS);
-    CHECK(backend().eventSynchronize(after.get()) == HAL_ERROR_LAUNCH_FAILED);
-    CHECK_THAT(lastError(), Catch::Contains("returned 7"));
-    CHECK(backend().eventQuery(after.get()) == HAL_ERROR_LAUNCH_FAILED);  // every time
+    CHECK(backend().eventSynchronize(after.get()) == HAL_SUCCESS);
+    CHECK(backend().eventQuery(after.get()) == HAL_SUCCESS);
     CHECK(backend().eventSynchronize(before.get()) == HAL_SUCCESS);
     CHECK(backend().streamSynchronize(stream.get()) == HAL_ERROR_LAUNCH_FAILED);
+    CHECK_THAT(lastError(), Catch::Contains("returned 7"));
+    // Reported: nothing sticks to the stream or to events recorded later.
+    Event later;
+    REQUIRE(backend().eventRecord(later.get(), stream.get()) == HAL_SUCCESS);
+    CHECK(backend().eventSynchronize(later.get()) == HAL_SUCCESS);
+    CHECK(backend().streamSynchronize(stream.get()) == HAL_SUCCESS);
+}
+
+TEST_CASE("failures after an unreported one are counted in its report", "[failure]") {
+    KernelModule module;
+    Stream stream;
+    launchFailingKernel(module, stream.get());
+    launchFailingKernel(module, stream.get());
+    launchFailingKernel(module, stream.get());
+    CHECK(backend().streamSynchronize(stream.get()) == HAL_ERROR_LAUNCH_FAILED);
+    CHECK_THAT(lastError(), Catch::Contains("and 2 later failure(s)"));
+    CHECK(backend().streamSynchronize(stream.get()) == HAL_SUCCESS);
 }
 
 TEST_CASE("deviceSynchronize reports a failure of a destroyed stream", "[failure]") {

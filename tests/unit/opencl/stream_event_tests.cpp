@@ -150,9 +150,9 @@ TEST_CASE("a failure of queued work is reported once, with OpenCL's error name")
     REQUIRE_OK(plugin().eventRecord(event.get(), stream.get()));
     REQUIRE(clSetUserEventStatus(failing, CL_OUT_OF_RESOURCES) == CL_SUCCESS);
 
-    CHECK(plugin().eventSynchronize(event.get()) == HAL_ERROR_LAUNCH_FAILED);
-    CHECK(lastError().find("CL_") != std::string::npos);
-    CHECK(plugin().eventQuery(event.get()) == HAL_ERROR_LAUNCH_FAILED);
+    // Events report that the work ended; the failure is the stream's to report (plugin.h).
+    CHECK(plugin().eventSynchronize(event.get()) == HAL_SUCCESS);
+    CHECK(plugin().eventQuery(event.get()) == HAL_SUCCESS);
     CHECK(plugin().streamSynchronize(stream.get()) == HAL_ERROR_LAUNCH_FAILED);
     CHECK(lastError().find("work on the stream failed: CL_") != std::string::npos);
     CHECK(plugin().streamSynchronize(stream.get()) == HAL_SUCCESS);  // reported once

@@ -12,8 +12,8 @@
 //   any enqueue on s:   backend call; on success: uint64_t t = pool.submitted(s);
 //                       then pool.recordUse(p, s, t) for every pool pointer it touches
 //                       (memcpy/memset operands, pointer-sized kernel arguments, halRecordStream)
-//   halRecordEvent:     VectorClock c = pool.capture(s); backend eventRecord;
-//                       on success: event.clock.assign(std::move(c))
+//   halRecordEvent:     EventClock::Recording r(event.clock); VectorClock c = pool.capture(s);
+//                       backend eventRecord; on success: r.commit(c)
 //   halStreamWaitEvent: VectorClock c = event.clock.snapshot(); backend streamWaitEvent;
 //                       on success: pool.streamWaited(s, c)   (counts as a submission to s)
 //   halQueryEvent:      c = event.clock.snapshot(); backend eventQuery;

@@ -1,0 +1,533 @@
+// The bad-input table: every public function of <polyhal/hal.h> with the bad arguments its
+// documentation names (NULL, destroyed and foreign handles, absurd sizes, products that
+// overflow, invalid enum values), each with the error hal.h promises. Every failure must leave
+// a fresh, non-empty message. A second test reads hal.h and fails for any function without a
+// row, so a new function cannot be added without its rows.
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kernels.hpp"
+
+namespace {
+
+// Objects the rows refer to: live ones, destroyed ones and foreign pointers.
+struct Objects {
+    halStream stream = nullptr;
+    halStream destroyedStream = nullptr;
+    halStream foreignStream = nullptr;
+    halEvent event = nullptr;
+    halEvent timingOff = nullptr;
+    halEvent destroyedEvent = nullptr;
+    halEvent foreignEvent = nullptr;
+    halModule module = nullptr;  // NULL when the device runs no CTS kernels
+    halModule unloadedModule = nullptr;
+    halFunction function = nullptr;
+    halFunction unloadedFunction = nullptr;
+    void* device = nullptr;  // 256 bytes of pool memory
+    void* host = nullptr;    // 256 bytes of halMallocHost memory
+    unsigned char local[256] = {};
+    int deviceCount = 0;
+};
+
+struct Row {
+    const char* function;
+    const char* bad;  // what is wrong with the arguments
+    halError expected;
+    std::function<halError(Objects&)> call;
+    bool needsKernels = false;
+};
+
+// A call that returns a string instead of a halError: HAL_SUCCESS when `ok`.
+halError stringCheck(bool ok) { return ok ? HAL_SUCCESS : HAL_ERROR_UNKNOWN; }
+
+template <typename Enum>
+Enum invalidEnum() {
+    return static_cast<Enum>(0xffffffffu);
+}
+
+constexpr halDim3 one = {1, 1, 1};
+
+// Valid arguments of fill_u32, so that only the row's own bad input is wrong.
+const halKernelArg* fillArgs(Objects& o) {
+    static const uint32_t value = 1, n = 1;
+    static halKernelArg args[3];
+    args[0] = {&o.device, sizeof o.device};
+    args[1] = {&value, sizeof value};
+    args[2] = {&n, sizeof n};
+    return args;
+}
+
+std::vector<Row> rows() {
+    return {
+        {"halGetErrorName", "a value that is no halError", HAL_SUCCESS,
+         [](Objects&) {
+             return stringCheck(std::string(halGetErrorName(invalidEnum<halError>())) ==
+                                "HAL_ERROR_UNRECOGNIZED");
+         }},
+        {"halGetErrorString", "a value that is no halError", HAL_SUCCESS,
+         [](Objects&) { return stringCheck(*halGetErrorString(invalidEnum<halError>()) != 0); }},
+        {"halGetLastErrorMessage", "none (never NULL)", HAL_SUCCESS,
+         [](Objects&) { return stringCheck(halGetLastErrorMessage() != nullptr); }},
+        {"halInit", "none (idempotent)", HAL_SUCCESS, [](Objects&) { return halInit(); }},
+        {"halGetVersion", "every pointer NULL", HAL_SUCCESS,
+         [](Objects&) { return halGetVersion(nullptr, nullptr, nullptr); }},
+        {"halGetBackendName", "name NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) { return halGetBackendName(nullptr); }},
+        {"halGetDeviceCount", "count NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) { return halGetDeviceCount(nullptr); }},
+        {"halSetDevice", "-1", HAL_ERROR_INVALID_DEVICE, [](Objects&) { return halSetDevice(-1); }},
+        {"halSetDevice", "the device count", HAL_ERROR_INVALID_DEVICE,
+         [](Objects& o) { return halSetDevice(o.deviceCount); }},
+        {"halSetDevice", "INT32_MIN", HAL_ERROR_INVALID_DEVICE,
+         [](Objects&) { return halSetDevice(INT32_MIN); }},
+        {"halGetDevice", "device NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) { return halGetDevice(nullptr); }},
+        {"halResetDevice", "-1", HAL_ERROR_INVALID_DEVICE,
+         [](Objects&) { return halResetDevice(-1); }},
+        {"halResetDevice", "the device count", HAL_ERROR_INVALID_DEVICE,
+         [](Objects& o) { return halResetDevice(o.deviceCount); }},
+        {"halGetDeviceProperties", "props NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) { return halGetDeviceProperties(0, nullptr); }},
+        {"halGetDeviceProperties", "props->size 0", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) {
+             halDeviceProperties props = {};
+             return halGetDeviceProperties(0, &props);
+         }},
+        {"halGetDeviceProperties", "device -1", HAL_ERROR_INVALID_DEVICE,
+         [](Objects&) {
+             halDeviceProperties props = {};
+             props.size = sizeof props;
+             return halGetDeviceProperties(-1, &props);
+         }},
+        {"halSynchronizeDevice", "none (idle device)", HAL_SUCCESS,
+         [](Objects&) { return halSynchronizeDevice(); }},
+        {"halCreateStream", "stream NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) { return halCreateStream(nullptr); }},
+        {"halCreateStreamWithConfig", "stream NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) { return halCreateStreamWithConfig(nullptr, 0, HAL_STREAM_DEFAULT); }},
+        {"halCreateStreamWithConfig", "unknown flag bits", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) {
+             halStream stream = nullptr;
+             return halCreateStreamWithConfig(&stream, 0, 0x80000000u);
+         }},
+        {"halDestroyStream", "NULL (the default stream)", HAL_ERROR_INVALID_HANDLE,
+         [](Objects&) { return halDestroyStream(nullptr); }},
+        {"halDestroyStream", "a destroyed stream", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) { return halDestroyStream(o.destroyedStream); }},
+        {"halDestroyStream", "a foreign pointer", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) { return halDestroyStream(o.foreignStream); }},
+        {"halSynchronizeStream", "a destroyed stream", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) { return halSynchronizeStream(o.destroyedStream); }},
+        {"halSynchronizeStream", "a foreign pointer", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) { return halSynchronizeStream(o.foreignStream); }},
+        {"halQueryStream", "a destroyed stream", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) { return halQueryStream(o.destroyedStream); }},
+        {"halQueryStream", "an event passed as a stream", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) { return halQueryStream(reinterpret_cast<halStream>(o.event)); }},
+        {"halStreamWaitEvent", "a destroyed stream", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) { return halStreamWaitEvent(o.destroyedStream, o.event); }},
+        {"halStreamWaitEvent", "event NULL", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) { return halStreamWaitEvent(o.stream, nullptr); }},
+        {"halStreamWaitEvent", "a destroyed event", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) { return halStreamWaitEvent(o.stream, o.destroyedEvent); }},
+        {"halStreamWaitEvent", "a foreign event", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) { return halStreamWaitEvent(o.stream, o.foreignEvent); }},
+        {"halGetStreamPriorityRange", "both pointers NULL", HAL_SUCCESS,
+         [](Objects&) { return halGetStreamPriorityRange(nullptr, nullptr); }},
+        {"halStreamGetNativeHandle", "native NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halStreamGetNativeHandle(o.stream, nullptr); }},
+        {"halStreamGetNativeHandle", "a destroyed stream", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) {
+             void* native = nullptr;
+             return halStreamGetNativeHandle(o.destroyedStream, &native);
+         }},
+        {"halCreateEvent", "event NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) { return halCreateEvent(nullptr); }},
+        {"halCreateEventWithFlag", "event NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) { return halCreateEventWithFlag(nullptr, HAL_EVENT_DEFAULT); }},
+        {"halCreateEventWithFlag", "unknown flag bits", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) {
+             halEvent event = nullptr;
+             return halCreateEventWithFlag(&event, 0x80000004u);
+         }},
+        {"halRecordEvent", "event NULL", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) { return halRecordEvent(nullptr, o.stream); }},
+        {"halRecordEvent", "a destroyed event", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) { return halRecordEvent(o.destroyedEvent, o.stream); }},
+        {"halRecordEvent", "a destroyed stream", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) { return halRecordEvent(o.event, o.destroyedStream); }},
+        {"halQueryEvent", "NULL", HAL_ERROR_INVALID_HANDLE,
+         [](Objects&) { return halQueryEvent(nullptr); }},
+        {"halQueryEvent", "a destroyed event", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) { return halQueryEvent(o.destroyedEvent); }},
+        {"halQueryEvent", "a stream passed as an event", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) { return halQueryEvent(reinterpret_cast<halEvent>(o.stream)); }},
+        {"halSynchronizeEvent", "a destroyed event", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) { return halSynchronizeEvent(o.destroyedEvent); }},
+        {"halSynchronizeEvent", "a foreign pointer", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) { return halSynchronizeEvent(o.foreignEvent); }},
+        {"halEventElapsedTime", "ms NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halEventElapsedTime(nullptr, o.event, o.event); }},
+        {"halEventElapsedTime", "start NULL", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) {
+             float ms = 0;
+             return halEventElapsedTime(&ms, nullptr, o.event);
+         }},
+        {"halEventElapsedTime", "a destroyed end event", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) {
+             float ms = 0;
+             return halEventElapsedTime(&ms, o.event, o.destroyedEvent);
+         }},
+        {"halEventElapsedTime", "an event with timing disabled", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             float ms = 0;
+             return halEventElapsedTime(&ms, o.timingOff, o.event);
+         }},
+        {"halDestroyEvent", "NULL", HAL_ERROR_INVALID_HANDLE,
+         [](Objects&) { return halDestroyEvent(nullptr); }},
+        {"halDestroyEvent", "a destroyed event", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) { return halDestroyEvent(o.destroyedEvent); }},
+        {"halLaunchHostFunc", "fn NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halLaunchHostFunc(o.stream, nullptr, nullptr); }},
+        {"halLaunchHostFunc", "a destroyed stream", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) {
+             return halLaunchHostFunc(o.destroyedStream, [](void*) {}, nullptr);
+         }},
+        {"halMalloc", "ptr NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) { return halMalloc(nullptr, 16); }},
+        {"halMalloc", "size 0", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) {
+             void* p = nullptr;
+             return halMalloc(&p, 0);
+         }},
+        {"halMalloc", "SIZE_MAX bytes", HAL_ERROR_OUT_OF_MEMORY,
+         [](Objects&) {
+             void* p = nullptr;
+             return halMalloc(&p, SIZE_MAX);
+         }},
+        {"halFree", "host memory", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halFree(o.local); }},
+        {"halFree", "an interior pointer", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halFree(static_cast<char*>(o.device) + 16); }},
+        {"halFree", "pinned host memory", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halFree(o.host); }},
+        {"halMallocHost", "ptr NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) { return halMallocHost(nullptr, 16); }},
+        {"halMallocHost", "size 0", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) {
+             void* p = nullptr;
+             return halMallocHost(&p, 0);
+         }},
+        {"halMallocHost", "SIZE_MAX bytes", HAL_ERROR_OUT_OF_MEMORY,
+         [](Objects&) {
+             void* p = nullptr;
+             return halMallocHost(&p, SIZE_MAX);
+         }},
+        {"halFreeHost", "memory not from halMallocHost", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halFreeHost(o.local); }},
+        {"halFreeHost", "device memory", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halFreeHost(o.device); }},
+        {"halMemcpy", "dst NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halMemcpy(nullptr, 16, o.local, 16, HAL_MEMCPY_DEFAULT); }},
+        {"halMemcpy", "count > dstMax", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halMemcpy(o.local, 8, o.local + 128, 16, HAL_MEMCPY_DEFAULT); }},
+        {"halMemcpy", "an invalid kind", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             return halMemcpy(o.local, 16, o.local + 128, 16, invalidEnum<halMemcpyKind>());
+         }},
+        {"halMemcpy", "a kind contradicting the device source", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halMemcpy(o.local, 16, o.device, 16, HAL_MEMCPY_HOST_TO_HOST); }},
+        {"halMemcpy", "count past the end of the allocation", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halMemcpy(o.local, 256, o.device, 257, HAL_MEMCPY_DEFAULT); }},
+        {"halMemcpy", "SIZE_MAX bytes from an interior pointer", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             return halMemcpy(static_cast<char*>(o.device) + 8, SIZE_MAX, o.local, SIZE_MAX,
+                              HAL_MEMCPY_DEFAULT);
+         }},
+        {"halMemcpyAsync", "a destroyed stream", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) {
+             return halMemcpyAsync(o.local, 16, o.local + 128, 16, HAL_MEMCPY_DEFAULT,
+                                   o.destroyedStream);
+         }},
+        {"halMemcpyAsync", "an invalid kind", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             return halMemcpyAsync(o.local, 16, o.local + 128, 16, invalidEnum<halMemcpyKind>(),
+                                   o.stream);
+         }},
+        {"halMemcpyAsync", "src NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             return halMemcpyAsync(o.device, 16, nullptr, 16, HAL_MEMCPY_DEFAULT, o.stream);
+         }},
+        {"halMemset", "dst NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) { return halMemset(nullptr, 16, 0, 16); }},
+        {"halMemset", "count > dstMax", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halMemset(o.device, 8, 0, 16); }},
+        {"halMemset", "count past the end of the allocation", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halMemset(o.device, SIZE_MAX, 0, 257); }},
+        {"halMemsetAsync", "a destroyed stream", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) { return halMemsetAsync(o.device, 16, 0, 16, o.destroyedStream); }},
+        {"halMemsetAsync", "count past the end of the allocation", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halMemsetAsync(o.device, SIZE_MAX, 0, SIZE_MAX, o.stream); }},
+        {"halMallocAsync", "ptr NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halMallocAsync(nullptr, 16, o.stream); }},
+        {"halMallocAsync", "size 0", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             void* p = nullptr;
+             return halMallocAsync(&p, 0, o.stream);
+         }},
+        {"halMallocAsync", "a destroyed stream", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) {
+             void* p = nullptr;
+             return halMallocAsync(&p, 16, o.destroyedStream);
+         }},
+        {"halMallocAsync", "SIZE_MAX bytes", HAL_ERROR_OUT_OF_MEMORY,
+         [](Objects& o) {
+             void* p = nullptr;
+             return halMallocAsync(&p, SIZE_MAX, o.stream);
+         }},
+        {"halFreeAsync", "ptr NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halFreeAsync(nullptr, o.stream); }},
+        {"halFreeAsync", "host memory", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halFreeAsync(o.local, o.stream); }},
+        {"halFreeAsync", "a destroyed stream", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) { return halFreeAsync(o.device, o.destroyedStream); }},
+        {"halRecordStream", "ptr NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halRecordStream(nullptr, o.stream); }},
+        {"halRecordStream", "a destroyed stream", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) { return halRecordStream(o.device, o.destroyedStream); }},
+        {"halMemPoolGetStats", "stats NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) { return halMemPoolGetStats(0, nullptr); }},
+        {"halMemPoolGetStats", "stats->size 0", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) {
+             halMemPoolStats stats = {};
+             return halMemPoolGetStats(0, &stats);
+         }},
+        {"halMemPoolGetStats", "device -1", HAL_ERROR_INVALID_DEVICE,
+         [](Objects&) {
+             halMemPoolStats stats = {};
+             stats.size = sizeof stats;
+             return halMemPoolGetStats(-1, &stats);
+         }},
+        {"halMemPoolTrim", "device -1", HAL_ERROR_INVALID_DEVICE,
+         [](Objects&) { return halMemPoolTrim(-1, 0); }},
+        {"halMemPoolSetAttribute", "an invalid attribute", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) { return halMemPoolSetAttribute(0, invalidEnum<halMemPoolAttribute>(), 0); }},
+        {"halMemPoolSetAttribute", "a switch set to 2", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) {
+             return halMemPoolSetAttribute(0, HAL_MEMPOOL_ATTR_REUSE_PROVEN_ORDER, 2);
+         }},
+        {"halMemPoolSetAttribute", "the device count", HAL_ERROR_INVALID_DEVICE,
+         [](Objects& o) {
+             return halMemPoolSetAttribute(o.deviceCount, HAL_MEMPOOL_ATTR_RELEASE_THRESHOLD, 0);
+         }},
+        {"halMemPoolGetAttribute", "value NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) {
+             return halMemPoolGetAttribute(0, HAL_MEMPOOL_ATTR_RELEASE_THRESHOLD, nullptr);
+         }},
+        {"halMemPoolGetAttribute", "an invalid attribute", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) {
+             uint64_t value = 0;
+             return halMemPoolGetAttribute(0, invalidEnum<halMemPoolAttribute>(), &value);
+         }},
+        {"halModuleLoadData", "module NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halModuleLoadData(nullptr, o.local, 16); }},
+        {"halModuleLoadData", "image NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) {
+             halModule m = nullptr;
+             return halModuleLoadData(&m, nullptr, 16);
+         }},
+        {"halModuleLoadData", "size 0", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             halModule m = nullptr;
+             return halModuleLoadData(&m, o.local, 0);
+         }},
+        {"halModuleLoadData", "zero bytes of image", HAL_ERROR_INVALID_IMAGE,
+         [](Objects& o) {
+             halModule m = nullptr;
+             return halModuleLoadData(&m, o.local, sizeof o.local);
+         },
+         true},
+        {"halModuleLoadFile", "path NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) {
+             halModule m = nullptr;
+             return halModuleLoadFile(&m, nullptr);
+         }},
+        {"halModuleLoadFile", "a missing file", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) {
+             halModule m = nullptr;
+             return halModuleLoadFile(&m, "/nonexistent/polyhal/module");
+         }},
+        {"halModuleLoadFile", "a directory", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) {
+             halModule m = nullptr;
+             return halModuleLoadFile(&m, "/");
+         }},
+        {"halModuleLoadFile", "an empty file", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) {
+             halModule m = nullptr;
+             return halModuleLoadFile(&m, "/dev/null");
+         }},
+        {"halModuleGetFunction", "function NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halModuleGetFunction(nullptr, o.module, "fill_u32"); }, true},
+        {"halModuleGetFunction", "name NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             halFunction f = nullptr;
+             return halModuleGetFunction(&f, o.module, nullptr);
+         },
+         true},
+        {"halModuleGetFunction", "an unloaded module", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) {
+             halFunction f = nullptr;
+             return halModuleGetFunction(&f, o.unloadedModule, "fill_u32");
+         },
+         true},
+        {"halModuleGetFunction", "an unknown name", HAL_ERROR_NOT_FOUND,
+         [](Objects& o) {
+             halFunction f = nullptr;
+             return halModuleGetFunction(&f, o.module, "no_such_kernel_in_the_cts");
+         },
+         true},
+        {"halModuleUnload", "NULL", HAL_ERROR_INVALID_HANDLE,
+         [](Objects&) { return halModuleUnload(nullptr); }},
+        {"halModuleUnload", "an unloaded module", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) { return halModuleUnload(o.unloadedModule); }, true},
+        {"halLaunchKernel", "function NULL", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) {
+             return halLaunchKernel(nullptr, one, one, 0, fillArgs(o), 3, o.stream);
+         }},
+        {"halLaunchKernel", "a function of an unloaded module", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) {
+             return halLaunchKernel(o.unloadedFunction, one, one, 0, fillArgs(o), 3, o.stream);
+         },
+         true},
+        {"halLaunchKernel", "a destroyed stream", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) {
+             return halLaunchKernel(o.function, one, one, 0, fillArgs(o), 3, o.destroyedStream);
+         },
+         true},
+        {"halLaunchKernel", "a zero grid dimension", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             return halLaunchKernel(o.function, {1, 0, 1}, one, 0, fillArgs(o), 3, o.stream);
+         },
+         true},
+        {"halLaunchKernel", "a block whose thread count wraps to 0", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             return halLaunchKernel(o.function, one, {0x80000000u, 0x80000000u, 4}, 0,
+                                    fillArgs(o), 3, o.stream);
+         },
+         true},
+        {"halLaunchKernel", "SIZE_MAX bytes of shared memory", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             return halLaunchKernel(o.function, one, one, SIZE_MAX, fillArgs(o), 3, o.stream);
+         },
+         true},
+        {"halLaunchKernel", "args NULL with numArgs 3", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halLaunchKernel(o.function, one, one, 0, nullptr, 3, o.stream); },
+         true},
+        {"halLaunchKernel", "an argument of SIZE_MAX bytes", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             const halKernelArg args[] = {{o.local, SIZE_MAX}};
+             return halLaunchKernel(o.function, one, one, 0, args, 1, o.stream);
+         },
+         true},
+        {"halLaunchKernel", "an argument of size 0", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             const halKernelArg args[] = {{o.local, 0}};
+             return halLaunchKernel(o.function, one, one, 0, args, 1, o.stream);
+         },
+         true},
+    };
+}
+
+// The names of the functions <polyhal/hal.h> declares, read from the header in the source tree.
+std::set<std::string> declaredFunctions() {
+    std::string path = __FILE__;
+    path = path.substr(0, path.rfind("/tests/")) + "/hal/include/polyhal/hal.h";
+    std::ifstream file(path);
+    const std::string header((std::istreambuf_iterator<char>(file)), {});
+    std::set<std::string> names;
+    const std::regex declaration(R"(HAL_API\s+[\w\s\*]*?\b(hal\w+)\s*\()");
+    for (auto it = std::sregex_iterator(header.begin(), header.end(), declaration);
+         it != std::sregex_iterator(); ++it) {
+        names.insert((*it)[1]);
+    }
+    return names;
+}
+
+}  // namespace
+
+TEST_CASE("every public function refuses its documented bad inputs, with a fresh message",
+          "[errors][bad_input]") {
+    Objects o;
+    HAL_REQUIRE_OK(halGetDeviceCount(&o.deviceCount));
+    HAL_REQUIRE_OK(halCreateStream(&o.stream));
+    HAL_REQUIRE_OK(halCreateStream(&o.destroyedStream));
+    HAL_REQUIRE_OK(halDestroyStream(o.destroyedStream));
+    HAL_REQUIRE_OK(halCreateEvent(&o.event));
+    HAL_REQUIRE_OK(halRecordEvent(o.event, o.stream));
+    HAL_REQUIRE_OK(halCreateEventWithFlag(&o.timingOff, HAL_EVENT_DISABLE_TIMING));
+    HAL_REQUIRE_OK(halRecordEvent(o.timingOff, o.stream));
+    HAL_REQUIRE_OK(halCreateEvent(&o.destroyedEvent));
+    HAL_REQUIRE_OK(halDestroyEvent(o.destroyedEvent));
+    o.foreignStream = reinterpret_cast<halStream>(o.local + 64);
+    o.foreignEvent = reinterpret_cast<halEvent>(o.local + 64);
+    HAL_REQUIRE_OK(halMalloc(&o.device, 256));
+    HAL_REQUIRE_OK(halMallocHost(&o.host, 256));
+    cts::Module module;
+    cts::Module unloaded;
+    const bool kernels = cts::loadKernel("fill_u32", module, &o.function) &&
+                         cts::loadKernel("fill_u32", unloaded, &o.unloadedFunction);
+    if (kernels) {
+        o.module = module.get();
+        o.unloadedModule = unloaded.release();
+        HAL_REQUIRE_OK(halModuleUnload(o.unloadedModule));
+    }
+    HAL_REQUIRE_OK(halSynchronizeDevice());
+
+    int tried = 0;
+    for (const Row& row : rows()) {
+        if (row.needsKernels && !kernels) continue;
+        INFO(row.function << " with " << row.bad);
+        // A failure of its own first, so that the row's message is seen to be fresh.
+        REQUIRE(halSetDevice(-424242) == HAL_ERROR_INVALID_DEVICE);
+        const std::string before = halGetLastErrorMessage();
+        const halError result = row.call(o);
+        const std::string message = halGetLastErrorMessage();
+        INFO("message: " << message);
+        CHECK(result == row.expected);
+        if (row.expected != HAL_SUCCESS) {
+            CHECK(!message.empty());
+            CHECK(message != before);
+        }
+        ++tried;
+    }
+    std::printf("bad-input table: %d rows tried\n", tried);
+    HAL_CHECK_OK(halSynchronizeDevice());
+    HAL_CHECK_OK(halFreeHost(o.host));
+    HAL_CHECK_OK(halFree(o.device));
+    HAL_CHECK_OK(halDestroyEvent(o.timingOff));
+    HAL_CHECK_OK(halDestroyEvent(o.event));
+    HAL_CHECK_OK(halDestroyStream(o.stream));
+}
+
+TEST_CASE("every function hal.h declares has rows in the bad-input table",
+          "[errors][bad_input]") {
+    const std::set<std::string> declared = declaredFunctions();
+    REQUIRE(declared.size() >= 40);
+    std::set<std::string> covered;
+    for (const Row& row : rows()) covered.insert(row.function);
+    for (const std::string& name : declared) {
+        INFO(name << " is declared in hal.h; add its rows to this table");
+        CHECK(covered.count(name) == 1);
+    }
+    for (const std::string& name : covered) {
+        INFO(name << " has rows but is not declared in hal.h");
+        CHECK(declared.count(name) == 1);
+    }
+}

@@ -167,6 +167,11 @@ halError deviceOpen(int ordinal, halPluginDevice* device) {
     }
     opened->computeQueueOrdinal = static_cast<uint32_t>(compute);
     opened->computeQueueCount = std::max(groups[static_cast<size_t>(compute)].numQueues, 1u);
+    opened->copyQueueOrdinal = findCopyOnlyQueueGroup(groups.data(), count);
+    if (opened->copyQueueOrdinal >= 0) {
+        opened->copyQueueCount = groups[static_cast<size_t>(opened->copyQueueOrdinal)].numQueues;
+        if (opened->copyQueueCount == 0) opened->copyQueueOrdinal = -1;
+    }
     if (halError error = reachesEveryPeer(entry, &opened->peerCopy); error != HAL_SUCCESS) {
         return error;
     }

@@ -39,6 +39,10 @@ struct halPluginDevice_t {
     uint32_t computeQueueOrdinal = 0;  // the command queue group streams submit to
     uint32_t computeQueueCount = 1;    // its engines; streams are spread over them
     std::atomic<uint32_t> streamsCreated{0};
+    // A copy-only command queue group (copy engines) for the streams' copies; -1 when none.
+    int copyQueueOrdinal = -1;
+    uint32_t copyQueueCount = 0;
+    std::atomic<uint32_t> copyListsCreated{0};
     // Every other device of the backend shares this device's context and can reach its memory
     // and be reached: copies between them are one zeCommandListAppendMemoryCopy.
     bool peerCopy = false;

@@ -25,14 +25,6 @@ halError checkAllocation(ze_result_t result, const char* call, size_t size) {
     return check(result, call);
 }
 
-halError appendCopy(halPluginStream stream, void* dst, const void* src, size_t count) {
-    return stream->appendCommand("zeCommandListAppendMemoryCopy",
-                                 [&](ze_command_list_handle_t list) {
-                                     return ze.zeCommandListAppendMemoryCopy(
-                                         list, dst, src, count, nullptr, 0, nullptr);
-                                 });
-}
-
 }  // namespace
 
 halError memAllocDevice(halPluginDevice device, size_t size, void** ptr) {
@@ -69,7 +61,7 @@ halError memFreeHost(halPluginDevice device, void* ptr) {
 // One call serves every kind: Level Zero copies between any memory its device can reach.
 halError memcpyAsync(halPluginStream stream, void* dst, const void* src, size_t count,
                      halMemcpyKind /*kind*/) {
-    return appendCopy(stream, dst, src, count);
+    return stream->appendCopy(dst, src, count);
 }
 
 halError memcpyPeerAsync(halPluginStream stream, void* dst, halPluginDevice dstDevice,
@@ -83,7 +75,7 @@ halError memcpyPeerAsync(halPluginStream stream, void* dst, halPluginDevice dstD
                             "a driver context with peer access", srcDevice->properties.name,
                             dstDevice->properties.name);
     }
-    return appendCopy(stream, dst, src, count);
+    return stream->appendCopy(dst, src, count);
 }
 
 halError memsetAsync(halPluginStream stream, void* dst, unsigned char value, size_t count) {

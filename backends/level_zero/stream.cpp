@@ -15,16 +15,90 @@ using polyhal::level_zero::check;
 using polyhal::level_zero::SlotRef;
 using polyhal::level_zero::ze;
 
-halPluginStream_t::halPluginStream_t(halPluginDevice_t* device, ze_command_list_handle_t list)
-    : device_(device), list_(list) {}
+halPluginStream_t::halPluginStream_t(halPluginDevice_t* device, ze_command_list_handle_t list,
+                                     ze_command_queue_priority_t priority)
+    : device_(device), list_(list), priority_(priority) {}
 
 halPluginStream_t::~halPluginStream_t() {
     hostFuncs_.reset();
-    const ze_result_t result = ze.zeCommandListDestroy(list_);
-    if (result != ZE_RESULT_SUCCESS) {
-        polyhal::plugin::log(HAL_LOG_WARN, "zeCommandListDestroy: %s",
-                             polyhal::level_zero::resultName(result));
+    for (ze_command_list_handle_t list : {list_, copyList_}) {
+        if (list == nullptr) continue;
+        const ze_result_t result = ze.zeCommandListDestroy(list);
+        if (result != ZE_RESULT_SUCCESS) {
+            polyhal::plugin::log(HAL_LOG_WARN, "zeCommandListDestroy: %s",
+                                 polyhal::level_zero::resultName(result));
+        }
     }
+}
+
+halError halPluginStream_t::joinCopiesLocked() {
+    if (!copyTail_) return HAL_SUCCESS;
+    SlotRef acknowledgement;
+    if (halError error = device_->events().acquire(&acknowledgement); error != HAL_SUCCESS) {
+        return error;
+    }
+    copyTail_->addWaitAcknowledgement(acknowledgement);
+    POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendBarrier, list_, acknowledgement->event, 1,
+                               &copyTail_->event);
+    acknowledgement->submitted = true;
+    ordered_ = true;
+    ++appended_;
+    copyTail_.reset();
+    return HAL_SUCCESS;
+}
+
+halError halPluginStream_t::copyListLocked(ze_command_list_handle_t* list) {
+    if (copyList_ == nullptr) {
+        // Copy engines taken in turn, as the compute engines are.
+        const uint32_t engine = device_->copyListsCreated++ % device_->copyQueueCount;
+        const ze_command_queue_desc_t desc{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+                                           nullptr,
+                                           static_cast<uint32_t>(device_->copyQueueOrdinal),
+                                           engine,
+                                           0,
+                                           ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
+                                           priority_};
+        POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListCreateImmediate, device_->driver->context,
+                                   device_->device, &desc, &copyList_);
+    }
+    *list = copyList_;
+    return HAL_SUCCESS;
+}
+
+halError halPluginStream_t::appendCopy(void* dst, const void* src, size_t count) {
+    if (device_->copyQueueOrdinal < 0) {
+        return appendCommand("zeCommandListAppendMemoryCopy", [&](ze_command_list_handle_t list) {
+            return ze.zeCommandListAppendMemoryCopy(list, dst, src, count, nullptr, 0, nullptr);
+        });
+    }
+    SlotRef done;
+    if (halError error = device_->events().acquire(&done); error != HAL_SUCCESS) return error;
+    std::lock_guard<std::mutex> lock(mutex_);
+    ze_command_list_handle_t copies = nullptr;
+    if (halError error = copyListLocked(&copies); error != HAL_SUCCESS) return error;
+    // After the work of list_ appended since the last copy waited for it...
+    SlotRef after;
+    if (copyForkedAt_ != appended_) {
+        if (halError error = markerLocked(&after); error != HAL_SUCCESS) return error;
+    }
+    // ...and after the copies before it.
+    if (!copyOrdered_) {
+        POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendBarrier, copies, nullptr, 0, nullptr);
+        copyOrdered_ = true;
+    }
+    // The copy's own signal tells that its wait on `after` has run.
+    ze_event_handle_t wait = nullptr;
+    if (after) {
+        after->addWaitAcknowledgement(done);
+        wait = after->event;
+    }
+    POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendMemoryCopy, copies, dst, src, count,
+                               done->event, after ? 1u : 0u, after ? &wait : nullptr);
+    done->submitted = true;
+    copyOrdered_ = false;
+    if (after) copyForkedAt_ = appended_;
+    copyTail_ = std::move(done);
+    return HAL_SUCCESS;
 }
 
 halError halPluginStream_t::orderAfterPriorCommandsLocked() {
@@ -36,6 +110,7 @@ halError halPluginStream_t::orderAfterPriorCommandsLocked() {
 
 halError halPluginStream_t::signalAfterPriorWork(const SlotRef& slot) {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (halError error = joinCopiesLocked(); error != HAL_SUCCESS) return error;
     // A barrier without wait events starts once every earlier command has finished.
     POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendBarrier, list_, slot->event, 0, nullptr);
     slot->submitted = true;
@@ -63,6 +138,7 @@ halError halPluginStream_t::waitFor(const SlotRef& slot) {
     // before the barrier has run.
     slot->addWaitAcknowledgement(acknowledgement);
     std::lock_guard<std::mutex> lock(mutex_);
+    if (halError error = joinCopiesLocked(); error != HAL_SUCCESS) return error;
     // A barrier with wait events holds every later command until the events have signalled.
     POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendBarrier, list_, acknowledgement->event, 1,
                                &slot->event);
@@ -83,6 +159,7 @@ halError halPluginStream_t::launchHostFunc(polyhal::level_zero::HostFuncCall cal
     finished->addWaitAcknowledgement(acknowledgement);
 
     std::lock_guard<std::mutex> lock(mutex_);
+    if (halError error = joinCopiesLocked(); error != HAL_SUCCESS) return error;
     if (!hostFuncs_) hostFuncs_ = std::make_unique<polyhal::level_zero::HostFuncThread>(this);
     POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendBarrier, list_, started->event, 0, nullptr);
     started->submitted = true;
@@ -99,6 +176,7 @@ halError halPluginStream_t::launchHostFunc(polyhal::level_zero::HostFuncCall cal
 }
 
 halError halPluginStream_t::markerLocked(SlotRef* marker) {
+    if (halError error = joinCopiesLocked(); error != HAL_SUCCESS) return error;
     if (appended_ == 0 || (marker_ && markerAppended_ == appended_)) {
         *marker = marker_;
         return HAL_SUCCESS;
@@ -158,6 +236,7 @@ halError halPluginStream_t::markEnd() {
 
 bool halPluginStream_t::isFinished() {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (copyTail_) return false;  // copies not followed by a marker
     if (marker_ && markerAppended_ != appended_) return false;  // work after the last marker
     return !marker_ || ze.zeEventQueryStatus(marker_->event) != ZE_RESULT_NOT_READY;
 }
@@ -197,7 +276,7 @@ halError streamCreate(halPluginDevice device, int priority, uint32_t /*flags: no
                                device->device, &desc, &list);
     std::shared_ptr<halPluginStream_t> created;
     try {
-        created = std::make_shared<halPluginStream_t>(device, list);
+        created = std::make_shared<halPluginStream_t>(device, list, desc.priority);
     } catch (...) {
         ze.zeCommandListDestroy(list);
         throw;

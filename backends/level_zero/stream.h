@@ -5,6 +5,12 @@
 // appended already was one (`ordered_`). Event records and stream markers are themselves
 // barriers that signal a slot; stream waits are barriers on the waited slot, which block every
 // later command until it has signalled.
+//
+// Copies go to a second list on one of the device's copy engines, when it has one. That list
+// is kept in step with the first: a copy waits for a marker of the work appended before it, and
+// the next work of the first list waits for the copies before it (joinCopiesLocked). Markers,
+// records, waits and host functions all live on the first list, which thus stays the stream's
+// one timeline.
 #ifndef POLYHAL_BACKENDS_LEVEL_ZERO_STREAM_H_
 #define POLYHAL_BACKENDS_LEVEL_ZERO_STREAM_H_
 
@@ -21,7 +27,8 @@
 
 struct halPluginStream_t {
 public:
-    halPluginStream_t(halPluginDevice_t* device, ze_command_list_handle_t list);
+    halPluginStream_t(halPluginDevice_t* device, ze_command_list_handle_t list,
+                      ze_command_queue_priority_t priority);
     // Destroys the command list; its work must have finished.
     ~halPluginStream_t();
     halPluginStream_t(const halPluginStream_t&) = delete;
@@ -35,6 +42,7 @@ public:
     template <typename Append>
     halError appendCommand(const char* call, Append&& append) {
         std::lock_guard<std::mutex> lock(mutex_);
+        if (halError error = joinCopiesLocked(); error != HAL_SUCCESS) return error;
         if (halError error = orderAfterPriorCommandsLocked(); error != HAL_SUCCESS) return error;
         if (halError error = polyhal::level_zero::check(append(list_), call); error != HAL_SUCCESS)
             return error;
@@ -42,6 +50,10 @@ public:
         ++appended_;
         return HAL_SUCCESS;
     }
+
+    // Appends a copy of `count` bytes, in order after everything appended before: on a copy
+    // engine when the device has one.
+    halError appendCopy(void* dst, const void* src, size_t count);
 
     // `slot` signals once everything appended so far has finished.
     halError signalAfterPriorWork(const polyhal::level_zero::SlotRef& slot);
@@ -69,6 +81,9 @@ public:
 
 private:
     halError orderAfterPriorCommandsLocked();
+    // Makes later work of list_ wait for the copies appended so far.
+    halError joinCopiesLocked();
+    halError copyListLocked(ze_command_list_handle_t* list);
     // A slot that signals when everything appended so far has finished; null if nothing was
     // ever appended. Reuses the last marker when nothing was appended since.
     halError markerLocked(polyhal::level_zero::SlotRef* marker);
@@ -77,6 +92,7 @@ private:
 
     halPluginDevice_t* const device_;
     const ze_command_list_handle_t list_;
+    const ze_command_queue_priority_t priority_;
 
     // Level Zero forbids appending to one command list from two threads at once, and a host
     // function's signal, wait and hand-over to its thread must not interleave with other work.
@@ -86,6 +102,10 @@ private:
     polyhal::level_zero::SlotRef marker_;
     uint64_t markerAppended_ = 0;  // appended_ when marker_ was appended
     std::unique_ptr<polyhal::level_zero::HostFuncThread> hostFuncs_;  // started on first use
+    ze_command_list_handle_t copyList_ = nullptr;  // on a copy engine; created on first copy
+    bool copyOrdered_ = true;     // ordered_, for copyList_
+    uint64_t copyForkedAt_ = 0;   // appended_ when a copy last waited for list_'s work
+    polyhal::level_zero::SlotRef copyTail_;  // the last copy's, until list_ waits for it
 
     std::mutex asyncErrorMutex_;
     halError asyncError_ = HAL_SUCCESS;

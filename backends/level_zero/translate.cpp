@@ -48,6 +48,17 @@ int findComputeQueueGroup(const ze_command_queue_group_properties_t* groups, uin
     return -1;
 }
 
+int findCopyOnlyQueueGroup(const ze_command_queue_group_properties_t* groups, uint32_t count) {
+    for (uint32_t i = 0; i < count; ++i) {
+        const ze_command_queue_group_property_flags_t flags = groups[i].flags;
+        if ((flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY) != 0 &&
+            (flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE) == 0) {
+            return static_cast<int>(i);
+        }
+    }
+    return -1;
+}
+
 uint64_t deviceCapabilities(bool peerCopy) {
     return HAL_DEVICE_CAP_TIMING_EVENTS | HAL_DEVICE_CAP_HOST_FUNCTIONS | HAL_DEVICE_CAP_KERNELS |
            HAL_DEVICE_CAP_STREAM_PRIORITIES | HAL_DEVICE_CAP_NATIVE_HANDLES |

@@ -39,6 +39,10 @@ float elapsedMilliseconds(uint64_t startTicks, uint64_t endTicks, uint32_t valid
 // Index of the first command queue group that accepts compute work, or -1 when none does.
 int findComputeQueueGroup(const ze_command_queue_group_properties_t* groups, uint32_t count);
 
+// Index of the first command queue group that copies but does not compute (a copy engine), or
+// -1 when there is none.
+int findCopyOnlyQueueGroup(const ze_command_queue_group_properties_t* groups, uint32_t count);
+
 // The capabilities of a Level Zero device through this backend; `peerCopy` when it can copy
 // to and from every other device of the backend directly.
 uint64_t deviceCapabilities(bool peerCopy);

@@ -6,6 +6,7 @@
 #include <polyhal/plugin.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -217,5 +218,50 @@ TEST_CASE("kernels reach allocations above 4 GB", "[kernels]") {
     REQUIRE(ze.streamDestroy(stream) == HAL_SUCCESS);
     REQUIRE(ze.memFreeDevice(device, large) == HAL_SUCCESS);
     REQUIRE(ze.moduleUnload(module) == HAL_SUCCESS);
+    ze.deviceClose(device);
+}
+
+TEST_CASE("copies run on a copy engine, in stream order with the rest", "[engines]") {
+    const halPluginDispatchTable& ze = plugin();
+    void* driver = dlopen(std::getenv("ZE_ENABLE_ALT_DRIVERS"), RTLD_NOW | RTLD_NOLOAD);
+    REQUIRE(driver != nullptr);
+    using CommandsRunOn = uint64_t (*)(uint32_t ordinal);
+    const auto commandsRunOn =
+        reinterpret_cast<CommandsRunOn>(dlsym(driver, "zedoubleCommandsRunOn"));
+    REQUIRE(commandsRunOn != nullptr);
+    // The double's command queue groups: 0 computes and copies, 1 only copies.
+    constexpr uint32_t kCopyOnly = 1;
+
+    halPluginDevice device = nullptr;
+    REQUIRE(ze.deviceOpen(0, &device) == HAL_SUCCESS);
+    halPluginStream stream = nullptr;
+    REQUIRE(ze.streamCreate(device, 0, 0, &stream) == HAL_SUCCESS);
+    constexpr size_t kCount = 4096;
+    void* memory = nullptr;
+    REQUIRE(ze.memAllocDevice(device, kCount, &memory) == HAL_SUCCESS);
+    const uint64_t copiesBefore = commandsRunOn(kCopyOnly);
+
+    // Fill (compute engine), copy back and forth (copy engine), fill again, copy: each step must
+    // see the one before it.
+    std::vector<unsigned char> first(kCount, 0), second(kCount, 0);
+    std::vector<unsigned char> source(kCount, 0x11);
+    REQUIRE(ze.memsetAsync(stream, memory, 0x22, kCount) == HAL_SUCCESS);
+    REQUIRE(ze.memcpyAsync(stream, first.data(), memory, kCount, HAL_MEMCPY_DEVICE_TO_HOST) ==
+            HAL_SUCCESS);
+    REQUIRE(ze.memcpyAsync(stream, memory, source.data(), kCount, HAL_MEMCPY_HOST_TO_DEVICE) ==
+            HAL_SUCCESS);
+    REQUIRE(ze.memsetAsync(stream, memory, 0x33, kCount / 2) == HAL_SUCCESS);
+    REQUIRE(ze.memcpyAsync(stream, second.data(), memory, kCount, HAL_MEMCPY_DEVICE_TO_HOST) ==
+            HAL_SUCCESS);
+    REQUIRE(ze.streamSynchronize(stream) == HAL_SUCCESS);
+
+    CHECK(first == std::vector<unsigned char>(kCount, 0x22));
+    std::vector<unsigned char> expected(kCount, 0x11);
+    std::fill(expected.begin(), expected.begin() + kCount / 2, 0x33);
+    CHECK(second == expected);
+    CHECK(commandsRunOn(kCopyOnly) == copiesBefore + 3);
+
+    REQUIRE(ze.streamDestroy(stream) == HAL_SUCCESS);
+    REQUIRE(ze.memFreeDevice(device, memory) == HAL_SUCCESS);
     ze.deviceClose(device);
 }

@@ -64,6 +64,17 @@ TEST_CASE("the compute queue group is the first that accepts compute work", "[tr
     CHECK(findComputeQueueGroup(groups, 0) == -1);
 }
 
+TEST_CASE("the copy engines are the first group that copies without computing", "[translate]") {
+    ze_command_queue_group_properties_t groups[3] = {};
+    groups[0].flags = ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE |
+                      ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY;
+    groups[1].flags = ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY;
+    groups[2].flags = ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY;
+    CHECK(findCopyOnlyQueueGroup(groups, 3) == 1);
+    CHECK(findCopyOnlyQueueGroup(groups, 1) == -1);
+    CHECK(findCopyOnlyQueueGroup(groups, 0) == -1);
+}
+
 TEST_CASE("device info comes from the driver's properties", "[translate]") {
     ze_device_properties_t properties{};
     std::strcpy(properties.name, "Intel(R) Data Center GPU Max 1100");

@@ -57,13 +57,14 @@ halError moduleLoadData(halPluginDevice deviceHandle, const void* image, size_t 
     return HAL_SUCCESS;
 }
 
-// As in streamDestroy, the module is unloaded even when the device cannot be made current.
+// The vendor unloads a module from the current context (CUDA), so a module whose device cannot
+// be made current stays loaded until its context goes, and the error says why.
 template <class Api>
 halError moduleUnload(halPluginModule handle) noexcept {
     std::unique_ptr<Module<Api>> module(fromHandle<Api>(handle));
     const CurrentDevice<Api> current(*module->device);
-    const halError unloaded = call<Api>(Api::symbols.moduleUnload, module->native);
-    return current.error() != HAL_SUCCESS ? current.error() : unloaded;
+    if (halError error = current.error()) return error;
+    return call<Api>(Api::symbols.moduleUnload, module->native);
 }
 
 template <class Api>

@@ -33,8 +33,8 @@ halError streamCreate(halPluginDevice deviceHandle, int priority, uint32_t /*fla
 }
 
 // The vendor releases the stream once its work has finished; the call does not wait for it.
-// The vendor's destroy functions need no current context, so the handle is released even when
-// the device cannot be made current (nothing else could release it later).
+// Destroying a stream needs no current context (the stream knows its own), so the handle is
+// released even when the device cannot be made current: nothing could release it later.
 template <class Api>
 halError streamDestroy(halPluginStream handle) noexcept {
     std::unique_ptr<Stream<Api>> stream(fromHandle<Api>(handle));

@@ -24,6 +24,12 @@ class HandleRegistry {
         const auto found = live_.find(handle);
         return found != live_.end() && std::strcmp(found->second, kind) == 0;
     }
+    size_t count(const char* kind) const {
+        std::lock_guard<std::mutex> lock(mutex_);
+        size_t live = 0;
+        for (const auto& entry : live_) live += std::strcmp(entry.second, kind) == 0;
+        return live;
+    }
     // Forgets every handle for which `owned(handle, kind)` holds.
     template <class Predicate>
     void removeIf(Predicate owned) {

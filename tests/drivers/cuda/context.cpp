@@ -124,6 +124,11 @@ CUresult CUDAAPI cuCtxSetCurrent(CUcontext context) {
 CUresult CUDAAPI cuCtxPushCurrent(CUcontext context) {
     ENTER();
     requireLive(__func__, context, kContext);
+    for (int failing = g_failingPushes.load(); failing > 0;) {
+        if (g_failingPushes.compare_exchange_weak(failing, failing - 1)) {
+            return CUDA_ERROR_INVALID_CONTEXT;
+        }
+    }
     contextStack().push_back(context);
     return CUDA_SUCCESS;
 }

@@ -125,6 +125,35 @@ TEST_CASE("every polyhal call leaves the calling thread's CUDA context as it fou
     REQUIRE(driver().get<CUresult (*)(CUdevice)>("cuDevicePrimaryCtxRelease_v2")(1) == CUDA_SUCCESS);
 }
 
+TEST_CASE("a stream and an event are released even when their device cannot be made current",
+          "[cuda][context]") {
+    REQUIRE_OK(halInit());
+    REQUIRE_OK(halSetDevice(0));
+    halStream stream = nullptr;
+    halEvent event = nullptr;
+    REQUIRE_OK(halCreateStream(&stream));
+    REQUIRE_OK(halCreateEvent(&event));
+    // Another context is current, so each call must push device 0's, and that push fails.
+    CUcontext own = nullptr;
+    REQUIRE(driver().get<CUresult (*)(CUcontext*, CUdevice)>("cuDevicePrimaryCtxRetain")(&own, 1) ==
+            CUDA_SUCCESS);
+    REQUIRE(driver().get<CUresult (*)(CUcontext)>("cuCtxSetCurrent")(own) == CUDA_SUCCESS);
+    auto liveHandles = driver().get<size_t (*)(const char*)>("polyhalCudaDoubleLiveHandles");
+    auto failPushes = driver().get<void (*)(int)>("polyhalCudaDoubleFailContextPushes");
+    const size_t streams = liveHandles("CUstream");
+    const size_t events = liveHandles("CUevent");
+
+    failPushes(1);
+    CHECK(halDestroyStream(stream) != HAL_SUCCESS);
+    CHECK(liveHandles("CUstream") == streams - 1);
+    failPushes(1);
+    CHECK(halDestroyEvent(event) != HAL_SUCCESS);
+    CHECK(liveHandles("CUevent") == events - 1);
+    failPushes(0);
+    REQUIRE(driver().get<CUresult (*)(CUcontext)>("cuCtxSetCurrent")(nullptr) == CUDA_SUCCESS);
+    REQUIRE(driver().get<CUresult (*)(CUdevice)>("cuDevicePrimaryCtxRelease_v2")(1) == CUDA_SUCCESS);
+}
+
 TEST_CASE("launch arguments must match the kernel's parameters in number and size",
           "[cuda][kernel]") {
     REQUIRE_OK(halInit());

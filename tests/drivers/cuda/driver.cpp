@@ -12,6 +12,7 @@ bool g_initialized = false;
 std::vector<Device>& g_devices = *new std::vector<Device>();
 AddressSpace& g_memory = *new AddressSpace();
 HandleRegistry& g_handles = *new HandleRegistry();
+std::atomic<int> g_failingPushes{0};
 
 namespace {
 
@@ -158,6 +159,13 @@ CUresult CUDAAPI cuGetErrorString(CUresult error, const char** text) {
 }
 
 // ---- Inspection, for tests (not part of the CUDA API) ----
+
+// Makes the next `count` cuCtxPushCurrent calls fail with CUDA_ERROR_INVALID_CONTEXT, as when
+// a context cannot be made current.
+void polyhalCudaDoubleFailContextPushes(int count) { g_failingPushes.store(count); }
+
+// How many handles of `kind` ("CUstream", "CUevent", "CUmodule" ...) are alive.
+size_t polyhalCudaDoubleLiveHandles(const char* kind) { return g_handles.count(kind); }
 
 // How often device `ordinal`'s primary context is retained (0: it does not exist).
 int polyhalCudaDoublePrimaryContextRetains(int ordinal) {

@@ -121,6 +121,8 @@ CUctx_st* requireCurrent(const char* function);
 void requireOwnContext(const char* function, const CUctx_st* owner, const char* what);
 CUstream_st* requireStream(const char* function, CUstream stream);
 bool validDevice(CUdevice device);
+// How many of the next cuCtxPushCurrent calls fail (polyhalCudaDoubleFailContextPushes).
+extern std::atomic<int> g_failingPushes;
 // Releases a primary context: its handles die, its streams drain, its memory goes.
 void destroyContext(std::unique_ptr<CUctx_st> context);
 

@@ -57,9 +57,11 @@ CUresult CUDAAPI cuModuleLoadDataEx(CUmodule* handle, const void* image, unsigne
     return CUDA_SUCCESS;
 }
 
+// CUDA unloads a module "from the current context": the module's own context must be current.
 CUresult CUDAAPI cuModuleUnload(CUmodule module) {
     ENTER();
     requireLive(__func__, module, kModule);
+    requireOwnContext(__func__, module->context, "the module");
     for (auto& [name, function] : module->functions) g_handles.remove(function.get());
     g_handles.remove(module);
     delete module;

@@ -35,9 +35,10 @@ CUresult CUDAAPI cuStreamCreateWithPriority(CUstream* handle, unsigned int flags
 }
 
 // Returns at once; the stream's work still runs (the context keeps the stream until released).
+// The stream knows its context: any context, or none, may be current.
 CUresult CUDAAPI cuStreamDestroy(CUstream stream) {
     ENTER();
-    requireStream(__func__, stream)->destroyed = true;
+    requireLive(__func__, stream, kStream)->destroyed = true;
     g_handles.remove(stream);
     return CUDA_SUCCESS;
 }

@@ -107,6 +107,38 @@ std::vector<Row> rows() {
          }},
         {"halSynchronizeDevice", "none (idle device)", HAL_SUCCESS,
          [](Objects&) { return halSynchronizeDevice(); }},
+        {"halGetMemInfo", "freeBytes NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) {
+             size_t total = 0;
+             return halGetMemInfo(nullptr, &total);
+         }},
+        {"halGetMemInfo", "totalBytes NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) {
+             size_t free = 0;
+             return halGetMemInfo(&free, nullptr);
+         }},
+        {"halDeviceCanAccessPeer", "canAccessPeer NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) { return halDeviceCanAccessPeer(nullptr, 0, 0); }},
+        {"halDeviceCanAccessPeer", "device past the last", HAL_ERROR_INVALID_DEVICE,
+         [](Objects& o) {
+             int can = 0;
+             return halDeviceCanAccessPeer(&can, o.deviceCount, 0);
+         }},
+        {"halDeviceCanAccessPeer", "peerDevice -1", HAL_ERROR_INVALID_DEVICE,
+         [](Objects&) {
+             int can = 0;
+             return halDeviceCanAccessPeer(&can, 0, -1);
+         }},
+        {"halDeviceEnablePeerAccess", "flags not 0", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) { return halDeviceEnablePeerAccess(0, 1); }},
+        {"halDeviceEnablePeerAccess", "peerDevice past the last", HAL_ERROR_INVALID_DEVICE,
+         [](Objects& o) { return halDeviceEnablePeerAccess(o.deviceCount, 0); }},
+        {"halDeviceEnablePeerAccess", "peerDevice the current device", HAL_ERROR_INVALID_DEVICE,
+         [](Objects&) { return halDeviceEnablePeerAccess(0, 0); }},
+        {"halDeviceDisablePeerAccess", "peerDevice -1", HAL_ERROR_INVALID_DEVICE,
+         [](Objects&) { return halDeviceDisablePeerAccess(-1); }},
+        {"halDeviceDisablePeerAccess", "access never enabled", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) { return halDeviceDisablePeerAccess(0); }},
         {"halCreateStream", "stream NULL", HAL_ERROR_INVALID_VALUE,
          [](Objects&) { return halCreateStream(nullptr); }},
         {"halCreateStreamWithConfig", "stream NULL", HAL_ERROR_INVALID_VALUE,

@@ -20,6 +20,8 @@ void printCapabilities(uint64_t capabilities) {
         {HAL_DEVICE_CAP_STREAM_PRIORITIES, "stream-priorities"},
         {HAL_DEVICE_CAP_HOST_ACCESSIBLE, "host-accessible"},
         {HAL_DEVICE_CAP_NATIVE_HANDLES, "native-handles"},
+        {HAL_DEVICE_CAP_PEER_COPY, "peer-copy"},
+        {HAL_DEVICE_CAP_CONCURRENT_HOST_FUNCTIONS, "concurrent-host-functions"},
     };
     for (const auto& capability : kCapabilities) {
         if ((capabilities & capability.bit) != 0) std::printf(" %s", capability.name);

@@ -30,6 +30,7 @@ static void printCapabilities(uint64_t caps) {
         {HAL_DEVICE_CAP_HOST_ACCESSIBLE, "host-accessible-memory"},
         {HAL_DEVICE_CAP_NATIVE_HANDLES, "native-handles"},
         {HAL_DEVICE_CAP_PEER_COPY, "peer-copy"},
+        {HAL_DEVICE_CAP_CONCURRENT_HOST_FUNCTIONS, "concurrent-host-functions"},
     };
     size_t i;
     int any = 0;

@@ -3,10 +3,10 @@
 # for a bounded time from the seed corpus. Fails on any finding; the crashing input is left in
 # build/fuzz as crash-<hash>, and `build/fuzz/bin/api_sequence_fuzzer <file>` replays it.
 #
-#   tests/fuzz/run.sh [seconds]      (default 120)
+#   tests/fuzz/run.sh [seconds]      (default 60)
 set -eu
 cd "$(dirname "$0")/../.."
-seconds="${1:-120}"
+seconds="${1:-60}"
 cmake -S . -B build/fuzz -G Ninja \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \

@@ -46,7 +46,11 @@ void Device::pruneFinished() {
         Timeline& timeline = *tracked.timeline;
         if (!tracked.destroyed || !timeline.reached(timeline.submitted())) return false;
         std::optional<Failure> failure = timeline.takePendingFailure();
-        if (failure && !orphanedFailure_) orphanedFailure_ = std::move(failure);
+        if (failure && orphanedFailure_) {
+            orphanedFailure_->laterFailures += 1 + failure->laterFailures;
+        } else if (failure) {
+            orphanedFailure_ = std::move(failure);
+        }
         return true;
     };
     timelines_.erase(std::remove_if(timelines_.begin(), timelines_.end(), finished),

@@ -3,7 +3,10 @@
 // a CPU device no page is faster to reach than another.
 #include <polyhal/plugin_support.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 
 #include "aligned_memory.h"
@@ -22,6 +25,15 @@ halError memFreeDevice(halPluginDevice device, void* ptr) noexcept {
 }
 
 halError memAllocHost(halPluginDevice /*device*/, size_t size, void** ptr) noexcept {
+    // More than the host has cannot succeed; saying so up front also keeps absurd sizes away
+    // from allocators that abort on them (AddressSanitizer's) instead of failing.
+    static const uint64_t physical = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) *
+                                     static_cast<uint64_t>(sysconf(_SC_PAGE_SIZE));
+    if (size > physical) {
+        return plugin::fail(HAL_ERROR_OUT_OF_MEMORY,
+                            "cannot allocate %zu bytes of host memory: the host has %llu",
+                            size, static_cast<unsigned long long>(physical));
+    }
     void* memory = allocateAligned(kDeviceMemoryAlignment, size);
     if (memory == nullptr) {
         return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "cannot allocate %zu bytes of host memory",

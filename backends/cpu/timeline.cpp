@@ -2,7 +2,6 @@
 
 #include <cstdarg>
 #include <cstdio>
-#include <cstring>
 #include <utility>
 
 namespace polyhal::cpu {
@@ -20,7 +19,7 @@ Failure makeFailure(halError code, const char* format, ...) {
 void Timeline::recordFailure(const Failure& failure) {
     std::lock_guard<std::mutex> lock(pendingMutex_);
     if (pending_) {
-        ++laterFailures_;
+        pending_->laterFailures += 1 + failure.laterFailures;
         return;
     }
     pending_ = failure;
@@ -33,13 +32,6 @@ std::optional<Failure> Timeline::takePendingFailure() {
     std::optional<Failure> failure = std::move(pending_);
     pending_.reset();
     hasPending_.store(false, std::memory_order_relaxed);
-    if (failure && laterFailures_ > 0) {
-        const size_t used = std::strlen(failure->message);
-        std::snprintf(failure->message + used, sizeof failure->message - used,
-                      " (and %llu later failure(s) on this stream)",
-                      static_cast<unsigned long long>(laterFailures_));
-    }
-    laterFailures_ = 0;
     return failure;
 }
 

@@ -25,14 +25,18 @@ namespace polyhal::cpu {
 struct Failure {
     halError code = HAL_SUCCESS;
     char message[512] = {};
+    uint64_t laterFailures = 0;  // failures that came after it before it was reported
 };
 
 // A failure with a printf-style message (truncated to fit).
 Failure makeFailure(halError code, const char* format, ...) __attribute__((format(printf, 2, 3)));
 
-// Returns the failure's error to the caller of an entry, with its message.
+// Returns the failure's error to the caller of an entry, with its message and the count of the
+// failures it stands for (plugin.h: each failure is reported, none is lost without a word).
 inline halError report(const Failure& failure) {
-    return plugin::fail(failure.code, "%s", failure.message);
+    if (failure.laterFailures == 0) return plugin::fail(failure.code, "%s", failure.message);
+    return plugin::fail(failure.code, "%s (and %llu later failure(s))", failure.message,
+                        static_cast<unsigned long long>(failure.laterFailures));
 }
 
 class Timeline {
@@ -62,8 +66,8 @@ class Timeline {
 
     // The first failure since the stream last reported one (streamQuery, streamSynchronize,
     // deviceSynchronize), removed as it is returned: each failure is reported once. Failures
-    // that came after it meanwhile are counted in its message, not lost without a word. Events
-    // do not report failures: the stream does (plugin.h).
+    // that came after it meanwhile are counted in it (laterFailures), not lost without a word.
+    // Events do not report failures: the stream does (plugin.h).
     std::optional<Failure> takePendingFailure();
 
   private:
@@ -74,7 +78,6 @@ class Timeline {
     std::atomic<bool> hasPending_{false};  // lets the common no-failure path skip the lock
     std::mutex pendingMutex_;
     std::optional<Failure> pending_;
-    uint64_t laterFailures_ = 0;  // failures after pending_ before it was reported
 };
 
 // The work of `timeline` up to and including `ticket`.

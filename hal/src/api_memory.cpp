@@ -351,8 +351,10 @@ HAL_API halError halMallocHost(void** ptr, size_t size) {
                 return e;
             }
         } else {
+            // aligned_alloc wants a multiple of the alignment; a size that cannot be rounded up
+            // would wrap to a tiny block.
             const size_t rounded = (size + kHostAlignment - 1) / kHostAlignment * kHostAlignment;
-            memory = std::aligned_alloc(kHostAlignment, rounded);
+            memory = rounded >= size ? std::aligned_alloc(kHostAlignment, rounded) : nullptr;
             if (memory == nullptr) {
                 return fail(HAL_ERROR_OUT_OF_MEMORY, "halMallocHost: cannot allocate {} bytes",
                             size);

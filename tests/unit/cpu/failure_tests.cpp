@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "backend_fixture.h"
@@ -94,5 +95,27 @@ TEST_CASE("deviceSynchronize reports a failure of a destroyed stream", "[failure
     }
     CHECK(backend().deviceSynchronize(device0()) == HAL_ERROR_LAUNCH_FAILED);
     CHECK_THAT(lastError(), Catch::Contains("'fail_in_block'"));
+    CHECK(backend().deviceSynchronize(device0()) == HAL_SUCCESS);
+}
+
+TEST_CASE("failures of several destroyed streams are all accounted for", "[failure]") {
+    REQUIRE(backend().deviceSynchronize(device0()) == HAL_SUCCESS);  // nothing left over
+    KernelModule module;
+    for (int i = 0; i < 3; ++i) {
+        Stream stream;
+        launchFailingKernel(module, stream.get());
+        REQUIRE(backend().streamSynchronize(stream.get()) == HAL_ERROR_LAUNCH_FAILED);
+        launchFailingKernel(module, stream.get());  // left for the device
+    }
+    // One report or several (a stream still running stays for the next call), but each of
+    // the three failures is in exactly one of them.
+    long accounted = 0;
+    for (int call = 0; call < 4; ++call) {
+        if (backend().deviceSynchronize(device0()) == HAL_SUCCESS) break;
+        const std::string message = lastError();
+        const size_t folded = message.find("(and ");
+        accounted += 1 + (folded == std::string::npos ? 0 : std::stol(message.substr(folded + 5)));
+    }
+    CHECK(accounted == 3);
     CHECK(backend().deviceSynchronize(device0()) == HAL_SUCCESS);
 }

@@ -1,0 +1,98 @@
+// Fault injection: the workload (fault_workload.cpp) against the fault-injecting backend
+// (fault_plugin.cpp), once with each entry call failing in turn and then with faults at random.
+// Each run is a child process, so that a crash, a hang, a sanitizer report (leaks included)
+// or a broken invariant fails the test with the run that caused it.
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "child_process.hpp"
+
+using polyhal::test::ChildResult;
+using polyhal::test::runChild;
+
+namespace {
+
+struct Report {
+    unsigned long long calls = 0, injected = 0, asynchronous = 0;
+};
+
+struct Run {
+    ChildResult child;
+    Report report;
+    int reported = -1, real = -1;
+};
+
+Run runWorkload(const std::vector<std::string>& faults) {
+    const std::string reportPath =
+        std::string(POLYHAL_FAULT_REPORT_DIR) + "/fault-report-" + std::to_string(getpid());
+    std::remove(reportPath.c_str());
+    Run run;
+    std::vector<std::string> environment = {"POLYHAL_BACKEND=" POLYHAL_FAULT_PLUGIN,
+                                            "POLYHAL_FAULT_KERNELS=" POLYHAL_CPU_KERNELS,
+                                            "POLYHAL_FAULT_REPORT=" + reportPath,
+                                            "POLYHAL_LOG_LEVEL=off"};
+    environment.insert(environment.end(), faults.begin(), faults.end());
+    run.child = runChild(POLYHAL_FAULT_WORKLOAD, environment, 60);
+    std::ifstream file(reportPath);
+    std::string word;
+    file >> word >> run.report.calls >> word >> run.report.injected >> word >>
+        run.report.asynchronous;
+    std::remove(reportPath.c_str());
+    const size_t summary = run.child.out.find("reported ");
+    if (summary != std::string::npos) {
+        std::sscanf(run.child.out.c_str() + summary, "reported %d real %d", &run.reported,
+                    &run.real);
+    }
+    return run;
+}
+
+void checkRun(const Run& run, const std::string& faults) {
+    INFO(faults << "\nstdout:\n" << run.child.out << "\nstderr:\n" << run.child.err);
+    REQUIRE(run.child.exitStatus == 0);
+    // Every asynchronous failure, injected or real, was reported exactly once.
+    CHECK(run.reported >= 0);
+    CHECK(static_cast<unsigned long long>(run.reported) ==
+          run.report.asynchronous + static_cast<unsigned long long>(run.real));
+}
+
+}  // namespace
+
+TEST_CASE("each entry call of the workload failing in turn breaks nothing", "[faults]") {
+    const Run clean = runWorkload({});
+    checkRun(clean, "no faults");
+    REQUIRE(clean.report.calls > 30);
+    REQUIRE(clean.report.injected == 0);
+    unsigned long long injected = 0;
+    for (unsigned long long call = 1; call <= clean.report.calls; ++call) {
+        const std::string faults = "POLYHAL_FAULT_AT=" + std::to_string(call);
+        const Run run = runWorkload({faults});
+        checkRun(run, faults);
+        injected += run.report.injected;
+    }
+    std::printf("fault injection: %llu entry calls, each failed once: %llu faults injected\n",
+                clean.report.calls, injected);
+    CHECK(injected == clean.report.calls);
+}
+
+TEST_CASE("faults at random break nothing", "[faults]") {
+    const int runs = std::getenv("POLYHAL_FAULT_RUNS") != nullptr
+                         ? std::atoi(std::getenv("POLYHAL_FAULT_RUNS"))
+                         : 40;
+    unsigned long long injected = 0;
+    for (int seed = 1; seed <= runs; ++seed) {
+        const Run run = runWorkload(
+            {"POLYHAL_FAULT_RATE=0.05", "POLYHAL_FAULT_SEED=" + std::to_string(seed)});
+        checkRun(run, "POLYHAL_FAULT_RATE=0.05 POLYHAL_FAULT_SEED=" + std::to_string(seed));
+        injected += run.report.injected;
+    }
+    std::printf("fault injection: %d random runs, %llu faults injected\n", runs, injected);
+    CHECK(injected > 0);
+}

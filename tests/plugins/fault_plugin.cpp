@@ -1,0 +1,177 @@
+// A fault-injecting backend: the CPU backend behind a dispatch table whose entries fail on
+// demand, so that every error path of the core and the pool can be driven from a test.
+//
+//   POLYHAL_FAULT_AT=N        the N-th entry call (1-based, over all entries) fails
+//   POLYHAL_FAULT_RATE=P      each entry call fails with probability P (0..1)
+//   POLYHAL_FAULT_SEED=S      the random sequence of POLYHAL_FAULT_RATE
+//   POLYHAL_FAULT_REPORT=F    at exit, writes "calls C injected I asynchronous A" to file F
+//
+// A failed entry reports what a vendor would: HAL_ERROR_OUT_OF_MEMORY from the allocation
+// entries, HAL_ERROR_LAUNCH_FAILED (an asynchronous failure of earlier work) from
+// streamSynchronize, streamQuery and deviceSynchronize, and HAL_ERROR_BACKEND elsewhere; its
+// message is "injected fault in <entry>". Entries that release something (streamDestroy,
+// eventDestroy, memFreeDevice, memFreeHost, moduleUnload) release it and then report the
+// failure, so that an injected fault never leaks on its own account; the waits wait first, as
+// the plugin ABI requires of an asynchronous failure. deviceClose cannot fail.
+#include <polyhal/plugin.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <random>
+
+#include "cpu_backend.h"
+
+namespace {
+
+halPluginDispatchTable g_real;
+const halPluginHost* g_host = nullptr;
+
+class Injector {
+  public:
+    Injector() {
+        const char* at = std::getenv("POLYHAL_FAULT_AT");
+        const char* rate = std::getenv("POLYHAL_FAULT_RATE");
+        const char* seed = std::getenv("POLYHAL_FAULT_SEED");
+        failAt_ = at != nullptr ? std::strtoull(at, nullptr, 0) : 0;
+        rate_ = rate != nullptr ? std::strtod(rate, nullptr) : 0.0;
+        random_.seed(seed != nullptr ? std::strtoull(seed, nullptr, 0) : 1);
+    }
+    ~Injector() {
+        const char* path = std::getenv("POLYHAL_FAULT_REPORT");
+        if (path == nullptr) return;
+        if (FILE* file = std::fopen(path, "w")) {
+            std::fprintf(file, "calls %llu injected %llu asynchronous %llu\n",
+                         static_cast<unsigned long long>(calls_.load()),
+                         static_cast<unsigned long long>(injected_.load()),
+                         static_cast<unsigned long long>(asynchronous_.load()));
+            std::fclose(file);
+        }
+    }
+
+    // Should this call of `entry` fail?
+    bool strike() {
+        const uint64_t call = calls_.fetch_add(1) + 1;
+        bool fail = call == failAt_;
+        if (!fail && rate_ > 0) {
+            std::lock_guard<std::mutex> lock(mutex_);
+            fail = std::uniform_real_distribution<double>(0, 1)(random_) < rate_;
+        }
+        if (fail) injected_.fetch_add(1);
+        return fail;
+    }
+    void countAsynchronous() { asynchronous_.fetch_add(1); }
+
+  private:
+    uint64_t failAt_ = 0;
+    double rate_ = 0;
+    std::mutex mutex_;
+    std::mt19937_64 random_;
+    std::atomic<uint64_t> calls_{0};
+    std::atomic<uint64_t> injected_{0};
+    std::atomic<uint64_t> asynchronous_{0};
+};
+
+Injector& injector() {
+    static Injector instance;
+    return instance;
+}
+
+enum class Kind { kOther, kAllocation, kAsynchronous, kRelease };
+
+constexpr Kind kindOf(const char* entry) {
+    const auto is = [entry](const char* name) {
+        const char* a = entry;
+        while (*a != '\0' && *a == *name) ++a, ++name;
+        return *a == *name;
+    };
+    if (is("memAllocDevice") || is("memAllocHost")) return Kind::kAllocation;
+    if (is("streamSynchronize") || is("streamQuery") || is("deviceSynchronize")) {
+        return Kind::kAsynchronous;
+    }
+    if (is("streamDestroy") || is("eventDestroy") || is("memFreeDevice") || is("memFreeHost") ||
+        is("moduleUnload")) {
+        return Kind::kRelease;
+    }
+    return Kind::kOther;
+}
+
+halError injectedFault(const char* entry) {
+    char message[128];
+    std::snprintf(message, sizeof message, "injected fault in %s", entry);
+    std::fprintf(stderr, "fault plugin: %s\n", message);  // names the culprit of a failed run
+    if (g_host != nullptr) g_host->setErrorMessage(message);
+    switch (kindOf(entry)) {
+        case Kind::kAllocation: return HAL_ERROR_OUT_OF_MEMORY;
+        case Kind::kAsynchronous:
+            injector().countAsynchronous();
+            return HAL_ERROR_LAUNCH_FAILED;
+        default: return HAL_ERROR_BACKEND;
+    }
+}
+
+// Wraps entry `name` of the real table. A fault fails the call before it reaches the backend;
+// a release is made first, and so is a wait, since a vendor reports an asynchronous failure
+// only once the work it waited for is over (a real failure then goes first).
+#define POLYHAL_FAULT_WRAP(name)                                                     \
+    if (g_real.name != nullptr) {                                                    \
+        mine.name = [](auto... args) -> halError {                                   \
+            if (!injector().strike()) return g_real.name(args...);                   \
+            const Kind kind = kindOf(#name);                                         \
+            if (kind == Kind::kRelease) (void)g_real.name(args...);                  \
+            if (kind == Kind::kAsynchronous) {                                       \
+                const halError real = g_real.name(args...);                          \
+                if (real == HAL_ERROR_LAUNCH_FAILED) return real;                    \
+            }                                                                        \
+            return injectedFault(#name);                                             \
+        };                                                                           \
+    }
+
+}  // namespace
+
+extern "C" HAL_PLUGIN_EXPORT halError halPluginGetDispatchTable(uint32_t coreAbiVersion,
+                                                                const halPluginHost* host,
+                                                                halPluginDispatchTable* table) {
+    if (host == nullptr || table == nullptr) return HAL_ERROR_INVALID_VALUE;
+    g_host = host;
+    g_real = {};
+    g_real.size = sizeof g_real;
+    if (halError e = polyhalCpuGetDispatchTable(coreAbiVersion, host, &g_real)) return e;
+    halPluginDispatchTable mine = g_real;
+    mine.name = "test_faults";
+    POLYHAL_FAULT_WRAP(initialize)
+    POLYHAL_FAULT_WRAP(deviceGetCount)
+    POLYHAL_FAULT_WRAP(deviceOpen)
+    POLYHAL_FAULT_WRAP(deviceGetInfo)
+    POLYHAL_FAULT_WRAP(deviceSynchronize)
+    POLYHAL_FAULT_WRAP(streamCreate)
+    POLYHAL_FAULT_WRAP(streamDestroy)
+    POLYHAL_FAULT_WRAP(streamSynchronize)
+    POLYHAL_FAULT_WRAP(streamQuery)
+    POLYHAL_FAULT_WRAP(streamWaitEvent)
+    POLYHAL_FAULT_WRAP(eventCreate)
+    POLYHAL_FAULT_WRAP(eventDestroy)
+    POLYHAL_FAULT_WRAP(eventRecord)
+    POLYHAL_FAULT_WRAP(eventQuery)
+    POLYHAL_FAULT_WRAP(eventSynchronize)
+    POLYHAL_FAULT_WRAP(eventElapsedTime)
+    POLYHAL_FAULT_WRAP(memAllocDevice)
+    POLYHAL_FAULT_WRAP(memFreeDevice)
+    POLYHAL_FAULT_WRAP(memAllocHost)
+    POLYHAL_FAULT_WRAP(memFreeHost)
+    POLYHAL_FAULT_WRAP(memcpyAsync)
+    POLYHAL_FAULT_WRAP(memsetAsync)
+    POLYHAL_FAULT_WRAP(launchHostFunc)
+    POLYHAL_FAULT_WRAP(moduleLoadData)
+    POLYHAL_FAULT_WRAP(moduleUnload)
+    POLYHAL_FAULT_WRAP(moduleGetFunction)
+    POLYHAL_FAULT_WRAP(launchKernel)
+    POLYHAL_FAULT_WRAP(streamGetNativeHandle)
+    POLYHAL_FAULT_WRAP(memcpyPeerAsync)
+    const size_t size = table->size < sizeof mine ? table->size : sizeof mine;
+    std::memcpy(table, &mine, size);
+    table->size = size;
+    return HAL_SUCCESS;
+}

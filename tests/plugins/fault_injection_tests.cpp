@@ -70,16 +70,20 @@ TEST_CASE("each entry call of the workload failing in turn breaks nothing", "[fa
     checkRun(clean, "no faults");
     REQUIRE(clean.report.calls > 30);
     REQUIRE(clean.report.injected == 0);
+    // A run's number of entry calls varies a little with timing (the pool's completion probes,
+    // halMalloc's idle check), so a run may end before its faulty call: then it injects nothing.
     unsigned long long injected = 0;
     for (unsigned long long call = 1; call <= clean.report.calls; ++call) {
         const std::string faults = "POLYHAL_FAULT_AT=" + std::to_string(call);
         const Run run = runWorkload({faults});
         checkRun(run, faults);
+        INFO(faults << ": " << run.report.calls << " entry calls");
+        CHECK(run.report.injected == (run.report.calls >= call ? 1u : 0u));
         injected += run.report.injected;
     }
     std::printf("fault injection: %llu entry calls, each failed once: %llu faults injected\n",
                 clean.report.calls, injected);
-    CHECK(injected == clean.report.calls);
+    CHECK(injected + 2 >= clean.report.calls);
 }
 
 TEST_CASE("faults at random break nothing", "[faults]") {

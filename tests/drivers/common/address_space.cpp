@@ -1,5 +1,6 @@
 #include "address_space.hpp"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
@@ -52,6 +53,8 @@ int AddressSpace::deviceOf(const void* pointer) const {
 }
 
 void* AddressSpace::allocatePinned(size_t size) {
+    // A size that cannot be rounded up to whole pages is more than any host has.
+    if (size > SIZE_MAX - 4095) return nullptr;
     void* allocated = std::aligned_alloc(4096, (size + 4095) / 4096 * 4096);
     if (allocated == nullptr) return nullptr;
     std::lock_guard<std::mutex> lock(mutex_);

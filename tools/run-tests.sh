@@ -9,13 +9,15 @@
 #   minimal   the example built and run with every optional backend OFF and their headers hidden,
 #             and the configure messages for AUTO and ON (tools/check-minimal-build.sh);
 #   asan      the C/C++ tests built with AddressSanitizer + UndefinedBehaviorSanitizer;
-#   tsan      the same built with ThreadSanitizer.
+#   tsan      the same built with ThreadSanitizer;
+#   fuzz      the API-sequence fuzzer (libFuzzer, clang, ASan+UBSan) for a bounded time from its
+#             seed corpus (tests/fuzz/run.sh).
 # Each stage prints its name and, at the end, its time.
 # Usage: tools/run-tests.sh [stage ...]   (no argument: all of them, in this order)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all_stages=(default bindings sdk minimal asan tsan)
+all_stages=(default bindings sdk minimal asan tsan fuzz)
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=("${all_stages[@]}")
 
@@ -25,6 +27,7 @@ run_stage() {
         bindings) bindings/run-tests.sh build/default ;;
         sdk) examples/plugin-template/check-sdk.sh build/default ;;
         minimal) tools/check-minimal-build.sh ;;
+        fuzz) tests/fuzz/run.sh ;;
         *)
             echo "run-tests: unknown stage '$1' (stages: ${all_stages[*]})" >&2
             return 2

@@ -6,8 +6,9 @@ the system loader. The backend is chosen by POLYHAL_BACKEND when the first call 
 polyhal; importing this package does not initialise it.
 """
 from ._current import StreamCtx, current_stream, default_stream, set_cur_stream, stream
-from ._device import (Capability, DeviceProperties, backend, device_count, get_device,
-                      get_device_properties, set_device, synchronize)
+from ._device import (Capability, DeviceProperties, backend, can_device_access_peer,
+                      device_count, disable_peer_access, enable_peer_access, get_device,
+                      get_device_properties, mem_get_info, set_device, synchronize)
 from ._event import Event
 from ._memory import Buffer, empty_cache, memory_stats
 from ._module import Function, Module
@@ -24,7 +25,9 @@ __all__ = [
     "DeviceProperties", "Event", "Function", "HalError", "InvalidDeviceError",
     "InvalidHandleError", "InvalidImageError", "InvalidValueError", "LaunchFailedError",
     "Module", "NoDeviceError", "NotFoundError", "NotPermittedError", "NotReadyError",
-    "NotSupportedError", "OutOfMemoryError", "Stream", "StreamCtx", "UnknownError", "backend", "current_stream",
-    "default_stream", "device_count", "empty_cache", "get_device", "get_device_properties",
-    "memory_stats", "set_cur_stream", "set_device", "stream", "synchronize",
+    "NotSupportedError", "OutOfMemoryError", "Stream", "StreamCtx", "UnknownError", "backend",
+    "can_device_access_peer", "current_stream", "default_stream", "device_count",
+    "disable_peer_access", "empty_cache", "enable_peer_access", "get_device",
+    "get_device_properties", "mem_get_info", "memory_stats", "set_cur_stream", "set_device",
+    "stream", "synchronize",
 ]

@@ -101,6 +101,34 @@ def synchronize(device=None):
         hal.halSynchronizeDevice()
 
 
+def mem_get_info(device=None):
+    """(free, total) bytes of `device`'s memory (default: the current device), as
+    torch.cuda.mem_get_info: as the backend reports them, else the total less what polyhal's
+    pool holds."""
+    free, total = ctypes.c_size_t(), ctypes.c_size_t()
+    with on_device(device):
+        hal.halGetMemInfo(ctypes.byref(free), ctypes.byref(total))
+    return free.value, total.value
+
+
+def can_device_access_peer(device, peer_device):
+    """Can kernels of `device` be given access to memory of `peer_device`?"""
+    can = ctypes.c_int()
+    hal.halDeviceCanAccessPeer(ctypes.byref(can), device_index(device), device_index(peer_device))
+    return bool(can.value)
+
+
+def enable_peer_access(peer_device):
+    """Lets kernels of the current device access memory of `peer_device`; enabling twice is
+    allowed. NotSupportedError when can_device_access_peer says no."""
+    hal.halDeviceEnablePeerAccess(device_index(peer_device), 0)
+
+
+def disable_peer_access(peer_device):
+    """Withdraws enable_peer_access(peer_device) from the current device."""
+    hal.halDeviceDisablePeerAccess(device_index(peer_device))
+
+
 @contextlib.contextmanager
 def on_device(device):
     """Makes `device` current for the calling thread inside the block; None changes nothing."""

@@ -67,3 +67,40 @@ def test_default_stream_of_another_device_works_from_any_current_device():
         """, POLYHAL_BACKEND="cpu", POLYHAL_CPU_DEVICES="2")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
+
+
+def test_mem_get_info_reports_total_and_free_shrinking_with_use():
+    props = polyhal.get_device_properties()
+    polyhal.synchronize()
+    polyhal.empty_cache()
+    free_before, total = polyhal.mem_get_info()
+    assert total == props.total_memory
+    assert 0 <= free_before <= total
+    size = 64 << 20
+    if free_before < 2 * size:
+        pytest.skip("less than 128 MiB free")
+    held = polyhal.Buffer(size)
+    free_after, _ = polyhal.mem_get_info(polyhal.get_device())
+    assert free_after + size <= free_before
+    del held
+    with pytest.raises(polyhal.InvalidDeviceError):
+        polyhal.mem_get_info(polyhal.device_count())
+
+
+def test_peer_access_between_two_cpu_devices():
+    if polyhal.backend() != "cpu":
+        pytest.skip("two devices are made with POLYHAL_CPU_DEVICES, a CPU-backend setting")
+    result = run_python("""
+        import polyhal
+        assert polyhal.can_device_access_peer(0, 1) and polyhal.can_device_access_peer(1, 0)
+        assert not polyhal.can_device_access_peer(0, 0)
+        polyhal.enable_peer_access(1)
+        polyhal.enable_peer_access(1)  # again: allowed, no change
+        polyhal.disable_peer_access(1)
+        try:
+            polyhal.disable_peer_access(1)
+        except polyhal.InvalidValueError:
+            print("ok")
+        """, POLYHAL_BACKEND="cpu", POLYHAL_CPU_DEVICES="2")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"

@@ -26,7 +26,8 @@
 # Needs CMake, Ninja, a C++17 compiler and, for the build, spdlog, fmt, Catch2 and Google
 # Benchmark. On a machine without Debian's -dev packages (and without network), unpack them on a
 # machine with apt and copy .deps along with the tree:
-#   ../shared/tools/device-deps.sh libbenchmark-dev libbenchmark1debian
+#   apt-get download libspdlog-dev libspdlog1.10 libfmt-dev libfmt9 catch2 libbenchmark-dev \
+#       libbenchmark1debian && for p in *.deb; do dpkg-deb -x "$p" .deps/root; done
 # .deps/root/usr is then used as CMAKE_PREFIX_PATH. Without Google Benchmark the build goes on
 # without the benchmarks, and the summary says so. PYTHON (default python3) runs the Python steps.
 set -uo pipefail
@@ -128,7 +129,7 @@ fi
 benchmarks=yes
 if ! logged configure "${configure[@]}" -DPOLYHAL_BUILD_BENCHMARKS=ON; then
     if grep -q 'benchmark' "${out}/configure.log"; then
-        benchmarks="no: Google Benchmark not found (device-deps.sh libbenchmark-dev libbenchmark1debian)"
+        benchmarks="no: Google Benchmark not found (unpack libbenchmark-dev and libbenchmark1debian into .deps/root)"
         logged configure "${configure[@]}" -DPOLYHAL_BUILD_BENCHMARKS=OFF || benchmarks=failed
     else
         benchmarks=failed

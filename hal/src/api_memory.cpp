@@ -240,6 +240,68 @@ halError enqueueCopy(halStream_t* stream, void* dst, const void* src, size_t cou
     return copyAcrossDevices(dst, dstDevice, src, srcDevice, count, operation);
 }
 
+// A pitched copy: `height` rows of `width` bytes, whose starts are `dpitch` bytes apart at the
+// destination and `spitch` bytes apart at the source.
+struct Copy2D {
+    void* dst;
+    size_t dpitch;
+    const void* src;
+    size_t spitch;
+    size_t width, height;
+};
+
+// Bytes from the start of the first row to the end of the last, or false when they overflow.
+bool rowSpan(size_t pitch, size_t width, size_t height, size_t* span) {
+    size_t upToLastRow = 0;
+    if (__builtin_mul_overflow(pitch, height - 1, &upToLastRow)) return false;
+    return !__builtin_add_overflow(upToLastRow, width, span);
+}
+
+// Checks a non-empty pitched copy as planCopy checks a linear one, over the bytes each side spans.
+halError plan2D(const char* operation, const Copy2D& copy, uint32_t kindBits, CopyPlan* plan) {
+    if (copy.width > copy.dpitch || copy.width > copy.spitch) {
+        return fail(HAL_ERROR_INVALID_VALUE,
+                    "{}: width ({}) is larger than dpitch ({}) or spitch ({}): rows would overlap",
+                    operation, copy.width, copy.dpitch, copy.spitch);
+    }
+    if (copy.dst == nullptr || copy.src == nullptr) {
+        return fail(HAL_ERROR_INVALID_VALUE, "{}: {} is NULL", operation,
+                    copy.dst == nullptr ? "dst" : "src");
+    }
+    size_t dstSpan = 0, srcSpan = 0;
+    if (!rowSpan(copy.dpitch, copy.width, copy.height, &dstSpan) ||
+        !rowSpan(copy.spitch, copy.width, copy.height, &srcSpan)) {
+        return fail(HAL_ERROR_INVALID_VALUE,
+                    "{}: {} rows at pitches {} and {} span more bytes than the address space",
+                    operation, copy.height, copy.dpitch, copy.spitch);
+    }
+    plan->dst = locate(copy.dst);
+    plan->src = locate(copy.src);
+    if (halError e = resolveKind(operation, kindBits, plan->dst, plan->src, &plan->kind)) {
+        return e;
+    }
+    if (halError e = checkBounds(operation, "dst", plan->dst, dstSpan)) return e;
+    return checkBounds(operation, "src", plan->src, srcSpan);
+}
+
+// Enqueues a planned pitched copy on `stream`: one copy when the rows are contiguous on both
+// sides, else one per row, each in stream order like any copy.
+halError enqueue2D(halStream_t* stream, const Copy2D& copy, const CopyPlan& plan,
+                   const char* operation) {
+    if (copy.dpitch == copy.width && copy.spitch == copy.width) {
+        return enqueueCopy(stream, copy.dst, copy.src, copy.width * copy.height, plan, operation);
+    }
+    auto* dst = static_cast<unsigned char*>(copy.dst);
+    const auto* src = static_cast<const unsigned char*>(copy.src);
+    for (size_t row = 0; row < copy.height; ++row) {
+        if (halError e = enqueueCopy(stream, dst + row * copy.dpitch, src + row * copy.spitch,
+                                     copy.width, plan, operation)) {
+            return e;
+        }
+    }
+    return HAL_SUCCESS;
+}
+
 // The error for freeing something that is not a live pool block.
 halError refuseFree(const char* operation, const void* ptr) {
     if (locate(ptr).knownHost()) {
@@ -415,6 +477,37 @@ HAL_API halError halMemcpy(void* dst, size_t dstMax, const void* src, size_t cou
         if (halError e = defaultStream(owner, &stream)) return e;
         if (halError e = enqueueCopy(stream, dst, src, count, plan, "halMemcpy")) return e;
         return synchronizeStream(stream, "halMemcpy");
+    });
+}
+
+HAL_API halError halMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
+                                  size_t width, size_t height, halMemcpyKind kind,
+                                  halStream handle) {
+    return apiCall([&] {
+        halStream_t* stream = nullptr;
+        if (halError e = resolveStream(handle, &stream, "halMemcpy2DAsync")) return e;
+        if (width == 0 || height == 0) return HAL_SUCCESS;
+        const Copy2D copy{dst, dpitch, src, spitch, width, height};
+        CopyPlan plan;
+        if (halError e = plan2D("halMemcpy2DAsync", copy, enumBits(kind), &plan)) return e;
+        return enqueue2D(stream, copy, plan, "halMemcpy2DAsync");
+    });
+}
+
+HAL_API halError halMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch,
+                             size_t width, size_t height, halMemcpyKind kind) {
+    return apiCall([&] {
+        if (width == 0 || height == 0) return HAL_SUCCESS;
+        const Copy2D copy{dst, dpitch, src, spitch, width, height};
+        CopyPlan plan;
+        if (halError e = plan2D("halMemcpy2D", copy, enumBits(kind), &plan)) return e;
+        Device* owner = plan.dst.device() != nullptr   ? plan.dst.device()
+                        : plan.src.device() != nullptr ? plan.src.device()
+                                                       : currentDevice();
+        halStream_t* stream = nullptr;
+        if (halError e = defaultStream(owner, &stream)) return e;
+        if (halError e = enqueue2D(stream, copy, plan, "halMemcpy2D")) return e;
+        return synchronizeStream(stream, "halMemcpy2D");
     });
 }
 

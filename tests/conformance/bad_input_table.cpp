@@ -300,6 +300,33 @@ std::vector<Row> rows() {
          [](Objects& o) {
              return halMemcpyAsync(o.device, 16, nullptr, 16, HAL_MEMCPY_DEFAULT, o.stream);
          }},
+        {"halMemcpy2D", "width larger than dpitch", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             return halMemcpy2D(o.device, 8, o.local, 16, 16, 2, HAL_MEMCPY_DEFAULT);
+         }},
+        {"halMemcpy2D", "rows spanning more than the address space", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             return halMemcpy2D(o.device, SIZE_MAX / 2, o.local, 16, 16, 4, HAL_MEMCPY_DEFAULT);
+         }},
+        {"halMemcpy2D", "rows past the end of the device block", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             return halMemcpy2D(o.device, 256, o.local, 16, 16, 3, HAL_MEMCPY_DEFAULT);
+         }},
+        {"halMemcpy2D", "an invalid kind", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             return halMemcpy2D(o.local, 16, o.local + 128, 16, 16, 2,
+                                invalidEnum<halMemcpyKind>());
+         }},
+        {"halMemcpy2DAsync", "a destroyed stream", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) {
+             return halMemcpy2DAsync(o.local, 16, o.local + 128, 16, 16, 2, HAL_MEMCPY_DEFAULT,
+                                     o.destroyedStream);
+         }},
+        {"halMemcpy2DAsync", "src NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             return halMemcpy2DAsync(o.device, 16, nullptr, 16, 16, 2, HAL_MEMCPY_DEFAULT,
+                                     o.stream);
+         }},
         {"halMemset", "dst NULL", HAL_ERROR_INVALID_VALUE,
          [](Objects&) { return halMemset(nullptr, 16, 0, 16); }},
         {"halMemset", "count > dstMax", HAL_ERROR_INVALID_VALUE,

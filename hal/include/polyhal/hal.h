@@ -385,6 +385,22 @@ HAL_API halError halMemcpy(void* dst, size_t dstMax, const void* src, size_t cou
 HAL_API halError halMemcpyAsync(void* dst, size_t dstMax, const void* src, size_t count,
                                 halMemcpyKind kind, halStream stream);
 
+/* Copies a rectangle of `height` rows of `width` bytes, as aclrtMemcpy2d and cuMemcpy2D: row r
+ * is read from src + r * spitch and written to dst + r * dpitch, and returns when the copy is
+ * complete (on the default stream that halMemcpy would use). Nothing is copied when width or
+ * height is 0. Errors: HAL_ERROR_INVALID_VALUE (dst or src NULL, width larger than dpitch or
+ * spitch, the rows spanning more than the address space or past the end of a known
+ * allocation, kind invalid or contradicting where a pointer lives). */
+HAL_API halError halMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch,
+                             size_t width, size_t height, halMemcpyKind kind);
+
+/* Enqueues halMemcpy2D's copy on `stream`; returns at once, with halMemcpyAsync's rules for
+ * pageable host memory and for copies between devices. Errors: as halMemcpy2D, and
+ * HAL_ERROR_INVALID_HANDLE. */
+HAL_API halError halMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
+                                  size_t width, size_t height, halMemcpyKind kind,
+                                  halStream stream);
+
 /* Sets `count` bytes at `dst` to (unsigned char)value and returns when done (default stream of
  * the device that owns dst, or of the current device for host memory). Host memory (pageable or
  * from halMallocHost) is set by the device only when it has HAL_DEVICE_CAP_HOST_ACCESSIBLE;

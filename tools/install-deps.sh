@@ -18,8 +18,8 @@ example_packages=(cmake ninja-build g++ libspdlog-dev libfmt-dev)
 # What tools/run-tests.sh needs on top: Catch2 and Google Benchmark; OpenCL headers, ICD loader
 # and PoCL (the OpenCL backend and its CPU device); HIP and Level Zero headers and the Level Zero
 # loader with its validation layer (backends and their vendor-driver doubles); clang and
-# llvm-spirv (SPIR-V kernels), libFuzzer and clang's sanitizer runtimes; Python and Rust for the bindings; pkg-config for the
-# SDK check; Open MPI for the MPI example.
+# llvm-spirv (SPIR-V kernels); libFuzzer and clang's sanitizer runtimes (the fuzz stage); Python
+# and Rust for the bindings; pkg-config for the SDK check; Open MPI for the MPI example.
 test_packages=(
     "${example_packages[@]}"
     catch2 libbenchmark-dev pkg-config

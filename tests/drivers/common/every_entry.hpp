@@ -42,8 +42,9 @@ inline void callEveryEntry(const std::function<void(const char* call)>& afterEac
     POLYHAL_CALL(halQueryEvent(end));
     float ms = 0;
     POLYHAL_CALL(halEventElapsedTime(&ms, start, end));
-    POLYHAL_CALL(halQueryStream(stream));
+    // The stream still holds the wait on `end` until its worker reaches it: query once it is idle.
     POLYHAL_CALL(halSynchronizeStream(stream));
+    POLYHAL_CALL(halQueryStream(stream));
     POLYHAL_CALL(halSynchronizeDevice());
     CHECK(static_cast<unsigned char*>(host)[1023] == 7);
     void* pooled = nullptr;

@@ -1,10 +1,16 @@
 // A fault-injecting backend: the CPU backend behind a dispatch table whose entries fail on
 // demand, so that every error path of the core and the pool can be driven from a test.
 //
-//   POLYHAL_FAULT_AT=N        the N-th entry call (1-based, over all entries) fails
+//   POLYHAL_FAULT_AT=E:N      the N-th call (1-based) of entry E fails, e.g. streamQuery:2
 //   POLYHAL_FAULT_RATE=P      each entry call fails with probability P (0..1)
 //   POLYHAL_FAULT_SEED=S      the random sequence of POLYHAL_FAULT_RATE
-//   POLYHAL_FAULT_REPORT=F    at exit, writes "calls C injected I asynchronous A" to file F
+//   POLYHAL_FAULT_REPORT=F    at exit, writes "calls C injected I asynchronous A" to file F,
+//                             then a line "entry E C" for each entry called
+//
+// Faults are placed by entry and ordinal rather than by position in the whole call sequence:
+// how many probes (streamQuery, eventQuery) the core makes depends on timing, and so does the
+// position of every later call, but the k-th memcpyAsync of a workload is the same call in
+// every run.
 //
 // A failed entry reports what a vendor would: HAL_ERROR_OUT_OF_MEMORY from the allocation
 // entries, HAL_ERROR_LAUNCH_FAILED (an asynchronous failure of earlier work) from
@@ -19,8 +25,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <random>
+#include <string>
 
 #include "cpu_backend.h"
 
@@ -35,42 +43,54 @@ class Injector {
         const char* at = std::getenv("POLYHAL_FAULT_AT");
         const char* rate = std::getenv("POLYHAL_FAULT_RATE");
         const char* seed = std::getenv("POLYHAL_FAULT_SEED");
-        failAt_ = at != nullptr ? std::strtoull(at, nullptr, 0) : 0;
+        if (at != nullptr) {
+            const char* colon = std::strchr(at, ':');
+            failEntry_.assign(at, colon != nullptr ? colon - at : std::strlen(at));
+            failOrdinal_ = colon != nullptr ? std::strtoull(colon + 1, nullptr, 0) : 1;
+        }
         rate_ = rate != nullptr ? std::strtod(rate, nullptr) : 0.0;
         random_.seed(seed != nullptr ? std::strtoull(seed, nullptr, 0) : 1);
     }
     ~Injector() {
         const char* path = std::getenv("POLYHAL_FAULT_REPORT");
         if (path == nullptr) return;
+        std::lock_guard<std::mutex> lock(mutex_);
         if (FILE* file = std::fopen(path, "w")) {
             std::fprintf(file, "calls %llu injected %llu asynchronous %llu\n",
-                         static_cast<unsigned long long>(calls_.load()),
-                         static_cast<unsigned long long>(injected_.load()),
+                         static_cast<unsigned long long>(calls_),
+                         static_cast<unsigned long long>(injected_),
                          static_cast<unsigned long long>(asynchronous_.load()));
+            for (const auto& [entry, calls] : callsPerEntry_) {
+                std::fprintf(file, "entry %s %llu\n", entry.c_str(),
+                             static_cast<unsigned long long>(calls));
+            }
             std::fclose(file);
         }
     }
 
     // Should this call of `entry` fail?
-    bool strike() {
-        const uint64_t call = calls_.fetch_add(1) + 1;
-        bool fail = call == failAt_;
+    bool strike(const char* entry) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ++calls_;
+        const uint64_t ordinal = ++callsPerEntry_[entry];
+        bool fail = ordinal == failOrdinal_ && failEntry_ == entry;
         if (!fail && rate_ > 0) {
-            std::lock_guard<std::mutex> lock(mutex_);
             fail = std::uniform_real_distribution<double>(0, 1)(random_) < rate_;
         }
-        if (fail) injected_.fetch_add(1);
+        if (fail) ++injected_;
         return fail;
     }
     void countAsynchronous() { asynchronous_.fetch_add(1); }
 
   private:
-    uint64_t failAt_ = 0;
+    std::string failEntry_;
+    uint64_t failOrdinal_ = 0;
     double rate_ = 0;
     std::mutex mutex_;
     std::mt19937_64 random_;
-    std::atomic<uint64_t> calls_{0};
-    std::atomic<uint64_t> injected_{0};
+    uint64_t calls_ = 0;
+    uint64_t injected_ = 0;
+    std::map<std::string, uint64_t> callsPerEntry_;
     std::atomic<uint64_t> asynchronous_{0};
 };
 
@@ -118,7 +138,7 @@ halError injectedFault(const char* entry) {
 #define POLYHAL_FAULT_WRAP(name)                                                     \
     if (g_real.name != nullptr) {                                                    \
         mine.name = [](auto... args) -> halError {                                   \
-            if (!injector().strike()) return g_real.name(args...);                   \
+            if (!injector().strike(#name)) return g_real.name(args...);              \
             const Kind kind = kindOf(#name);                                         \
             if (kind == Kind::kRelease) (void)g_real.name(args...);                  \
             if (kind == Kind::kAsynchronous) {                                       \

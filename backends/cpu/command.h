@@ -29,6 +29,15 @@ struct CopyBytes {
     size_t count;
 };
 
+// `depth` slices of `height` rows of `width` bytes, at pitches given per end.
+struct CopyBox {
+    unsigned char* dst;
+    const unsigned char* src;
+    size_t dstPitch, dstSlicePitch;
+    size_t srcPitch, srcSlicePitch;
+    size_t width, height, depth;
+};
+
 struct FillBytes {
     void* dst;
     size_t count;
@@ -55,8 +64,8 @@ struct TimelineWait {
     uint64_t ticket;
 };
 
-using Command = std::variant<std::monostate, HostCall, CopyBytes, FillBytes, KernelLaunch,
-                             EventMarker, TimelineWait>;
+using Command = std::variant<std::monostate, HostCall, CopyBytes, CopyBox, FillBytes,
+                             KernelLaunch, EventMarker, TimelineWait>;
 
 }  // namespace polyhal::cpu
 

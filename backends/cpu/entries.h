@@ -43,6 +43,7 @@ halError memFreeHost(halPluginDevice device, void* ptr) noexcept;
 halError memGetInfo(halPluginDevice device, size_t* freeBytes, size_t* totalBytes) noexcept;
 halError memcpyAsync(halPluginStream stream, void* dst, const void* src, size_t count,
                      halMemcpyKind kind) noexcept;
+halError memcpy3DAsync(halPluginStream stream, const halMemcpy3DParams* params) noexcept;
 halError memcpyPeerAsync(halPluginStream stream, void* dst, halPluginDevice dstDevice,
                          const void* src, halPluginDevice srcDevice, size_t count) noexcept;
 halError memsetAsync(halPluginStream stream, void* dst, unsigned char value, size_t count) noexcept;

@@ -66,6 +66,17 @@ halError memcpyAsync(halPluginStream stream, void* dst, const void* src, size_t 
     });
 }
 
+halError memcpy3DAsync(halPluginStream stream, const halMemcpy3DParams* params) noexcept {
+    return plugin::guarded(__func__, [&] {
+        toStream(stream).submit(CopyBox{static_cast<unsigned char*>(params->dst),
+                                        static_cast<const unsigned char*>(params->src),
+                                        params->dstPitch, params->dstSlicePitch, params->srcPitch,
+                                        params->srcSlicePitch, params->width, params->height,
+                                        params->depth});
+        return HAL_SUCCESS;
+    });
+}
+
 halError memcpyPeerAsync(halPluginStream stream, void* dst, halPluginDevice /*dstDevice*/,
                          const void* src, halPluginDevice /*srcDevice*/, size_t count) noexcept {
     // Every CPU device's memory is host memory: a peer copy is an ordinary copy in stream order.

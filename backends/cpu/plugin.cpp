@@ -41,6 +41,7 @@ halPluginDispatchTable makeTable() {
     table.memsetAsync = memsetAsync;
     table.memcpyPeerAsync = memcpyPeerAsync;
     table.memGetInfo = memGetInfo;
+    table.memcpy3DAsync = memcpy3DAsync;
 
     table.launchHostFunc = launchHostFunc;
 

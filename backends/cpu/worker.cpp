@@ -51,6 +51,16 @@ struct Executor {
 
     void operator()(const CopyBytes& copy) const { std::memmove(copy.dst, copy.src, copy.count); }
 
+    void operator()(const CopyBox& box) const {
+        for (size_t slice = 0; slice < box.depth; ++slice) {
+            for (size_t row = 0; row < box.height; ++row) {
+                std::memmove(box.dst + slice * box.dstSlicePitch + row * box.dstPitch,
+                             box.src + slice * box.srcSlicePitch + row * box.srcPitch,
+                             box.width);
+            }
+        }
+    }
+
     void operator()(const FillBytes& fill) const { std::memset(fill.dst, fill.value, fill.count); }
 
     void operator()(KernelLaunch& launch) const {

@@ -240,66 +240,154 @@ halError enqueueCopy(halStream_t* stream, void* dst, const void* src, size_t cou
     return copyAcrossDevices(dst, dstDevice, src, srcDevice, count, operation);
 }
 
-// A pitched copy: `height` rows of `width` bytes, whose starts are `dpitch` bytes apart at the
-// destination and `spitch` bytes apart at the source.
-struct Copy2D {
-    void* dst;
-    size_t dpitch;
-    const void* src;
-    size_t spitch;
-    size_t width, height;
-};
-
-// Bytes from the start of the first row to the end of the last, or false when they overflow.
-bool rowSpan(size_t pitch, size_t width, size_t height, size_t* span) {
-    size_t upToLastRow = 0;
-    if (__builtin_mul_overflow(pitch, height - 1, &upToLastRow)) return false;
-    return !__builtin_add_overflow(upToLastRow, width, span);
+// Bytes from the start of the first of `count` runs, `pitch` bytes apart, to the end of the
+// last, each run `length` bytes long; false when they overflow.
+bool pitchedSpan(size_t pitch, size_t length, size_t count, size_t* span) {
+    size_t upToLast = 0;
+    if (__builtin_mul_overflow(pitch, count - 1, &upToLast)) return false;
+    return !__builtin_add_overflow(upToLast, length, span);
 }
 
-// Checks a non-empty pitched copy as planCopy checks a linear one, over the bytes each side spans.
-halError plan2D(const char* operation, const Copy2D& copy, uint32_t kindBits, CopyPlan* plan) {
-    if (copy.width > copy.dpitch || copy.width > copy.spitch) {
+// Bytes a box spans at one end (`pitch`, `slicePitch`), or false when they overflow.
+bool boxSpan(const halMemcpy3DParams& box, size_t pitch, size_t slicePitch, size_t* span) {
+    size_t slice = 0;
+    return pitchedSpan(pitch, box.width, box.height, &slice) &&
+           pitchedSpan(slicePitch, slice, box.depth, span);
+}
+
+// Checks a non-empty box as planCopy checks a linear copy, over the bytes each end spans.
+halError planBox(const char* operation, const halMemcpy3DParams& box, CopyPlan* plan) {
+    if (box.width > box.dstPitch || box.width > box.srcPitch) {
         return fail(HAL_ERROR_INVALID_VALUE,
-                    "{}: width ({}) is larger than dpitch ({}) or spitch ({}): rows would overlap",
-                    operation, copy.width, copy.dpitch, copy.spitch);
+                    "{}: width ({}) is larger than the destination pitch ({}) or the source "
+                    "pitch ({}): rows would overlap",
+                    operation, box.width, box.dstPitch, box.srcPitch);
     }
-    if (copy.dst == nullptr || copy.src == nullptr) {
+    if (box.dst == nullptr || box.src == nullptr) {
         return fail(HAL_ERROR_INVALID_VALUE, "{}: {} is NULL", operation,
-                    copy.dst == nullptr ? "dst" : "src");
+                    box.dst == nullptr ? "dst" : "src");
     }
-    size_t dstSpan = 0, srcSpan = 0;
-    if (!rowSpan(copy.dpitch, copy.width, copy.height, &dstSpan) ||
-        !rowSpan(copy.spitch, copy.width, copy.height, &srcSpan)) {
+    size_t dstSlice = 0, srcSlice = 0, dstSpan = 0, srcSpan = 0;
+    if (!pitchedSpan(box.dstPitch, box.width, box.height, &dstSlice) ||
+        !pitchedSpan(box.srcPitch, box.width, box.height, &srcSlice) ||
+        !boxSpan(box, box.dstPitch, box.dstSlicePitch, &dstSpan) ||
+        !boxSpan(box, box.srcPitch, box.srcSlicePitch, &srcSpan)) {
         return fail(HAL_ERROR_INVALID_VALUE,
-                    "{}: {} rows at pitches {} and {} span more bytes than the address space",
-                    operation, copy.height, copy.dpitch, copy.spitch);
+                    "{}: {} slices of {} rows at pitches {} and {} span more bytes than the "
+                    "address space",
+                    operation, box.depth, box.height, box.dstPitch, box.srcPitch);
     }
-    plan->dst = locate(copy.dst);
-    plan->src = locate(copy.src);
-    if (halError e = resolveKind(operation, kindBits, plan->dst, plan->src, &plan->kind)) {
+    if (box.depth > 1 && (dstSlice > box.dstSlicePitch || srcSlice > box.srcSlicePitch)) {
+        return fail(HAL_ERROR_INVALID_VALUE,
+                    "{}: a slice's rows span {} bytes at the destination and {} at the source, "
+                    "more than the slice pitches ({} and {}): slices would overlap",
+                    operation, dstSlice, srcSlice, box.dstSlicePitch, box.srcSlicePitch);
+    }
+    plan->dst = locate(box.dst);
+    plan->src = locate(box.src);
+    if (halError e = resolveKind(operation, enumBits(box.kind), plan->dst, plan->src,
+                                 &plan->kind)) {
         return e;
     }
     if (halError e = checkBounds(operation, "dst", plan->dst, dstSpan)) return e;
     return checkBounds(operation, "src", plan->src, srcSpan);
 }
 
-// Enqueues a planned pitched copy on `stream`: one copy when the rows are contiguous on both
-// sides, else one per row, each in stream order like any copy.
-halError enqueue2D(halStream_t* stream, const Copy2D& copy, const CopyPlan& plan,
-                   const char* operation) {
-    if (copy.dpitch == copy.width && copy.spitch == copy.width) {
-        return enqueueCopy(stream, copy.dst, copy.src, copy.width * copy.height, plan, operation);
+// Reads a caller's halMemcpy3DParams (checking its size) into `box`.
+halError readBox(const char* operation, const halMemcpy3DParams* params, halMemcpy3DParams* box) {
+    if (params == nullptr || params->size < sizeof(halMemcpy3DParams)) {
+        return fail(HAL_ERROR_INVALID_VALUE,
+                    "{}: params is NULL or params->size ({}) is smaller than "
+                    "sizeof(halMemcpy3DParams) ({})",
+                    operation, params != nullptr ? params->size : 0, sizeof(halMemcpy3DParams));
     }
-    auto* dst = static_cast<unsigned char*>(copy.dst);
-    const auto* src = static_cast<const unsigned char*>(copy.src);
-    for (size_t row = 0; row < copy.height; ++row) {
-        if (halError e = enqueueCopy(stream, dst + row * copy.dpitch, src + row * copy.spitch,
-                                     copy.width, plan, operation)) {
+    std::memcpy(box, params, sizeof *box);
+    box->size = sizeof *box;
+    return HAL_SUCCESS;
+}
+
+bool isEmpty(const halMemcpy3DParams& box) {
+    return box.width == 0 || box.height == 0 || box.depth == 0;
+}
+
+// Enqueues a planned box on `stream`: one copy when its bytes are contiguous at both ends, one
+// backend operation where the backend copies boxes and both ends are its stream's, else one
+// copy per row, each in stream order like any copy.
+halError enqueueBox(halStream_t* stream, const halMemcpy3DParams& box, const CopyPlan& plan,
+                    const char* operation) {
+    const bool rowsContiguous = box.dstPitch == box.width && box.srcPitch == box.width;
+    const bool slicesContiguous = box.depth == 1 || (box.dstSlicePitch == box.width * box.height &&
+                                                     box.srcSlicePitch == box.width * box.height);
+    if (rowsContiguous && slicesContiguous) {
+        return enqueueCopy(stream, box.dst, box.src, box.width * box.height * box.depth, plan,
+                           operation);
+    }
+    Device* device = stream->device;
+    const bool local = (plan.dst.device() == nullptr || plan.dst.device() == device) &&
+                       (plan.src.device() == nullptr || plan.src.device() == device);
+    if (local && device->vtable->memcpy3DAsync != nullptr) {
+        halMemcpy3DParams resolved = box;
+        resolved.kind = plan.kind;
+        if (halError e = checked(device->vtable->memcpy3DAsync(stream->native, &resolved),
+                                 device, operation)) {
             return e;
+        }
+        noteSubmitted(stream, {box.dst, box.src});
+        return HAL_SUCCESS;
+    }
+    auto* dst = static_cast<unsigned char*>(box.dst);
+    const auto* src = static_cast<const unsigned char*>(box.src);
+    for (size_t slice = 0; slice < box.depth; ++slice) {
+        for (size_t row = 0; row < box.height; ++row) {
+            if (halError e = enqueueCopy(
+                    stream, dst + slice * box.dstSlicePitch + row * box.dstPitch,
+                    src + slice * box.srcSlicePitch + row * box.srcPitch, box.width, plan,
+                    operation)) {
+                return e;
+            }
         }
     }
     return HAL_SUCCESS;
+}
+
+// halMemcpy3DAsync's work, shared with the 2-D and synchronous forms.
+halError copyBoxAsync(const halMemcpy3DParams& box, halStream handle, const char* operation) {
+    halStream_t* stream = nullptr;
+    if (halError e = resolveStream(handle, &stream, operation)) return e;
+    if (isEmpty(box)) return HAL_SUCCESS;
+    CopyPlan plan;
+    if (halError e = planBox(operation, box, &plan)) return e;
+    return enqueueBox(stream, box, plan, operation);
+}
+
+// halMemcpy3D's work: on the default stream of the device that owns an end (dst first), or of
+// the current device, then waits for it.
+halError copyBox(const halMemcpy3DParams& box, const char* operation) {
+    if (isEmpty(box)) return HAL_SUCCESS;
+    CopyPlan plan;
+    if (halError e = planBox(operation, box, &plan)) return e;
+    Device* owner = plan.dst.device() != nullptr   ? plan.dst.device()
+                    : plan.src.device() != nullptr ? plan.src.device()
+                                                   : currentDevice();
+    halStream_t* stream = nullptr;
+    if (halError e = defaultStream(owner, &stream)) return e;
+    if (halError e = enqueueBox(stream, box, plan, operation)) return e;
+    return synchronizeStream(stream, operation);
+}
+
+halMemcpy3DParams box2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                        size_t height, halMemcpyKind kind) {
+    halMemcpy3DParams box{};
+    box.size = sizeof box;
+    box.dst = dst;
+    box.dstPitch = dpitch;
+    box.src = src;
+    box.srcPitch = spitch;
+    box.width = width;
+    box.height = height;
+    box.depth = 1;
+    box.kind = kind;
+    return box;
 }
 
 // The error for freeing something that is not a live pool block.
@@ -482,32 +570,33 @@ HAL_API halError halMemcpy(void* dst, size_t dstMax, const void* src, size_t cou
 
 HAL_API halError halMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
                                   size_t width, size_t height, halMemcpyKind kind,
-                                  halStream handle) {
+                                  halStream stream) {
     return apiCall([&] {
-        halStream_t* stream = nullptr;
-        if (halError e = resolveStream(handle, &stream, "halMemcpy2DAsync")) return e;
-        if (width == 0 || height == 0) return HAL_SUCCESS;
-        const Copy2D copy{dst, dpitch, src, spitch, width, height};
-        CopyPlan plan;
-        if (halError e = plan2D("halMemcpy2DAsync", copy, enumBits(kind), &plan)) return e;
-        return enqueue2D(stream, copy, plan, "halMemcpy2DAsync");
+        return copyBoxAsync(box2D(dst, dpitch, src, spitch, width, height, kind), stream,
+                            "halMemcpy2DAsync");
     });
 }
 
 HAL_API halError halMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch,
                              size_t width, size_t height, halMemcpyKind kind) {
     return apiCall([&] {
-        if (width == 0 || height == 0) return HAL_SUCCESS;
-        const Copy2D copy{dst, dpitch, src, spitch, width, height};
-        CopyPlan plan;
-        if (halError e = plan2D("halMemcpy2D", copy, enumBits(kind), &plan)) return e;
-        Device* owner = plan.dst.device() != nullptr   ? plan.dst.device()
-                        : plan.src.device() != nullptr ? plan.src.device()
-                                                       : currentDevice();
-        halStream_t* stream = nullptr;
-        if (halError e = defaultStream(owner, &stream)) return e;
-        if (halError e = enqueue2D(stream, copy, plan, "halMemcpy2D")) return e;
-        return synchronizeStream(stream, "halMemcpy2D");
+        return copyBox(box2D(dst, dpitch, src, spitch, width, height, kind), "halMemcpy2D");
+    });
+}
+
+HAL_API halError halMemcpy3DAsync(const halMemcpy3DParams* params, halStream stream) {
+    return apiCall([&] {
+        halMemcpy3DParams box;
+        if (halError e = readBox("halMemcpy3DAsync", params, &box)) return e;
+        return copyBoxAsync(box, stream, "halMemcpy3DAsync");
+    });
+}
+
+HAL_API halError halMemcpy3D(const halMemcpy3DParams* params) {
+    return apiCall([&] {
+        halMemcpy3DParams box;
+        if (halError e = readBox("halMemcpy3D", params, &box)) return e;
+        return copyBox(box, "halMemcpy3D");
     });
 }
 

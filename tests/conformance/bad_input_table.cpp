@@ -56,6 +56,21 @@ Enum invalidEnum() {
 
 constexpr halDim3 one = {1, 1, 1};
 
+// A valid box of 2 slices of 2 rows of 16 bytes, rows 16 and slices 32 bytes apart: 64 bytes.
+halMemcpy3DParams box3D(void* dst, const void* src) {
+    halMemcpy3DParams params{};
+    params.size = sizeof params;
+    params.dst = dst;
+    params.dstPitch = params.srcPitch = 16;
+    params.dstSlicePitch = params.srcSlicePitch = 32;
+    params.src = src;
+    params.width = 16;
+    params.height = 2;
+    params.depth = 2;
+    params.kind = HAL_MEMCPY_DEFAULT;
+    return params;
+}
+
 // Valid arguments of fill_u32, so that only the row's own bad input is wrong.
 const halKernelArg* fillArgs(Objects& o) {
     static const uint32_t value = 1, n = 1;
@@ -327,6 +342,51 @@ std::vector<Row> rows() {
              return halMemcpy2DAsync(o.device, 16, nullptr, 16, 16, 2, HAL_MEMCPY_DEFAULT,
                                      o.stream);
          }},
+        {"halMemcpy3D", "params NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) { return halMemcpy3D(nullptr); }},
+        {"halMemcpy3D", "params->size too small", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             halMemcpy3DParams params = box3D(o.device, o.local);
+             params.size = sizeof(size_t);
+             return halMemcpy3D(&params);
+         }},
+        {"halMemcpy3D", "slice pitch smaller than a slice's rows", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             halMemcpy3DParams params = box3D(o.device, o.local);
+             params.dstSlicePitch = 24;
+             return halMemcpy3D(&params);
+         }},
+        {"halMemcpy3D", "slices spanning more than the address space", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             halMemcpy3DParams params = box3D(o.device, o.local);
+             params.dstSlicePitch = SIZE_MAX / 2;
+             params.depth = 4;
+             return halMemcpy3D(&params);
+         }},
+        {"halMemcpy3D", "slices past the end of the device block", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             halMemcpy3DParams params = box3D(o.device, o.local);
+             params.dstSlicePitch = 256;
+             return halMemcpy3D(&params);
+         }},
+        {"halMemcpy3D", "an invalid kind", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             halMemcpy3DParams params = box3D(o.local, o.local + 128);
+             params.kind = invalidEnum<halMemcpyKind>();
+             return halMemcpy3D(&params);
+         }},
+        {"halMemcpy3DAsync", "a destroyed stream", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) {
+             const halMemcpy3DParams params = box3D(o.local, o.local + 128);
+             return halMemcpy3DAsync(&params, o.destroyedStream);
+         }},
+        {"halMemcpy3DAsync", "src NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             const halMemcpy3DParams params = box3D(o.device, nullptr);
+             return halMemcpy3DAsync(&params, o.stream);
+         }},
+        {"halMemcpy3DAsync", "params NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halMemcpy3DAsync(nullptr, o.stream); }},
         {"halMemset", "dst NULL", HAL_ERROR_INVALID_VALUE,
          [](Objects&) { return halMemset(nullptr, 16, 0, 16); }},
         {"halMemset", "count > dstMax", HAL_ERROR_INVALID_VALUE,

@@ -401,6 +401,37 @@ HAL_API halError halMemcpy2DAsync(void* dst, size_t dpitch, const void* src, siz
                                   size_t width, size_t height, halMemcpyKind kind,
                                   halStream stream);
 
+/* A pitched box to copy, as cudaMemcpy3DParms and cuMemcpy3D: `depth` slices of `height` rows
+ * of `width` bytes. Byte (x, y, z) is read from src + z * srcSlicePitch + y * srcPitch + x and
+ * written to the same place relative to dst. Set `size` to sizeof(halMemcpy3DParams); members
+ * added later will take their zero value from callers that set an older size. */
+typedef struct halMemcpy3DParams {
+    size_t size;
+    void* dst;
+    size_t dstPitch;      /* bytes between the starts of two rows, >= width */
+    size_t dstSlicePitch; /* bytes between the starts of two slices (ignored when depth is 1) */
+    const void* src;
+    size_t srcPitch;
+    size_t srcSlicePitch;
+    size_t width;  /* bytes per row */
+    size_t height; /* rows per slice */
+    size_t depth;  /* slices */
+    halMemcpyKind kind;
+} halMemcpy3DParams;
+
+/* Copies the box `params` describes and returns when the copy is complete (on the default
+ * stream that halMemcpy would use). Nothing is copied when width, height or depth is 0.
+ * Errors: HAL_ERROR_INVALID_VALUE (params NULL or params->size smaller than
+ * sizeof(halMemcpy3DParams), dst or src NULL, width larger than a pitch, a slice's rows larger
+ * than a slice pitch, the box spanning more than the address space or past the end of a known
+ * allocation, kind invalid or contradicting where a pointer lives). */
+HAL_API halError halMemcpy3D(const halMemcpy3DParams* params);
+
+/* Enqueues halMemcpy3D's copy on `stream`; returns at once, with halMemcpyAsync's rules for
+ * pageable host memory and for copies between devices. Errors: as halMemcpy3D, and
+ * HAL_ERROR_INVALID_HANDLE. */
+HAL_API halError halMemcpy3DAsync(const halMemcpy3DParams* params, halStream stream);
+
 /* Sets `count` bytes at `dst` to (unsigned char)value and returns when done (default stream of
  * the device that owns dst, or of the current device for host memory). Host memory (pageable or
  * from halMallocHost) is set by the device only when it has HAL_DEVICE_CAP_HOST_ACCESSIBLE;

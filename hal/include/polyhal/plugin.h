@@ -46,7 +46,7 @@ extern "C" {
 #endif
 
 #define HAL_PLUGIN_ABI_VERSION_MAJOR 1u
-#define HAL_PLUGIN_ABI_VERSION_MINOR 1u
+#define HAL_PLUGIN_ABI_VERSION_MINOR 2u
 #define HAL_PLUGIN_MAKE_VERSION(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
 #define HAL_PLUGIN_VERSION_MAJOR(version) ((uint32_t)(version) >> 16)
 #define HAL_PLUGIN_VERSION_MINOR(version) ((uint32_t)(version)&0xffffu)
@@ -222,6 +222,14 @@ typedef struct halPluginDispatchTable {
     halError (*deviceCanAccessPeer)(halPluginDevice device, halPluginDevice peer, int* canAccess);
     halError (*deviceEnablePeerAccess)(halPluginDevice device, halPluginDevice peer);
     halError (*deviceDisablePeerAccess)(halPluginDevice device, halPluginDevice peer);
+
+    /* ---- ABI 1.2 ---- */
+    /* Optional. Copies the box `params` describes in `stream`'s order, as one vendor operation
+     * (cuMemcpy3DAsync, zeCommandListAppendMemoryCopyRegion). The core has checked the box
+     * (pitches, spans, bounds) and resolved `kind`; both ends are memory memcpyAsync accepts
+     * for the stream, the box is not contiguous, and width, height and depth are non-zero.
+     * Without it the core enqueues one memcpyAsync per row. */
+    halError (*memcpy3DAsync)(halPluginStream stream, const halMemcpy3DParams* params);
 } halPluginDispatchTable;
 
 /* The entry point. `coreAbiVersion` is the core's HAL_PLUGIN_ABI_VERSION; `table->size` is the

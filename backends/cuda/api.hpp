@@ -70,6 +70,10 @@ struct CudaApi {
     // Unified addressing tells the driver where each pointer lives, so `kind` is not needed.
     static halError memcpyAsync(Stream stream, void* dst, const void* src, size_t count,
                                 halMemcpyKind kind) noexcept;
+    // A rectangle; the resolved `kind` says which end is device memory.
+    static halError memcpy2DAsync(Stream stream, void* dst, size_t dstPitch, const void* src,
+                                  size_t srcPitch, size_t width, size_t height,
+                                  halMemcpyKind kind) noexcept;
     static halError launchHostFunc(Stream stream, halHostFn fn, void* userData) noexcept;
 
     // launch.cpp
@@ -114,6 +118,35 @@ inline halError CudaApi::memcpyAsync(Stream stream, void* dst, const void* src, 
                                      halMemcpyKind /*kind*/) noexcept {
     return gpu::call<CudaApi>(symbols.memcpyAsync, toDevicePointer(dst), toDevicePointer(src),
                               count, stream);
+}
+
+// Host ends are described as host memory, pageable or not (the driver stages pageable memory as
+// cuMemcpyAsync does); device ends as device memory, so a wrong kind is the driver's error, not
+// a copy from the wrong place.
+inline halError CudaApi::memcpy2DAsync(Stream stream, void* dst, size_t dstPitch, const void* src,
+                                       size_t srcPitch, size_t width, size_t height,
+                                       halMemcpyKind kind) noexcept {
+    const bool fromDevice =
+        kind == HAL_MEMCPY_DEVICE_TO_HOST || kind == HAL_MEMCPY_DEVICE_TO_DEVICE;
+    const bool toDevice = kind == HAL_MEMCPY_HOST_TO_DEVICE || kind == HAL_MEMCPY_DEVICE_TO_DEVICE;
+    CUDA_MEMCPY2D copy{};
+    copy.srcMemoryType = fromDevice ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
+    if (fromDevice) {
+        copy.srcDevice = toDevicePointer(src);
+    } else {
+        copy.srcHost = src;
+    }
+    copy.srcPitch = srcPitch;
+    copy.dstMemoryType = toDevice ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
+    if (toDevice) {
+        copy.dstDevice = toDevicePointer(dst);
+    } else {
+        copy.dstHost = dst;
+    }
+    copy.dstPitch = dstPitch;
+    copy.WidthInBytes = width;
+    copy.Height = height;
+    return gpu::call<CudaApi>(symbols.memcpy2DAsync, &copy, stream);
 }
 
 inline halError CudaApi::launchHostFunc(Stream stream, halHostFn fn, void* userData) noexcept {

@@ -54,6 +54,7 @@
     X(memFreeHost,           cuMemFreeHost)                                          \
     X(memcpyAsync,           cuMemcpyAsync)                                          \
     X(memcpyPeerAsync,       cuMemcpyPeerAsync)                                      \
+    X(memcpy2DAsync,         cuMemcpy2DAsync_v2)                                     \
     X(memsetD8Async,         cuMemsetD8Async)                                        \
     X(moduleLoadDataEx,      cuModuleLoadDataEx)                                     \
     X(moduleUnload,          cuModuleUnload)                                         \

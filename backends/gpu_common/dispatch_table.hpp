@@ -12,7 +12,8 @@
 //   enterContext(), leaveContext()                 making it current on a thread for one entry and
 //                                                  restoring what was current (current_device.hpp)
 //   toPointer(), toDevicePointer()                 between void* and the vendor's device pointer
-//   memcpyAsync(), launchHostFunc()                what the vendors do in different ways
+//   memcpyAsync(), memcpy2DAsync(), launchHostFunc()
+//                                                  what the vendors do in different ways
 //   checkArguments(), allowDynamicSharedMemory()   what a launch checks and sets up first
 //   kStreamNonBlocking, kEventDisableTiming, kEventBlockingSync, kHostAllocPortable,
 //   kAttributeComputeUnits, kAttributeMaxThreadsPerBlock, kAttributeMaxSharedMemoryPerBlock,
@@ -67,6 +68,7 @@ constexpr halPluginDispatchTable dispatchTable() noexcept {
     table.launchKernel = launchKernel<Api>;
     table.streamGetNativeHandle = streamGetNativeHandle<Api>;
     table.memcpyPeerAsync = memcpyPeerAsync<Api>;
+    table.memcpy3DAsync = memcpy3DAsync<Api>;
     return table;
 }
 

@@ -101,6 +101,26 @@ halError memsetAsync(halPluginStream handle, void* dst, unsigned char value,
                      stream.native);
 }
 
+// A box as one vendor 2-D copy per slice (cuMemcpy2DAsync, hipMemcpy2DAsync): the vendors' 3-D
+// copies want a slice pitch that is a whole number of rows, which halMemcpy3D does not.
+template <class Api>
+halError memcpy3DAsync(halPluginStream handle, const halMemcpy3DParams* box) noexcept {
+    const Stream<Api>& stream = *fromHandle<Api>(handle);
+    const CurrentDevice<Api> current(*stream.device);
+    if (halError error = current.error()) return error;
+    auto* dst = static_cast<unsigned char*>(box->dst);
+    const auto* src = static_cast<const unsigned char*>(box->src);
+    for (size_t slice = 0; slice < box->depth; ++slice) {
+        if (halError error = Api::memcpy2DAsync(
+                stream.native, dst + slice * box->dstSlicePitch, box->dstPitch,
+                src + slice * box->srcSlicePitch, box->srcPitch, box->width, box->height,
+                box->kind)) {
+            return error;
+        }
+    }
+    return HAL_SUCCESS;
+}
+
 // Between two devices of this plugin, through the vendor's peer path (no host staging), in the
 // order of `stream`, a stream of either device.
 template <class Api>

@@ -85,6 +85,9 @@ struct HipApi {
 
     static halError memcpyAsync(Stream stream, void* dst, const void* src, size_t count,
                                 halMemcpyKind kind) noexcept;
+    static halError memcpy2DAsync(Stream stream, void* dst, size_t dstPitch, const void* src,
+                                  size_t srcPitch, size_t width, size_t height,
+                                  halMemcpyKind kind) noexcept;
     static halError launchHostFunc(Stream stream, halHostFn fn, void* userData) noexcept;
 
     // HIP has no counterpart of cuFuncGetParamInfo for module kernels: the arguments go
@@ -127,6 +130,13 @@ inline void HipApi::releaseContext(NativeDevice /*device*/, Context /*context*/)
 inline halError HipApi::memcpyAsync(Stream stream, void* dst, const void* src, size_t count,
                                     halMemcpyKind kind) noexcept {
     return gpu::call<HipApi>(symbols.memcpyAsync, dst, src, count, toHipMemcpyKind(kind), stream);
+}
+
+inline halError HipApi::memcpy2DAsync(Stream stream, void* dst, size_t dstPitch, const void* src,
+                                      size_t srcPitch, size_t width, size_t height,
+                                      halMemcpyKind kind) noexcept {
+    return gpu::call<HipApi>(symbols.memcpy2DAsync, dst, dstPitch, src, srcPitch, width, height,
+                             toHipMemcpyKind(kind), stream);
 }
 
 // HIP 5.2 declares hipLaunchHostFunc but its runtime does not export it. A stream callback

@@ -56,6 +56,7 @@
     X(memFreeHost,           hipHostFree)                        \
     X(memcpyAsync,           hipMemcpyAsync)                     \
     X(memcpyPeerAsync,       hipMemcpyPeerAsync)                 \
+    X(memcpy2DAsync,         hipMemcpy2DAsync)                   \
     X(memsetD8Async,         hipMemsetD8Async)                   \
     X(moduleLoadDataEx,      hipModuleLoadDataEx)                \
     X(moduleUnload,          hipModuleUnload)                    \

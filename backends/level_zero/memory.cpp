@@ -61,7 +61,23 @@ halError memFreeHost(halPluginDevice device, void* ptr) {
 // One call serves every kind: Level Zero copies between any memory its device can reach.
 halError memcpyAsync(halPluginStream stream, void* dst, const void* src, size_t count,
                      halMemcpyKind /*kind*/) {
-    return stream->appendCopy(dst, src, count);
+    return stream->appendCopy(Copy::linear(dst, src, count));
+}
+
+// One region copy; a box beyond the 32-bit region fields goes a row at a time.
+halError memcpy3DAsync(halPluginStream stream, const halMemcpy3DParams* box) {
+    if (Copy::fitsRegion(*box)) return stream->appendCopy(Copy::region(*box));
+    auto* dst = static_cast<unsigned char*>(box->dst);
+    const auto* src = static_cast<const unsigned char*>(box->src);
+    for (size_t slice = 0; slice < box->depth; ++slice) {
+        for (size_t row = 0; row < box->height; ++row) {
+            const Copy copy = Copy::linear(dst + slice * box->dstSlicePitch + row * box->dstPitch,
+                                           src + slice * box->srcSlicePitch + row * box->srcPitch,
+                                           box->width);
+            if (halError error = stream->appendCopy(copy); error != HAL_SUCCESS) return error;
+        }
+    }
+    return HAL_SUCCESS;
 }
 
 halError memcpyPeerAsync(halPluginStream stream, void* dst, halPluginDevice dstDevice,
@@ -75,7 +91,7 @@ halError memcpyPeerAsync(halPluginStream stream, void* dst, halPluginDevice dstD
                             "a driver context with peer access", srcDevice->properties.name,
                             dstDevice->properties.name);
     }
-    return stream->appendCopy(dst, src, count);
+    return stream->appendCopy(Copy::linear(dst, src, count));
 }
 
 halError memsetAsync(halPluginStream stream, void* dst, unsigned char value, size_t count) {

@@ -12,6 +12,7 @@ halError memAllocHost(halPluginDevice device, size_t size, void** ptr);
 halError memFreeHost(halPluginDevice device, void* ptr);
 halError memcpyAsync(halPluginStream stream, void* dst, const void* src, size_t count,
                      halMemcpyKind kind);
+halError memcpy3DAsync(halPluginStream stream, const halMemcpy3DParams* box);
 // Between devices of one context (HAL_DEVICE_CAP_PEER_COPY): one copy in the stream's order.
 halError memcpyPeerAsync(halPluginStream stream, void* dst, halPluginDevice dstDevice,
                          const void* src, halPluginDevice srcDevice, size_t count);

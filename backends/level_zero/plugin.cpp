@@ -76,6 +76,7 @@ halPluginDispatchTable makeTable() {
     table.launchKernel = guarded<launchKernel>;
     table.streamGetNativeHandle = guarded<streamGetNativeHandle>;
     table.memcpyPeerAsync = guarded<memcpyPeerAsync>;
+    table.memcpy3DAsync = guarded<memcpy3DAsync>;
     return table;
 }
 

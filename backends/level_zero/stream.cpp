@@ -65,10 +65,10 @@ halError halPluginStream_t::copyListLocked(ze_command_list_handle_t* list) {
     return HAL_SUCCESS;
 }
 
-halError halPluginStream_t::appendCopy(void* dst, const void* src, size_t count) {
+halError halPluginStream_t::appendCopy(const polyhal::level_zero::Copy& copy) {
     if (device_->copyQueueOrdinal < 0) {
-        return appendCommand("zeCommandListAppendMemoryCopy", [&](ze_command_list_handle_t list) {
-            return ze.zeCommandListAppendMemoryCopy(list, dst, src, count, nullptr, 0, nullptr);
+        return appendCommand(copy.call(), [&](ze_command_list_handle_t list) {
+            return copy.append(list, nullptr, 0, nullptr);
         });
     }
     SlotRef done;
@@ -92,8 +92,12 @@ halError halPluginStream_t::appendCopy(void* dst, const void* src, size_t count)
         after->addWaitAcknowledgement(done);
         wait = after->event;
     }
-    POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendMemoryCopy, copies, dst, src, count,
-                               done->event, after ? 1u : 0u, after ? &wait : nullptr);
+    if (halError error = check(copy.append(copies, done->event, after ? 1u : 0u,
+                                           after ? &wait : nullptr),
+                               copy.call());
+        error != HAL_SUCCESS) {
+        return error;
+    }
     done->submitted = true;
     copyOrdered_ = false;
     if (after) copyForkedAt_ = appended_;

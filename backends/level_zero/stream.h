@@ -21,6 +21,7 @@
 #include <memory>
 #include <mutex>
 
+#include "copy.h"
 #include "error.h"
 #include "event_pool.h"
 #include "host_func.h"
@@ -51,9 +52,9 @@ public:
         return HAL_SUCCESS;
     }
 
-    // Appends a copy of `count` bytes, in order after everything appended before: on a copy
-    // engine when the device has one.
-    halError appendCopy(void* dst, const void* src, size_t count);
+    // Appends a copy, in order after everything appended before: on a copy engine when the
+    // device has one.
+    halError appendCopy(const polyhal::level_zero::Copy& copy);
 
     // `slot` signals once everything appended so far has finished.
     halError signalAfterPriorWork(const polyhal::level_zero::SlotRef& slot);

@@ -25,6 +25,7 @@
     X(zeCommandListDestroy)                      \
     X(zeCommandListAppendBarrier)                \
     X(zeCommandListAppendMemoryCopy)             \
+    X(zeCommandListAppendMemoryCopyRegion)       \
     X(zeCommandListAppendMemoryFill)             \
     X(zeCommandListAppendLaunchKernel)           \
     X(zeCommandListAppendWriteGlobalTimestamp)   \

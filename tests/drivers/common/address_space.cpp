@@ -72,16 +72,25 @@ bool AddressSpace::freePinned(void* pointer) {
 }
 
 void submitCopy(Stream& stream, const Place& to, const Place& from, size_t count) {
+    submitCopy2D(stream, to, count, from, count, count, 1);
+}
+
+void submitCopy2D(Stream& stream, const Place& to, size_t toPitch, const Place& from,
+                  size_t fromPitch, size_t width, size_t height) {
+    const auto copyRows = [toPitch, fromPitch, width, height](void* target, const void* source) {
+        for (size_t row = 0; row < height; ++row) {
+            std::memmove(static_cast<unsigned char*>(target) + row * toPitch,
+                         static_cast<const unsigned char*>(source) + row * fromPitch, width);
+        }
+    };
     if (from.kind == Place::kPageable && to.kind != Place::kPageable) {
         const auto* source = static_cast<const unsigned char*>(from.host);
-        auto staged = std::make_shared<std::vector<unsigned char>>(source, source + count);
-        stream.submit(
-            [target = to.host, staged] { std::memcpy(target, staged->data(), staged->size()); });
+        auto staged = std::make_shared<std::vector<unsigned char>>(
+            source, source + fromPitch * (height - 1) + width);
+        stream.submit([copyRows, target = to.host, staged] { copyRows(target, staged->data()); });
         return;
     }
-    stream.submit([target = to.host, source = from.host, count] {
-        std::memmove(target, source, count);
-    });
+    stream.submit([copyRows, target = to.host, source = from.host] { copyRows(target, source); });
     if (to.kind == Place::kPageable) stream.mark()->wait();
 }
 

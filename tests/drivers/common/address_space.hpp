@@ -51,6 +51,11 @@ class AddressSpace {
 // otherwise the call returns at once.
 void submitCopy(Stream& stream, const Place& to, const Place& from, size_t count);
 
+// A pitched copy (`height` rows of `width` bytes, row starts `toPitch` and `fromPitch` bytes
+// apart) with submitCopy's host synchronisation; the places locate the rows' whole spans.
+void submitCopy2D(Stream& stream, const Place& to, size_t toPitch, const Place& from,
+                  size_t fromPitch, size_t width, size_t height);
+
 // A fill in stream order; `to` must be device or page-locked memory.
 void submitFill(Stream& stream, const Place& to, unsigned char value, size_t count);
 

@@ -36,6 +36,7 @@ inline void callEveryEntry(const std::function<void(const char* call)>& afterEac
     POLYHAL_CALL(halRecordEvent(start, stream));
     POLYHAL_CALL(halMemsetAsync(device, 1024, 7, 1024, stream));
     POLYHAL_CALL(halMemcpyAsync(host, 1024, device, 1024, HAL_MEMCPY_DEFAULT, stream));
+    POLYHAL_CALL(halMemcpy2DAsync(host, 64, device, 32, 16, 8, HAL_MEMCPY_DEFAULT, stream));
     POLYHAL_CALL(halRecordEvent(end, stream));
     POLYHAL_CALL(halStreamWaitEvent(stream, end));
     POLYHAL_CALL(halSynchronizeEvent(end));

@@ -126,6 +126,60 @@ CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dstContext, CUdevi
     return CUDA_SUCCESS;
 }
 
+// One end of a cuMemcpy2D: where the rows are, checked against the memory type the caller says
+// they are in. Arrays are not something polyhal uses.
+static CUresult locateRows(const char* end, CUmemorytype type, const void* host,
+                           CUdeviceptr device, size_t x, size_t y, size_t pitch, size_t width,
+                           size_t height, Place* place) {
+    const void* base = nullptr;
+    switch (type) {
+        case CU_MEMORYTYPE_HOST: base = host; break;
+        case CU_MEMORYTYPE_DEVICE:
+        case CU_MEMORYTYPE_UNIFIED: base = toPointer(device); break;
+        default: breach(kVendor, "cuMemcpy2DAsync: %s memory type %d is not host, device or "
+                        "unified memory", end, static_cast<int>(type));
+    }
+    const auto* first = static_cast<const unsigned char*>(base) + y * pitch + x;
+    if (!g_memory.locate(first, pitch * (height - 1) + width, place)) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (type == CU_MEMORYTYPE_DEVICE && place->kind != Place::kDevice) {
+        breach(kVendor, "cuMemcpy2DAsync: the %s is said to be device memory, but %p is host "
+               "memory", end, static_cast<const void*>(first));
+    }
+    if (type == CU_MEMORYTYPE_HOST && place->kind == Place::kDevice) {
+        breach(kVendor, "cuMemcpy2DAsync: the %s is said to be host memory, but %p is device "
+               "memory", end, static_cast<const void*>(first));
+    }
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemcpy2DAsync(const CUDA_MEMCPY2D* copy, CUstream streamHandle) {
+    ENTER();
+    CUstream_st* stream = requireStream(__func__, streamHandle);
+    if (copy == nullptr || copy->WidthInBytes > copy->srcPitch ||
+        copy->WidthInBytes > copy->dstPitch) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (copy->WidthInBytes == 0 || copy->Height == 0) return CUDA_SUCCESS;
+    Place to{};
+    Place from{};
+    if (CUresult located = locateRows("destination", copy->dstMemoryType, copy->dstHost,
+                                      copy->dstDevice, copy->dstXInBytes, copy->dstY,
+                                      copy->dstPitch, copy->WidthInBytes, copy->Height, &to)) {
+        return located;
+    }
+    if (CUresult located = locateRows("source", copy->srcMemoryType, copy->srcHost,
+                                      copy->srcDevice, copy->srcXInBytes, copy->srcY,
+                                      copy->srcPitch, copy->WidthInBytes, copy->Height, &from)) {
+        return located;
+    }
+    if (CUresult sticky = stream->context->sticky.load()) return sticky;
+    polyhal::doubles::submitCopy2D(stream->timeline, to, copy->dstPitch, from, copy->srcPitch,
+                                   copy->WidthInBytes, copy->Height);
+    return CUDA_SUCCESS;
+}
+
 // Device memory, or page-locked host memory (mapped for the device under unified addressing);
 // pageable host memory is refused as the driver refuses it.
 CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t count,

@@ -98,6 +98,27 @@ hipError_t hipMemcpyAsync(void* dst, const void* src, size_t count, hipMemcpyKin
     return hipSuccess;
 }
 
+hipError_t hipMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
+                            size_t width, size_t height, hipMemcpyKind kind,
+                            hipStream_t stream) {
+    ENTER();
+    requireLive(__func__, stream, kStream);
+    if (width > dpitch || width > spitch) return hipErrorInvalidPitchValue;
+    if (width == 0 || height == 0) return hipSuccess;
+    Place to{};
+    Place from{};
+    if (!g_memory.locate(dst, dpitch * (height - 1) + width, &to) ||
+        !g_memory.locate(src, spitch * (height - 1) + width, &from)) {
+        return hipErrorInvalidValue;
+    }
+    if (!directionMatches(kind, to, from)) return hipErrorInvalidMemcpyDirection;
+    if (hipError_t sticky = g_devices[static_cast<size_t>(stream->device)]->sticky.load()) {
+        return sticky;
+    }
+    polyhal::doubles::submitCopy2D(stream->timeline, to, dpitch, from, spitch, width, height);
+    return hipSuccess;
+}
+
 hipError_t hipMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int srcDevice,
                               size_t count, hipStream_t stream) {
     ENTER();

@@ -179,6 +179,70 @@ ze_result_t ZE_APICALL commandListAppendMemoryCopy(ze_command_list_handle_t list
     return append(list, std::move(command), numWaitEvents, waitEvents);
 }
 
+// Bytes a region spans from `base`: its origin, then depth slices of height rows of width bytes.
+// False when it does not fit the pitches (a row past its pitch, a slice past its slice pitch).
+static bool regionSpan(const ze_copy_region_t& region, uint32_t pitch, uint32_t slicePitch,
+                       size_t* offset, size_t* span) {
+    const size_t rows = size_t{pitch} * (region.height - 1) + region.width;
+    if (size_t{region.originX} + region.width > pitch ||
+        (region.depth > 1 && size_t{region.originY} * pitch + rows > slicePitch)) {
+        return false;
+    }
+    *offset = size_t{slicePitch} * region.originZ + size_t{pitch} * region.originY +
+              region.originX;
+    *span = size_t{slicePitch} * (region.depth - 1) + rows;
+    return true;
+}
+
+ze_result_t ZE_APICALL commandListAppendMemoryCopyRegion(
+    ze_command_list_handle_t list, void* dst, const ze_copy_region_t* dstRegion, uint32_t dstPitch,
+    uint32_t dstSlicePitch, const void* src, const ze_copy_region_t* srcRegion, uint32_t srcPitch,
+    uint32_t srcSlicePitch, ze_event_handle_t signal, uint32_t numWaitEvents,
+    ze_event_handle_t* waitEvents) {
+    constexpr const char* kCall = "zeCommandListAppendMemoryCopyRegion";
+    AppendScope scope(list, kCall);
+    if (dst == nullptr || src == nullptr || dstRegion == nullptr || srcRegion == nullptr) {
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    }
+    // The specification: both regions have the same width, height and depth.
+    if (dstRegion->width != srcRegion->width || dstRegion->height != srcRegion->height ||
+        dstRegion->depth != srcRegion->depth) {
+        breach("%s: the regions differ in size (%ux%ux%u and %ux%ux%u)", kCall, dstRegion->width,
+               dstRegion->height, dstRegion->depth, srcRegion->width, srcRegion->height,
+               srcRegion->depth);
+    }
+    const ze_copy_region_t extent = *dstRegion;
+    if (extent.width == 0 || extent.height == 0 || extent.depth == 0) {
+        return ZE_RESULT_ERROR_INVALID_SIZE;
+    }
+    size_t dstOffset = 0, dstSpan = 0, srcOffset = 0, srcSpan = 0;
+    if (!regionSpan(*dstRegion, dstPitch, dstSlicePitch, &dstOffset, &dstSpan) ||
+        !regionSpan(*srcRegion, srcPitch, srcSlicePitch, &srcOffset, &srcSpan)) {
+        return ZE_RESULT_ERROR_INVALID_SIZE;
+    }
+    Command command(kCall);
+    {
+        std::lock_guard<std::mutex> lock(state().mutex);
+        char* to = hostAccessFor(list->context, static_cast<char*>(dst) + dstOffset, dstSpan,
+                                 kCall, &command.uses);
+        const char* from = hostAccessFor(list->context,
+                                         static_cast<const char*>(src) + srcOffset, srcSpan,
+                                         kCall, &command.uses);
+        if (to < from + srcSpan && from < to + dstSpan) return ZE_RESULT_ERROR_OVERLAPPING_REGIONS;
+        command.work = [=] {
+            for (uint32_t slice = 0; slice < extent.depth; ++slice) {
+                for (uint32_t row = 0; row < extent.height; ++row) {
+                    std::memcpy(to + size_t{slice} * dstSlicePitch + size_t{row} * dstPitch,
+                                from + size_t{slice} * srcSlicePitch + size_t{row} * srcPitch,
+                                extent.width);
+                }
+            }
+        };
+    }
+    command.signal = signal;
+    return append(list, std::move(command), numWaitEvents, waitEvents);
+}
+
 ze_result_t ZE_APICALL commandListAppendMemoryFill(ze_command_list_handle_t list, void* ptr,
                                                    const void* pattern, size_t patternSize,
                                                    size_t size, ze_event_handle_t signal,

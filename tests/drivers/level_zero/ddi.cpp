@@ -67,6 +67,7 @@ ZEDOUBLE_EXPORT zeGetCommandListProcAddrTable(ze_api_version_t version,
         t.pfnDestroy = commandListDestroy;
         t.pfnAppendBarrier = commandListAppendBarrier;
         t.pfnAppendMemoryCopy = commandListAppendMemoryCopy;
+        t.pfnAppendMemoryCopyRegion = commandListAppendMemoryCopyRegion;
         t.pfnAppendMemoryFill = commandListAppendMemoryFill;
         t.pfnAppendWriteGlobalTimestamp = commandListAppendWriteGlobalTimestamp;
         t.pfnAppendLaunchKernel = commandListAppendLaunchKernel;

@@ -1,0 +1,35 @@
+// A copy a stream appends: `count` bytes (zeCommandListAppendMemoryCopy) or a box
+// (zeCommandListAppendMemoryCopyRegion), given the signal and waits the stream chooses for it.
+#ifndef POLYHAL_BACKENDS_LEVEL_ZERO_COPY_H_
+#define POLYHAL_BACKENDS_LEVEL_ZERO_COPY_H_
+
+#include <level_zero/ze_api.h>
+#include <polyhal/hal.h>
+
+#include <cstddef>
+
+namespace polyhal::level_zero {
+
+class Copy {
+  public:
+    static Copy linear(void* dst, const void* src, size_t count);
+    // `box` must fit a region (fitsRegion) and outlive the Copy.
+    static Copy region(const halMemcpy3DParams& box);
+    // Level Zero's region sizes and pitches are 32-bit.
+    static bool fitsRegion(const halMemcpy3DParams& box);
+
+    // The zeCommandListAppend* function append() calls.
+    const char* call() const;
+    ze_result_t append(ze_command_list_handle_t list, ze_event_handle_t signal,
+                       uint32_t numWaitEvents, ze_event_handle_t* waitEvents) const;
+
+  private:
+    void* dst_ = nullptr;
+    const void* src_ = nullptr;
+    size_t count_ = 0;
+    const halMemcpy3DParams* box_ = nullptr;  // set for a region
+};
+
+}  // namespace polyhal::level_zero
+
+#endif  // POLYHAL_BACKENDS_LEVEL_ZERO_COPY_H_

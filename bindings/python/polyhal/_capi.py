@@ -52,6 +52,22 @@ class MemPoolStats(ctypes.Structure):
     ]
 
 
+class Memcpy3DParams(ctypes.Structure):
+    _fields_ = [
+        ("size", c_size_t),
+        ("dst", c_void_p),
+        ("dstPitch", c_size_t),
+        ("dstSlicePitch", c_size_t),
+        ("src", c_void_p),
+        ("srcPitch", c_size_t),
+        ("srcSlicePitch", c_size_t),
+        ("width", c_size_t),
+        ("height", c_size_t),
+        ("depth", c_size_t),
+        ("kind", c_int),
+    ]
+
+
 class Dim3(ctypes.Structure):
     _fields_ = [("x", c_uint32), ("y", c_uint32), ("z", c_uint32)]
 
@@ -92,6 +108,7 @@ _PROTOTYPES = {
     "halLaunchHostFunc": (halError, [Handle, HostFn, c_void_p]),
     "halFree": (halError, [c_void_p]),
     "halMemcpyAsync": (halError, [c_void_p, c_size_t, c_void_p, c_size_t, c_int, Handle]),
+    "halMemcpy3DAsync": (halError, [POINTER(Memcpy3DParams), Handle]),
     "halMallocAsync": (halError, [POINTER(c_void_p), c_size_t, Handle]),
     "halFreeAsync": (halError, [c_void_p, Handle]),
     "halRecordStream": (halError, [c_void_p, Handle]),

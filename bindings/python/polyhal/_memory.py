@@ -6,7 +6,7 @@ import numpy
 
 from . import _dlpack
 from ._capi import (HAL_MEMCPY_DEVICE_TO_DEVICE, HAL_MEMCPY_DEVICE_TO_HOST,
-                    HAL_MEMCPY_HOST_TO_DEVICE, SIZE_MAX, MemPoolStats, hal)
+                    HAL_MEMCPY_HOST_TO_DEVICE, SIZE_MAX, Memcpy3DParams, MemPoolStats, hal)
 from ._current import current_stream, resolve
 from ._device import device_index, get_device, get_device_properties
 from ._resource import Resource
@@ -98,6 +98,55 @@ class Buffer(Resource):
             hal.halSynchronizeStream(stream._handle)
         return host
 
+    def copy_from_pitched(self, source, pitch, slice_pitch=None, offset=0, stream=None):
+        """Copies a 2-D or 3-D numpy array into a pitched layout of the buffer, in the order of
+        `stream` (default: the current stream), and returns once it is done: row y of slice z
+        goes to byte offset + z * slice_pitch + y * pitch. The array's rows and slices may lie
+        apart (a view into a larger array: its strides are the source pitches); only its last
+        axis must be contiguous. One halMemcpy3DAsync (aclrtMemcpy2d, cudaMemcpy2D/3D)."""
+        stream = resolve(stream)
+        self._require_open()
+        host = _pitched_host_array(source)
+        width, height, depth, host_pitch, host_slice = _box_of(host)
+        self._pitched_copy(stream, self._at(offset), pitch, _slice_pitch(slice_pitch, depth),
+                           host.ctypes.data, host_pitch, host_slice, (width, height, depth),
+                           HAL_MEMCPY_HOST_TO_DEVICE)
+
+    def to_numpy_pitched(self, shape, pitch, dtype=numpy.uint8, slice_pitch=None, offset=0,
+                         stream=None):
+        """A new C-contiguous numpy array of `shape` (2-D or 3-D) read from a pitched layout of
+        the buffer (copy_from_pitched's layout), in the order of `stream` once the work before
+        it has finished."""
+        stream = resolve(stream)
+        self._require_open()
+        host = numpy.empty(shape, numpy.dtype(dtype))
+        if host.ndim not in (2, 3):
+            raise ValueError(f"shape must have 2 or 3 dimensions, not {host.ndim}")
+        width, height, depth, host_pitch, host_slice = _box_of(host)
+        self._pitched_copy(stream, host.ctypes.data, host_pitch, host_slice, self._at(offset),
+                           pitch, _slice_pitch(slice_pitch, depth), (width, height, depth),
+                           HAL_MEMCPY_DEVICE_TO_HOST)
+        return host
+
+    def _at(self, offset):
+        offset = operator.index(offset)
+        if not 0 <= offset < self._nbytes:
+            raise ValueError(f"offset must be in 0..{self._nbytes - 1}, not {offset}")
+        return self._ptr + offset
+
+    @staticmethod
+    def _pitched_copy(stream, dst, dst_pitch, dst_slice, src, src_pitch, src_slice, extent,
+                      kind):
+        width, height, depth = extent
+        params = Memcpy3DParams(size=ctypes.sizeof(Memcpy3DParams), dst=dst,
+                                dstPitch=operator.index(dst_pitch), dstSlicePitch=dst_slice,
+                                src=src, srcPitch=operator.index(src_pitch),
+                                srcSlicePitch=src_slice, width=width, height=height,
+                                depth=depth, kind=kind)
+        with stream._selected():
+            hal.halMemcpy3DAsync(ctypes.byref(params), stream._handle)
+            hal.halSynchronizeStream(stream._handle)
+
     def record_stream(self, stream):
         """Declares that work submitted to `stream` so far uses the buffer in a way polyhal
         cannot see (a pointer inside a struct), so the buffer is not reused before it ends."""
@@ -172,6 +221,36 @@ def _host_bytes(source):
     except TypeError:
         raise TypeError(f"copy_from() needs a polyhal.Buffer, a numpy array or a bytes-like "
                         f"object, not {type(source).__name__}") from None
+
+
+def _pitched_host_array(source):
+    """`source` as a 2-D or 3-D numpy array whose last axis is contiguous (a copy otherwise)."""
+    if not isinstance(source, numpy.ndarray):
+        raise TypeError(f"copy_from_pitched() needs a numpy array, not {type(source).__name__}")
+    if source.ndim not in (2, 3):
+        raise ValueError(f"copy_from_pitched() needs a 2-D or 3-D array, not {source.ndim}-D")
+    if source.dtype.hasobject:
+        raise TypeError("copy_from_pitched() cannot copy an array of Python objects")
+    if source.strides[-1] != source.itemsize or any(stride <= 0 for stride in source.strides):
+        return numpy.ascontiguousarray(source)
+    return source
+
+
+def _box_of(array):
+    """(width in bytes, rows, slices, row pitch, slice pitch) of a 2-D or 3-D array."""
+    width = array.shape[-1] * array.itemsize
+    height = array.shape[-2]
+    depth = array.shape[0] if array.ndim == 3 else 1
+    slice_pitch = array.strides[0] if array.ndim == 3 else 0
+    return width, height, depth, array.strides[-2], slice_pitch
+
+
+def _slice_pitch(slice_pitch, depth):
+    if slice_pitch is None:
+        if depth > 1:
+            raise ValueError("a 3-D copy needs the buffer's slice_pitch")
+        return 0
+    return operator.index(slice_pitch)
 
 
 _STATS = (

@@ -40,6 +40,36 @@ def test_copies_between_host_and_buffers():
         buffer.copy_from([1, 2, 3])
 
 
+def test_pitched_copies_of_2d_and_3d_arrays():
+    image = np.arange(64 * 50, dtype=np.uint16).reshape(64, 50)
+    window = image[3:40, 5:45]  # rows 100 bytes apart, 80 bytes wide: copied without repacking
+    pitch = 128
+    buffer = polyhal.Buffer(pitch * window.shape[0])
+    buffer.copy_from(np.full(buffer.nbytes, 0xEE, dtype=np.uint8))
+    buffer.copy_from_pitched(window, pitch=pitch)
+    np.testing.assert_array_equal(buffer.to_numpy_pitched(window.shape, pitch, np.uint16), window)
+    raw = buffer.to_numpy(np.uint8).reshape(window.shape[0], pitch)
+    assert (raw[:, window.nbytes // window.shape[0]:] == 0xEE).all()  # the padding is untouched
+
+    volume = np.arange(5 * 7 * 20, dtype=np.float32).reshape(5, 7, 20)
+    pitch, slice_pitch = 96, 96 * 8
+    box = polyhal.Buffer(slice_pitch * 5 + 16)
+    box.copy_from_pitched(volume, pitch=pitch, slice_pitch=slice_pitch, offset=16)
+    back = box.to_numpy_pitched(volume.shape, pitch, np.float32, slice_pitch, offset=16)
+    np.testing.assert_array_equal(back, volume)
+
+    with pytest.raises(ValueError, match="slice_pitch"):
+        box.copy_from_pitched(volume, pitch=pitch)
+    with pytest.raises(polyhal.InvalidValueError, match="width"):
+        box.copy_from_pitched(volume, pitch=40, slice_pitch=slice_pitch)
+    with pytest.raises(polyhal.InvalidValueError, match="past the end"):
+        buffer.copy_from_pitched(window, pitch=pitch + 64)
+    with pytest.raises(ValueError, match="offset"):
+        buffer.copy_from_pitched(window, pitch=pitch, offset=buffer.nbytes)
+    with pytest.raises(ValueError, match="2-D or 3-D"):
+        buffer.copy_from_pitched(np.zeros(4), pitch=pitch)
+
+
 def test_buffer_on_a_stream_is_freed_in_its_order():
     s = polyhal.Stream()
     before = polyhal.memory_stats()

@@ -20,6 +20,8 @@ struct CudaApi {
     using Result = CUresult;
     static constexpr Result kSuccess = CUDA_SUCCESS;
     static constexpr Result kNotReady = CUDA_ERROR_NOT_READY;
+    static constexpr Result kPeerAccessAlreadyEnabled = CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+    static constexpr Result kPeerAccessNotEnabled = CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
 
     using NativeDevice = CUdevice;
     // A device is made current through its primary context, the one the CUDA runtime and

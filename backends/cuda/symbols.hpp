@@ -55,6 +55,9 @@
     X(memcpyAsync,           cuMemcpyAsync)                                          \
     X(memcpyPeerAsync,       cuMemcpyPeerAsync)                                      \
     X(memcpy2DAsync,         cuMemcpy2DAsync_v2)                                     \
+    X(peerAccessCan,         cuDeviceCanAccessPeer)                                  \
+    X(peerAccessEnable,      cuCtxEnablePeerAccess)                                  \
+    X(peerAccessDisable,     cuCtxDisablePeerAccess)                                 \
     X(memsetD8Async,         cuMemsetD8Async)                                        \
     X(moduleLoadDataEx,      cuModuleLoadDataEx)                                     \
     X(moduleUnload,          cuModuleUnload)                                         \

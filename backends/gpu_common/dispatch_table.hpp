@@ -2,7 +2,8 @@
 //
 // What `Api` provides (see backends/cuda/api.hpp and backends/hip/api.hpp):
 //   kName, kLibraries[], kLibraryDescription       backend name; library names to try; wording
-//   Result, kSuccess, kNotReady                    the vendor's status type and two of its values
+//   Result, kSuccess, kNotReady, kPeerAccessAlreadyEnabled, kPeerAccessNotEnabled
+//                                                  the vendor's status type and some of its values
 //   toHalError(Result), describe(Result, &name, &text)
 //   NativeDevice, Context, Stream, Event, Module, Function, DevicePointer, JitOption
 //   symbols                                        the symbol table (symbol_table.hpp) whose roles
@@ -27,6 +28,7 @@
 #include "gpu_common/event.hpp"
 #include "gpu_common/memory.hpp"
 #include "gpu_common/module.hpp"
+#include "gpu_common/peer.hpp"
 #include "gpu_common/platform.hpp"
 #include "gpu_common/stream.hpp"
 
@@ -68,6 +70,10 @@ constexpr halPluginDispatchTable dispatchTable() noexcept {
     table.launchKernel = launchKernel<Api>;
     table.streamGetNativeHandle = streamGetNativeHandle<Api>;
     table.memcpyPeerAsync = memcpyPeerAsync<Api>;
+    table.memGetInfo = memGetInfo<Api>;
+    table.deviceCanAccessPeer = deviceCanAccessPeer<Api>;
+    table.deviceEnablePeerAccess = deviceEnablePeerAccess<Api>;
+    table.deviceDisablePeerAccess = deviceDisablePeerAccess<Api>;
     table.memcpy3DAsync = memcpy3DAsync<Api>;
     return table;
 }

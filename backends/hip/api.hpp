@@ -40,6 +40,8 @@ struct HipApi {
     using Result = hipError_t;
     static constexpr Result kSuccess = hipSuccess;
     static constexpr Result kNotReady = hipErrorNotReady;
+    static constexpr Result kPeerAccessAlreadyEnabled = hipErrorPeerAccessAlreadyEnabled;
+    static constexpr Result kPeerAccessNotEnabled = hipErrorPeerAccessNotEnabled;
 
     using NativeDevice = hipDevice_t;
     // A device is made current with hipSetDevice(ordinal); HIP's device handle is the ordinal.

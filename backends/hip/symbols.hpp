@@ -57,6 +57,9 @@
     X(memcpyAsync,           hipMemcpyAsync)                     \
     X(memcpyPeerAsync,       hipMemcpyPeerAsync)                 \
     X(memcpy2DAsync,         hipMemcpy2DAsync)                   \
+    X(peerAccessCan,         hipDeviceCanAccessPeer)             \
+    X(peerAccessEnable,      hipDeviceEnablePeerAccess)          \
+    X(peerAccessDisable,     hipDeviceDisablePeerAccess)         \
     X(memsetD8Async,         hipMemsetD8Async)                   \
     X(moduleLoadDataEx,      hipModuleLoadDataEx)                \
     X(moduleUnload,          hipModuleUnload)                    \

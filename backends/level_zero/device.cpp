@@ -213,4 +213,31 @@ halError deviceSynchronize(halPluginDevice device) {
     return first;
 }
 
+halError deviceCanAccessPeer(halPluginDevice device, halPluginDevice peer, int* canAccess) {
+    ze_bool_t reaches = 0;
+    if (device->driver == peer->driver) {
+        POLYHAL_ZE_RETURN_IF_ERROR(zeDeviceCanAccessPeer, device->device, peer->device, &reaches);
+    }
+    *canAccess = reaches != 0 ? 1 : 0;
+    return HAL_SUCCESS;
+}
+
+halError deviceEnablePeerAccess(halPluginDevice device, halPluginDevice peer) {
+    int canAccess = 0;
+    if (halError error = deviceCanAccessPeer(device, peer, &canAccess); error != HAL_SUCCESS) {
+        return error;
+    }
+    if (canAccess == 0) {
+        return plugin::fail(HAL_ERROR_NOT_SUPPORTED,
+                            "Level Zero device '%s' cannot access the memory of '%s' "
+                            "(zeDeviceCanAccessPeer, or another driver)",
+                            device->properties.name, peer->properties.name);
+    }
+    return HAL_SUCCESS;
+}
+
+halError deviceDisablePeerAccess(halPluginDevice /*device*/, halPluginDevice /*peer*/) {
+    return HAL_SUCCESS;
+}
+
 }  // namespace polyhal::level_zero

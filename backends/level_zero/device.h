@@ -65,6 +65,11 @@ halError deviceOpen(int ordinal, halPluginDevice* device);
 void deviceClose(halPluginDevice device);
 halError deviceGetInfo(halPluginDevice device, halPluginDeviceInfo* info);
 halError deviceSynchronize(halPluginDevice device);
+// Level Zero has no switch for peer access: a device reaches a peer's memory of the same context
+// whenever zeDeviceCanAccessPeer says it can, so enabling checks that and disabling does nothing.
+halError deviceCanAccessPeer(halPluginDevice device, halPluginDevice peer, int* canAccess);
+halError deviceEnablePeerAccess(halPluginDevice device, halPluginDevice peer);
+halError deviceDisablePeerAccess(halPluginDevice device, halPluginDevice peer);
 
 }  // namespace polyhal::level_zero
 

@@ -77,6 +77,9 @@ halPluginDispatchTable makeTable() {
     table.streamGetNativeHandle = guarded<streamGetNativeHandle>;
     table.memcpyPeerAsync = guarded<memcpyPeerAsync>;
     table.memcpy3DAsync = guarded<memcpy3DAsync>;
+    table.deviceCanAccessPeer = guarded<deviceCanAccessPeer>;
+    table.deviceEnablePeerAccess = guarded<deviceEnablePeerAccess>;
+    table.deviceDisablePeerAccess = guarded<deviceDisablePeerAccess>;
     return table;
 }
 

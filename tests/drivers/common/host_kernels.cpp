@@ -57,7 +57,8 @@ const HostKernel* findHostKernel(const char* name) {
 }
 
 std::string packArguments(const HostKernel& kernel, void* const* params,
-                          const AddressSpace& memory, int device,
+                          const AddressSpace& memory,
+                          const std::function<bool(int device)>& reaches,
                           std::vector<std::vector<unsigned char>>* arguments) {
     const size_t declared = kernel.parameters.size();
     char problem[256];
@@ -77,10 +78,11 @@ std::string packArguments(const HostKernel& kernel, void* const* params,
         if (pointer == nullptr) continue;
         Place place{};
         if (!memory.locate(pointer, 1, &place) || place.kind == Place::kPageable ||
-            (place.kind == Place::kDevice && place.device != device)) {
+            (place.kind == Place::kDevice && !reaches(place.device))) {
             std::snprintf(problem, sizeof problem,
                           "parameter %zu of %s is a pointer, but holds %p, which is no memory of "
-                          "the launch's device (arguments out of order, or of the wrong size?)",
+                          "the launch's device or of a peer it has access to (arguments out of "
+                          "order, of the wrong size, or peer access not enabled?)",
                           i, kernel.name, pointer);
             return problem;
         }

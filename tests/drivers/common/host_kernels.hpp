@@ -8,6 +8,7 @@
 #include <polyhal/cpu_kernel.h>
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,9 +33,11 @@ const HostKernel* findHostKernel(const char* name);
 
 // Reads the parameters `kernel` declares from the vendor's kernelParams array (each at its
 // declared size) and turns each pointer into the address the double touches. A pointer must hold
-// memory of `device`, page-locked host memory or null. Returns "" or what is wrong.
+// memory of a device the launch reaches (its own, or a peer whose access was enabled),
+// page-locked host memory or null. Returns "" or what is wrong.
 std::string packArguments(const HostKernel& kernel, void* const* params,
-                          const AddressSpace& memory, int device,
+                          const AddressSpace& memory,
+                          const std::function<bool(int device)>& reaches,
                           std::vector<std::vector<unsigned char>>* arguments);
 
 // One launch, run block by block on the calling thread. `arguments[i]` holds parameter i's

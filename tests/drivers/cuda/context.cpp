@@ -60,6 +60,29 @@ CUresult CUDAAPI cuDeviceCanAccessPeer(int* canAccess, CUdevice device, CUdevice
     return CUDA_SUCCESS;
 }
 
+// ---- Peer access ----
+
+// From the current context to `peer`'s memory, as cuDeviceCanAccessPeer allows; once.
+CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peer, unsigned int flags) {
+    ENTER();
+    CUctx_st* context = requireCurrent(__func__);
+    requireLive(__func__, peer, kContext);
+    if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
+    if (peer == context) return CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
+    std::lock_guard<std::mutex> lock(context->mutex);
+    if (!context->peers.insert(peer).second) return CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxDisablePeerAccess(CUcontext peer) {
+    ENTER();
+    CUctx_st* context = requireCurrent(__func__);
+    requireLive(__func__, peer, kContext);
+    std::lock_guard<std::mutex> lock(context->mutex);
+    if (context->peers.erase(peer) == 0) return CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
+    return CUDA_SUCCESS;
+}
+
 // ---- Contexts ----
 
 CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* context, CUdevice device) {

@@ -149,6 +149,35 @@ TEST_CASE("kernel parameters match the kernel's declared parameters", "[cuda_dou
                   "parameter 0 of fill_u32 is a pointer, but holds 0x7");
 }
 
+TEST_CASE("a kernel reaches another device's memory only once peer access is enabled",
+          "[cuda_double][rules]") {
+    const auto launchOnPeerMemory = [](bool enable) {
+        return runInChild([enable] {
+            require(cuInit(0));
+            CUcontext peer = nullptr;
+            require(cuDevicePrimaryCtxRetain(&peer, 1));
+            require(cuCtxPushCurrent(peer));
+            CUdeviceptr memory = 0;
+            require(cuMemAlloc(&memory, 128));
+            CUcontext popped = nullptr;
+            require(cuCtxPopCurrent(&popped));
+            useDevice(0);
+            if (enable) require(cuCtxEnablePeerAccess(peer, 0));
+            CUfunction fill = fillKernel();
+            CUstream stream = nullptr;
+            require(cuStreamCreateWithPriority(&stream, CU_STREAM_NON_BLOCKING, 0));
+            uint32_t value = 7, n = 32;
+            void* params[] = {&memory, &value, &n};
+            require(cuLaunchKernel(fill, 1, 1, 1, 32, 1, 1, 0, stream, params, nullptr));
+            require(cuStreamSynchronize(stream));
+        });
+    };
+    requireBreach(launchOnPeerMemory(false), "peer access not enabled");
+    const ChildOutcome enabled = launchOnPeerMemory(true);
+    INFO("child stderr: " << enabled.stderrText);
+    CHECK(enabled.exitCode == 0);
+}
+
 TEST_CASE("the driver's results for what it refuses", "[cuda_double][rules]") {
     // A memset of pageable host memory is refused, as the driver refuses it.
     const ChildOutcome memset = runInChild([] {

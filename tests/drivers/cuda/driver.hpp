@@ -24,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,7 @@ struct CUctx_st {
     std::atomic<CUresult> sticky{CUDA_SUCCESS};  // a kernel fault poisons the context
     std::mutex mutex;
     std::vector<std::shared_ptr<CUstream_st>> streams;  // destroyed ones too, until they drain
+    std::set<const CUctx_st*> peers;  // contexts whose memory this one's kernels may access
 };
 
 namespace polyhal::doubles::cuda {

@@ -156,8 +156,16 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction function, unsigned gridX, unsigned gr
     const HostKernel* kernel = function->host;
     if (kernel == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
     std::vector<std::vector<unsigned char>> arguments;
-    const std::string problem = polyhal::doubles::packArguments(
-        *kernel, params, g_memory, stream->context->device, &arguments);
+    const auto reaches = [context = stream->context](int device) {
+        if (device == context->device) return true;
+        std::lock_guard<std::mutex> lock(context->mutex);
+        for (const CUctx_st* peer : context->peers) {
+            if (peer->device == device) return true;
+        }
+        return false;
+    };
+    const std::string problem =
+        polyhal::doubles::packArguments(*kernel, params, g_memory, reaches, &arguments);
     if (!problem.empty()) breach(kVendor, "cuLaunchKernel: %s", problem.c_str());
     CUctx_st* context = stream->context;
     const halDim3 grid{gridX, gridY, gridZ};

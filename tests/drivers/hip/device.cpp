@@ -64,6 +64,34 @@ hipError_t hipSetDevice(int device) {
     return hipSuccess;
 }
 
+hipError_t hipDeviceCanAccessPeer(int* canAccess, int device, int peer) {
+    ENTER();
+    if (!validDevice(device) || !validDevice(peer)) return hipErrorInvalidDevice;
+    *canAccess = device != peer;
+    return hipSuccess;
+}
+
+// From the current device to `peer`'s memory; once.
+hipError_t hipDeviceEnablePeerAccess(int peer, unsigned int flags) {
+    ENTER();
+    if (!validDevice(peer)) return hipErrorInvalidDevice;
+    if (flags != 0) return hipErrorInvalidValue;
+    if (peer == currentDevice()) return hipErrorInvalidDevice;
+    Device& device = *g_devices[static_cast<size_t>(currentDevice())];
+    std::lock_guard<std::mutex> lock(device.mutex);
+    if (!device.peers.insert(peer).second) return hipErrorPeerAccessAlreadyEnabled;
+    return hipSuccess;
+}
+
+hipError_t hipDeviceDisablePeerAccess(int peer) {
+    ENTER();
+    if (!validDevice(peer)) return hipErrorInvalidDevice;
+    Device& device = *g_devices[static_cast<size_t>(currentDevice())];
+    std::lock_guard<std::mutex> lock(device.mutex);
+    if (device.peers.erase(peer) == 0) return hipErrorPeerAccessNotEnabled;
+    return hipSuccess;
+}
+
 hipError_t hipDeviceGetStreamPriorityRange(int* least, int* greatest) {
     ENTER();
     if (least != nullptr) *least = kLeastPriority;

@@ -78,8 +78,12 @@ hipError_t hipModuleLaunchKernel(hipFunction_t function, unsigned gridX, unsigne
     const HostKernel* kernel = function->host;
     if (kernel == nullptr) return hipErrorNotSupported;
     std::vector<std::vector<unsigned char>> arguments;
+    const auto reaches = [&device, own = stream->device](int other) {
+        std::lock_guard<std::mutex> lock(device.mutex);
+        return other == own || device.peers.count(other) > 0;
+    };
     const std::string problem =
-        polyhal::doubles::packArguments(*kernel, params, g_memory, stream->device, &arguments);
+        polyhal::doubles::packArguments(*kernel, params, g_memory, reaches, &arguments);
     if (!problem.empty()) breach(kVendor, "hipModuleLaunchKernel: %s", problem.c_str());
     const halDim3 grid{gridX, gridY, gridZ};
     const halDim3 block{blockX, blockY, blockZ};

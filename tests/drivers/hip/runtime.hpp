@@ -25,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,7 @@ struct Device {
     std::atomic<hipError_t> sticky{hipSuccess};  // a kernel fault
     std::mutex mutex;
     std::vector<std::shared_ptr<ihipStream_t>> streams;  // destroyed ones too, until they drain
+    std::set<int> peers;  // devices whose memory this one's kernels may access
 };
 
 // Runtime-wide state (runtime.cpp), never destroyed: streams may still run, and the plugin may

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <string>
 
-#include "cpu_backend.h"
+#include "builtin_backends.hpp"
 #include "error.hpp"
 #include "log.hpp"
 
@@ -18,7 +18,6 @@ namespace {
 
 constexpr const char* kKnownBackends = "cpu, cuda, hip, level_zero, opencl";
 constexpr const char* kAutoOrder[] = {"cuda", "hip", "level_zero"};
-constexpr const char* kEmbeddedCpu = "cpu";
 
 // Entries a plugin must provide; the rest are optional capabilities.
 #define POLYHAL_REQUIRED_ENTRIES(X)                                                        \
@@ -138,13 +137,13 @@ halError initialize(Backend& backend) {
     return HAL_SUCCESS;
 }
 
-halError loadEmbeddedCpu(std::unique_ptr<Backend>* out) {
+halError loadBuiltin(const BuiltinBackend& builtin, std::unique_ptr<Backend>* out) {
     auto backend = std::make_unique<Backend>();
     backend->location = "embedded";
-    halError status = negotiate(*backend, polyhalCpuGetDispatchTable);
+    halError status = negotiate(*backend, builtin.entry);
     if (status == HAL_SUCCESS) status = initialize(*backend);
     if (status != HAL_SUCCESS) return status;
-    logger().info("using the embedded cpu backend");
+    logger().info("using the embedded {} backend", builtin.name);
     *out = std::move(backend);
     return HAL_SUCCESS;
 }
@@ -202,7 +201,9 @@ halError loadNamed(const std::string& spec, std::unique_ptr<Backend>* out) {
         }
         return loadFile(spec, out);
     }
-    if (spec == kEmbeddedCpu) return loadEmbeddedCpu(out);
+    if (const BuiltinBackend* builtin = findBuiltinBackend(spec.c_str())) {
+        return loadBuiltin(*builtin, out);
+    }
     if (!isValidName(spec)) {
         return fail(HAL_ERROR_BACKEND_NOT_FOUND,
                     "POLYHAL_BACKEND entry '{}' is neither a backend name ([a-z0-9_]+) nor an "
@@ -220,7 +221,8 @@ halError loadNamed(const std::string& spec, std::unique_ptr<Backend>* out) {
     return loadFile(path, out);
 }
 
-// No POLYHAL_BACKEND: the first GPU backend that works, else the embedded CPU backend.
+// No POLYHAL_BACKEND: the first GPU backend that works, else the first built-in backend (the CPU
+// backend).
 halError loadAutomatic(std::vector<std::unique_ptr<Backend>>* backends) {
     for (const char* name : kAutoOrder) {
         std::string tried;
@@ -233,9 +235,9 @@ halError loadAutomatic(std::vector<std::unique_ptr<Backend>>* backends) {
         }
         logger().info("automatic selection skips '{}': {}", name, lastErrorMessage());
     }
-    std::unique_ptr<Backend> cpu;
-    const halError status = loadEmbeddedCpu(&cpu);
-    if (status == HAL_SUCCESS) backends->push_back(std::move(cpu));
+    std::unique_ptr<Backend> fallback;
+    const halError status = loadBuiltin(kBuiltinBackends[0], &fallback);
+    if (status == HAL_SUCCESS) backends->push_back(std::move(fallback));
     return status;
 }
 

@@ -98,6 +98,13 @@ halError Device::synchronize() {
     return HAL_SUCCESS;
 }
 
+void Device::detachWorkers() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (TrackedTimeline& tracked : timelines_) {
+        if (tracked.worker.joinable()) tracked.worker.detach();
+    }
+}
+
 halError deviceOpen(int ordinal, halPluginDevice* device) noexcept {
     Device* opened = platform().device(ordinal);
     if (opened == nullptr) {

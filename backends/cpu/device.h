@@ -44,6 +44,9 @@ class Device {
     // included, and returns one unreported failure among them. The workers of destroyed
     // streams whose work is done have ended when it returns.
     halError synchronize();
+    // At process exit: lets the workers of destroyed streams that no call joined yet end on
+    // their own (a thread neither joined nor detached counts as leaked).
+    void detachWorkers();
 
   private:
     struct TrackedTimeline {

@@ -25,26 +25,37 @@ Stream* Device::createStream(int priority) {
     try {
         std::lock_guard<std::mutex> lock(mutex_);
         pruneFinished();
-        timelines_.push_back(TrackedTimeline{stream->timeline(), false});
+        timelines_.push_back(TrackedTimeline{stream->timeline(), false, {}});
     } catch (...) {
-        stream->release();
+        stream->release().detach();
         throw;
     }
     return stream;
 }
 
-void Device::forgetStream(const Stream& stream) {
+void Device::destroyStream(Stream& stream) {
+    const std::shared_ptr<Timeline> timeline = stream.timeline();
+    std::thread worker = stream.release();
     std::lock_guard<std::mutex> lock(mutex_);
-    for (TrackedTimeline& tracked : timelines_) {
-        if (tracked.timeline == stream.timeline()) tracked.destroyed = true;
-    }
+    // First: the stream's own worker, if idle, is only now waking up to end; a later call joins
+    // it, so that destroying returns at once.
     pruneFinished();
+    for (TrackedTimeline& tracked : timelines_) {
+        if (tracked.timeline == timeline) {
+            tracked.destroyed = true;
+            tracked.worker = std::move(worker);
+        }
+    }
+    if (worker.joinable()) worker.detach();  // not tracked (cannot happen): let it end alone
 }
 
 void Device::pruneFinished() {
+    // A pruned entry's worker is joined here, before remove_if moves another entry onto it:
+    // assigning to a joinable std::thread would terminate the process.
     auto finished = [this](TrackedTimeline& tracked) {
         Timeline& timeline = *tracked.timeline;
         if (!tracked.destroyed || !timeline.reached(timeline.submitted())) return false;
+        if (tracked.worker.joinable()) tracked.worker.join();
         std::optional<Failure> failure = timeline.takePendingFailure();
         if (failure && orphanedFailure_) {
             orphanedFailure_->laterFailures += 1 + failure->laterFailures;
@@ -72,6 +83,7 @@ halError Device::synchronize() {
     }
     {
         std::lock_guard<std::mutex> lock(mutex_);
+        pruneFinished();  // the destroyed streams waited for above
         if (orphanedFailure_) {
             const Failure failure = *orphanedFailure_;
             orphanedFailure_.reset();
@@ -84,6 +96,13 @@ halError Device::synchronize() {
         }
     }
     return HAL_SUCCESS;
+}
+
+void Device::detachWorkers() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (TrackedTimeline& tracked : timelines_) {
+        if (tracked.worker.joinable()) tracked.worker.detach();
+    }
 }
 
 halError deviceOpen(int ordinal, halPluginDevice* device) noexcept {

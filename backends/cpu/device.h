@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "block_pool.h"
@@ -36,18 +37,26 @@ class Device {
 
     // Throws std::system_error (no thread) or std::bad_alloc.
     Stream* createStream(int priority);
-    // The stream is being destroyed: keep only its timeline, until its work is done.
-    void forgetStream(const Stream& stream);
+    // Releases the stream (its handle is gone) and keeps only its timeline and its worker
+    // thread, until its work is done.
+    void destroyStream(Stream& stream);
     // Waits for the work submitted so far to every stream of the device, destroyed ones
-    // included, and returns one unreported failure among them.
+    // included, and returns one unreported failure among them. The workers of destroyed
+    // streams whose work is done have ended when it returns.
     halError synchronize();
+    // At process exit: lets the workers of destroyed streams that no call joined yet end on
+    // their own (a thread neither joined nor detached counts as leaked).
+    void detachWorkers();
 
   private:
     struct TrackedTimeline {
         std::shared_ptr<Timeline> timeline;
-        bool destroyed;  // its stream was destroyed: no more work will come
+        bool destroyed;      // its stream was destroyed: no more work will come
+        std::thread worker;  // a destroyed stream's worker, which ends after that work
     };
-    // Drops destroyed streams whose work is done, keeping an unreported failure. With mutex_.
+    // Drops destroyed streams whose work is done, keeping an unreported failure, and joins
+    // their workers, which are ending (they need none of the device's locks for that). With
+    // mutex_.
     void pruneFinished();
 
     const std::string name_;

@@ -2,6 +2,7 @@
 
 #include <polyhal/plugin_support.hpp>
 
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -41,6 +42,11 @@ halError initialize() noexcept {
         Config config;
         if (const halError error = readConfig(config); error != HAL_SUCCESS) return error;
         thePlatform = new Platform(config);
+        std::atexit([] {
+            for (int ordinal = 0; ordinal < thePlatform->deviceCount(); ++ordinal) {
+                thePlatform->device(ordinal)->detachWorkers();
+            }
+        });
         plugin::log(HAL_LOG_INFO, "%d device(s) of %llu bytes each on %s (%u hardware threads)",
                     config.deviceCount, static_cast<unsigned long long>(config.memoryPerDevice),
                     config.cpuModel.c_str(), std::thread::hardware_concurrency());

@@ -23,12 +23,11 @@ Stream::Stream(Device& device, int priority)
           unreference();  // the last touch of the stream by this thread
       }) {}
 
-void Stream::release() {
-    // Nobody will join the thread; the plugin is never unloaded, so its code stays mapped for
-    // the thread's last instructions.
-    thread_.detach();
+std::thread Stream::release() {
+    std::thread worker = std::move(thread_);  // the stream may be gone once it is unreferenced
     queue_.close();
     unreference();
+    return worker;
 }
 
 void Stream::unreference() {
@@ -46,8 +45,7 @@ halError streamCreate(halPluginDevice device, int priority, uint32_t /*flags: no
 halError streamDestroy(halPluginStream stream) noexcept {
     return plugin::guarded(__func__, [&] {
         Stream& self = toStream(stream);
-        self.device().forgetStream(self);
-        self.release();
+        self.device().destroyStream(self);
         return HAL_SUCCESS;
     });
 }

@@ -34,8 +34,9 @@ class Stream {
     uint64_t submit(Command&& command) { return queue_.push(std::move(command)); }
 
     // Gives up the handle's ownership: no more work will come. The stream may be freed before
-    // this returns, so the caller must not touch it afterwards.
-    void release();
+    // this returns, so the caller must not touch it afterwards. Returns the worker thread, which
+    // ends once the queued work is done, for the caller to join or detach.
+    std::thread release();
 
   private:
     ~Stream() = default;  // only through unreference()

@@ -216,6 +216,17 @@ halError planCopy(const char* operation, void* dst, size_t dstMax, const void* s
     return checkBounds(operation, "src", plan->src, count);
 }
 
+// A synchronous copy from another device than `owner`, whose default stream runs it, starts
+// after the work already submitted to the source device's default stream too (as cudaMemcpy
+// between devices): that work may still be writing the source.
+halError drainSourceDevice(const CopyPlan& plan, Device* owner, const char* operation) {
+    Device* source = plan.src.device();
+    if (source == nullptr || source == owner) return HAL_SUCCESS;
+    halStream_t* stream = nullptr;
+    if (halError e = defaultStream(source, &stream)) return e;
+    return synchronizeStream(stream, operation);
+}
+
 // Enqueues a planned copy on `stream`, or, where no peer path serves it, performs it
 // synchronously through the host.
 halError enqueueCopy(halStream_t* stream, void* dst, const void* src, size_t count,
@@ -369,6 +380,7 @@ halError copyBox(const halMemcpy3DParams& box, const char* operation) {
     Device* owner = plan.dst.device() != nullptr   ? plan.dst.device()
                     : plan.src.device() != nullptr ? plan.src.device()
                                                    : currentDevice();
+    if (halError e = drainSourceDevice(plan, owner, operation)) return e;
     halStream_t* stream = nullptr;
     if (halError e = defaultStream(owner, &stream)) return e;
     if (halError e = enqueueBox(stream, box, plan, operation)) return e;
@@ -561,6 +573,7 @@ HAL_API halError halMemcpy(void* dst, size_t dstMax, const void* src, size_t cou
         Device* owner = plan.dst.device() != nullptr   ? plan.dst.device()
                         : plan.src.device() != nullptr ? plan.src.device()
                                                        : currentDevice();
+        if (halError e = drainSourceDevice(plan, owner, "halMemcpy")) return e;
         halStream_t* stream = nullptr;
         if (halError e = defaultStream(owner, &stream)) return e;
         if (halError e = enqueueCopy(stream, dst, src, count, plan, "halMemcpy")) return e;

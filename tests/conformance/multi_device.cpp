@@ -2,6 +2,7 @@
 // event waits between devices, per-device synchronisation and reset. The CPU backend provides
 // two devices with POLYHAL_CPU_DEVICES=2 (the cts.cpu.multi_device run).
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -117,6 +118,25 @@ TEST_CASE("memory is copied between devices", "[multi_device][memcpy]") {
         HAL_REQUIRE_OK(halSynchronizeStream(stream));
         CHECK(result == source);
     }
+}
+
+TEST_CASE("a copy between devices starts after the source device's default stream work",
+          "[multi_device][memcpy][ordering]") {
+    CTS_REQUIRE_TWO_DEVICES();
+    CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
+    constexpr size_t kSize = 64 * 1024;
+    cts::DeviceMemory onFirst(kSize);
+    HAL_REQUIRE_OK(halMemset(onFirst.get(), kSize, 0x11, kSize));
+    // Still queued on device 0's default stream when the copy is issued from device 1.
+    cts::enqueueSleep(nullptr, std::chrono::milliseconds(200));
+    HAL_REQUIRE_OK(halMemsetAsync(onFirst.get(), kSize, 0x22, kSize, nullptr));
+    CurrentDevice second(1);
+    cts::DeviceMemory onSecond(kSize);
+    HAL_REQUIRE_OK(halMemcpy(onSecond.get(), kSize, onFirst.get(), kSize, HAL_MEMCPY_DEFAULT));
+    std::vector<uint8_t> result(kSize);
+    HAL_REQUIRE_OK(
+        halMemcpy(result.data(), kSize, onSecond.get(), kSize, HAL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(allBytes(result.data(), kSize, 0x22));
 }
 
 TEST_CASE("a copy between devices of one backend is enqueued on either device's stream",

@@ -364,7 +364,8 @@ HAL_API halError halFreeHost(void* ptr);
 
 /* Copies `count` bytes from `src` to `dst` and returns when the copy is complete. The copy runs
  * on the default stream of the device that owns the device operand (the destination's, when both
- * are devices; the current device for host-to-host), after the work already submitted to it.
+ * are devices; the current device for host-to-host), after the work already submitted to it and,
+ * for a copy between two devices, to the source device's default stream.
  * Between two devices of one backend with HAL_DEVICE_CAP_PEER_COPY the backend's peer path
  * copies directly; between devices of different backends the bytes travel through host memory.
  * Errors: HAL_ERROR_INVALID_VALUE (NULL pointer with count > 0, count > dstMax, count beyond the

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <thread>
 
@@ -14,6 +15,20 @@ void sleepThenSet(void* flag) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     static_cast<std::atomic<bool>*>(flag)->store(true);
 }
+
+// Worker threads that ran countUntilThreadExit and have not ended yet: a thread-local object
+// of the worker, destroyed as its thread exits (after its last command completed), decrements
+// the count, late.
+std::atomic<int> g_runningWorkers{0};
+
+struct ThreadExitCounter {
+    ~ThreadExitCounter() {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        g_runningWorkers.fetch_sub(1);
+    }
+};
+
+void countUntilThreadExit(void*) { thread_local ThreadExitCounter counter; }
 }  // namespace
 
 TEST_CASE("without POLYHAL_CPU_DEVICES there is one device", "[device]") {
@@ -55,4 +70,17 @@ TEST_CASE("deviceSynchronize waits for the work of every stream, destroyed ones 
     REQUIRE(backend().deviceSynchronize(device0()) == HAL_SUCCESS);
     CHECK(onLive.load());
     CHECK(onDestroyed.load());
+}
+
+TEST_CASE("deviceSynchronize returns once the workers of destroyed streams have ended",
+          "[device]") {
+    g_runningWorkers.store(4);
+    for (int i = 0; i < 4; ++i) {
+        Stream stream;
+        REQUIRE(backend().launchHostFunc(stream.get(), countUntilThreadExit, nullptr) ==
+                HAL_SUCCESS);
+    }
+    REQUIRE(backend().deviceSynchronize(device0()) == HAL_SUCCESS);
+    // Nothing of theirs (the stream objects, the threads' own memory) outlives the call either.
+    CHECK(g_runningWorkers.load() == 0);
 }

@@ -24,6 +24,7 @@
 #include <polyhal/plugin.h>
 
 #include "gpu_common/event.hpp"
+#include "gpu_common/ipc.hpp"
 #include "gpu_common/memory.hpp"
 #include "gpu_common/module.hpp"
 #include "gpu_common/platform.hpp"
@@ -67,6 +68,9 @@ constexpr halPluginDispatchTable dispatchTable() noexcept {
     table.launchKernel = launchKernel<Api>;
     table.streamGetNativeHandle = streamGetNativeHandle<Api>;
     table.memcpyPeerAsync = memcpyPeerAsync<Api>;
+    table.ipcMemGetHandle = ipcMemGetHandle<Api>;
+    table.ipcMemOpenHandle = ipcMemOpenHandle<Api>;
+    table.ipcMemCloseHandle = ipcMemCloseHandle<Api>;
     return table;
 }
 

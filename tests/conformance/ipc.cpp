@@ -97,7 +97,8 @@ TEST_CASE("two processes share a block, ordered by interprocess events", "[ipc][
     cts::Event written(HAL_EVENT_INTERPROCESS | HAL_EVENT_DISABLE_TIMING);
     HAL_REQUIRE_OK(halMemset(block.get(), kBytes, 0, kBytes));
 
-    cts::ipc::Message handles = cts::ipc::makeMessage("handles", std::to_string(kBytes));
+    cts::ipc::Message handles =
+        cts::ipc::makeMessage("handles", std::to_string(kBytes) + " events");
     halIpcMemHandle memory;
     halIpcEventHandle events[2];
     HAL_REQUIRE_OK(halIpcGetMemHandle(&memory, block.get()));
@@ -148,6 +149,34 @@ TEST_CASE("two processes share a block, ordered by interprocess events", "[ipc][
     CHECK(status == 0);
 }
 
+TEST_CASE("two processes share a block, ordered by the host", "[ipc][process]") {
+    CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_IPC_MEMORY);
+    constexpr size_t kBytes = 1u << 20;
+    cts::DeviceMemory block(kBytes);
+    HAL_REQUIRE_OK(halMemset(block.get(), kBytes, 0x5a, kBytes));
+    cts::ipc::Message handles = cts::ipc::makeMessage("handles", std::to_string(kBytes));
+    halIpcMemHandle memory;
+    HAL_REQUIRE_OK(halIpcGetMemHandle(&memory, block.get()));
+    std::memcpy(handles.handles[0], memory.reserved, sizeof memory.reserved);
+
+    cts::ipc::Child child("reader");
+    REQUIRE(child.started());
+    std::string error;
+    REQUIRE(cts::ipc::send(child.toChild(), handles, &error));
+    cts::ipc::Message reply;
+    INFO(error);
+    REQUIRE(cts::ipc::receive(child.fromChild(), &reply, 20s, &error));
+    INFO("child: " << reply.what << " " << reply.text);
+    REQUIRE(std::string(reply.what) == "recorded");
+    std::vector<unsigned char> seen(kBytes, 0);
+    HAL_REQUIRE_OK(halMemcpy(seen.data(), kBytes, block.get(), kBytes, HAL_MEMCPY_DEFAULT));
+    size_t wrong = 0;
+    for (size_t i = 0; i < kBytes; ++i) wrong += seen[i] != (i < kBytes / 2 ? 0xc3 : 0x5a);
+    CHECK(wrong == 0);
+    REQUIRE(cts::ipc::send(child.toChild(), cts::ipc::makeMessage("done"), &error));
+    CHECK(child.wait(20s, &error) == 0);
+}
+
 TEST_CASE("a handle cannot be opened once its exporter released the memory or exited",
           "[ipc][process]") {
     CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_IPC_MEMORY);
@@ -162,21 +191,26 @@ TEST_CASE("a handle cannot be opened once its exporter released the memory or ex
     halIpcMemHandle kept, freed;
     std::memcpy(kept.reserved, message.handles[0], sizeof kept.reserved);
     std::memcpy(freed.reserved, message.handles[1], sizeof freed.reserved);
-    // CPU can tell why; a vendor reports its own error.
-    const halError gone = cts::backendName() == "cpu" ? HAL_ERROR_NOT_FOUND : HAL_ERROR_BACKEND;
+    // The CPU backend tells a released segment and an exited exporter (HAL_ERROR_NOT_FOUND); a
+    // vendor driver (or its double) reports its own error for an exited exporter, and may not
+    // know that the exporter freed an allocation.
+    const bool cpu = cts::backendName() == "cpu";
     void* opened = nullptr;
-    CHECK(halIpcOpenMemHandle(&opened, freed, 0) != HAL_SUCCESS);
-    const halError whileAlive = halIpcOpenMemHandle(&opened, freed, 0);
-    CHECK(whileAlive == gone);
-    CHECK(std::string(halGetLastErrorMessage()).size() > 0);
+    if (cpu) {
+        CHECK(halIpcOpenMemHandle(&opened, freed, 0) == HAL_ERROR_NOT_FOUND);
+        CHECK(std::string(halGetLastErrorMessage()).find("freed") != std::string::npos);
+    }
     // The block the exporter still holds opens, and is closed again at once.
     HAL_REQUIRE_OK(halIpcOpenMemHandle(&opened, kept, 0));
     HAL_CHECK_OK(halIpcCloseMemHandle(opened));
 
     REQUIRE(cts::ipc::send(child.toChild(), cts::ipc::makeMessage("done"), &error));
     REQUIRE(child.wait(20s, &error) == 0);
-    CHECK(halIpcOpenMemHandle(&opened, kept, 0) == gone);
-    if (gone == HAL_ERROR_NOT_FOUND) {
+    const halError gone = halIpcOpenMemHandle(&opened, kept, 0);
+    CHECK(gone != HAL_SUCCESS);
+    CHECK_FALSE(std::string(halGetLastErrorMessage()).empty());
+    if (cpu) {
+        CHECK(gone == HAL_ERROR_NOT_FOUND);
         CHECK(std::string(halGetLastErrorMessage()).find("exited") != std::string::npos);
     }
 }

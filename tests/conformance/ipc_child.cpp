@@ -60,8 +60,10 @@ Message receiveOrThrow(int fd) {
     return message;
 }
 
-// Opens the block and events process A sent, waits for A's fill in stream order, checks it,
-// overwrites the first half after a delay and records the second event, then closes all.
+// Opens the block process A sent and checks A's fill, then overwrites the first half and says
+// so. With events (the message's text says "<bytes> events"): waits for A's fill in stream order,
+// and records the second event after a delayed overwrite. Without: A filled the block before
+// sending it, and this process finishes its overwrite before answering.
 void reader(int in, int out) {
     const Message handles = receiveOrThrow(in);
     halIpcMemHandle memoryHandle;
@@ -70,11 +72,25 @@ void reader(int in, int out) {
     std::memcpy(filledHandle.reserved, handles.handles[1], sizeof filledHandle.reserved);
     std::memcpy(writtenHandle.reserved, handles.handles[2], sizeof writtenHandle.reserved);
     size_t bytes = 0;
-    std::sscanf(handles.text, "%zu", &bytes);
-
+    char ordering[16] = {};
+    std::sscanf(handles.text, "%zu %15s", &bytes, ordering);
     void* shared = nullptr;
-    halEvent filled = nullptr, written = nullptr;
     CHILD_REQUIRE(halIpcOpenMemHandle(&shared, memoryHandle, 0));
+    std::string error;
+    if (std::strcmp(ordering, "events") != 0) {
+        std::vector<unsigned char> seen(bytes, 0);
+        CHILD_REQUIRE(halMemcpy(seen.data(), seen.size(), shared, bytes, HAL_MEMCPY_DEFAULT));
+        for (size_t i = 0; i < bytes; ++i) {
+            if (seen[i] != 0x5a) throw Failed{"byte " + std::to_string(i) + " is not 0x5a"};
+        }
+        CHILD_REQUIRE(halMemset(shared, bytes, 0xc3, bytes / 2));
+        if (!send(out, makeMessage("recorded"), &error)) throw Failed{error};
+        const Message done = receiveOrThrow(in);
+        if (std::strcmp(done.what, "done") != 0) throw Failed{"expected 'done' from the parent"};
+        CHILD_REQUIRE(halIpcCloseMemHandle(shared));
+        return;
+    }
+    halEvent filled = nullptr, written = nullptr;
     CHILD_REQUIRE(halIpcOpenEventHandle(&filled, filledHandle));
     CHILD_REQUIRE(halIpcOpenEventHandle(&written, writtenHandle));
     halStream stream = nullptr;
@@ -85,7 +101,6 @@ void reader(int in, int out) {
     CHILD_REQUIRE(halMemcpyAsync(seen.data(), seen.size(), shared, bytes, HAL_MEMCPY_DEFAULT,
                                  stream));
     // The parent lets its fill run only now: a wait that did not hold would copy too early.
-    std::string error;
     if (!send(out, makeMessage("enqueued"), &error)) throw Failed{error};
     CHILD_REQUIRE(halSynchronizeStream(stream));
     for (size_t i = 0; i < bytes; ++i) {

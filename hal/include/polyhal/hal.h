@@ -532,7 +532,8 @@ HAL_API halError halMemPoolGetAttribute(int device, halMemPoolAttribute attribut
  * completes.
  *
  * Per backend: cpu shares memory and events (shared-memory file descriptors, opened through
- * /proc/<pid>/fd); the other backends do not yet (HAL_ERROR_NOT_SUPPORTED).
+ * /proc/<pid>/fd); cuda and hip share memory through the vendor's IPC calls, not events yet;
+ * level_zero and opencl neither (HAL_ERROR_NOT_SUPPORTED).
  * HAL_DEVICE_CAP_IPC_MEMORY and HAL_DEVICE_CAP_IPC_EVENTS say which.
  * ------------------------------------------------------------------------------------------- */
 

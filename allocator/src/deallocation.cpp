@@ -115,6 +115,21 @@ bool DevicePool::Impl::find(const void* ptr, Allocation* allocation) const {
     return true;
 }
 
+bool DevicePool::Impl::exportBlock(const void* ptr, ExportedBlock* exported) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto address = reinterpret_cast<uintptr_t>(ptr);
+    const Block* block = lookup(address);
+    if (block == nullptr || block->state != BlockState::Live || block->address != address) {
+        return false;
+    }
+    const Segment* segment = block->segment;
+    exported->segmentBase = reinterpret_cast<void*>(segment->base);
+    exported->segmentSize = segment->size;
+    exported->offset = block->address - segment->base;
+    exported->size = block->requested;
+    return true;
+}
+
 DevicePool::Impl::Verdict DevicePool::Impl::evaluate(const Block* block,
                                                      const VectorClock& ownerClock,
                                                      Policy rules) const {

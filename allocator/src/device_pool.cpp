@@ -53,6 +53,9 @@ halError DevicePool::free(void* ptr, Stream* stream) { return impl_->free(ptr, s
 bool DevicePool::find(const void* ptr, Allocation* allocation) const {
     return impl_->find(ptr, allocation);
 }
+bool DevicePool::exportBlock(const void* ptr, ExportedBlock* exported) const {
+    return impl_->exportBlock(ptr, exported);
+}
 
 PoolStats DevicePool::stats() const { return impl_->stats(); }
 PoolAttributes DevicePool::attributes() const { return impl_->attributes(); }

@@ -44,6 +44,7 @@ public:
     halError free(void* ptr, Stream* stream);
     void recordUses(const void* const* ptrs, size_t count, Stream* stream, uint64_t ticket);
     bool find(const void* ptr, Allocation* allocation) const;
+    bool exportBlock(const void* ptr, ExportedBlock* exported) const;
 
     // reclamation.cpp
     PoolStats stats() const;

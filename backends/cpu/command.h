@@ -15,6 +15,7 @@
 namespace polyhal::cpu {
 
 class Event;
+class SharedEventState;
 class Timeline;
 struct Function;
 
@@ -64,8 +65,22 @@ struct TimelineWait {
     uint64_t ticket;
 };
 
+// Publishes the completion of record `generation` of an event shared between processes.
+struct SharedEventSignal {
+    std::shared_ptr<SharedEventState> state;
+    uint32_t generation;
+};
+
+// Blocks the worker until record `generation` of a shared event has completed, in whichever
+// process it was made.
+struct SharedEventWait {
+    std::shared_ptr<SharedEventState> state;
+    uint32_t generation;
+};
+
 using Command = std::variant<std::monostate, HostCall, CopyBytes, CopyBox, FillBytes,
-                             KernelLaunch, EventMarker, TimelineWait>;
+                             KernelLaunch, EventMarker, TimelineWait, SharedEventSignal,
+                             SharedEventWait>;
 
 }  // namespace polyhal::cpu
 

@@ -9,7 +9,9 @@
 namespace polyhal::cpu {
 
 DeviceMemory::~DeviceMemory() {
-    for (const auto& block : blocks_) std::free(block.first);
+    for (const auto& block : blocks_) {
+        if (block.second.shared == nullptr) std::free(block.first);
+    }
 }
 
 halError DeviceMemory::allocate(size_t size, void** ptr) {
@@ -28,7 +30,16 @@ halError DeviceMemory::allocate(size_t size, void** ptr) {
         }
         used_ += charged;  // reserved now; the host allocation happens outside the lock
     }
-    void* memory = allocateAligned(kDeviceMemoryAlignment, charged);
+    Block block{charged, nullptr};
+    void* memory = nullptr;
+    // A shared-memory file where one can be had; aligned host memory otherwise (the
+    // allocation then cannot be exported, which exportAllocation says).
+    if (size >= kShareableSize && SharedMemory::create(charged, &block.shared) == HAL_SUCCESS) {
+        memory = block.shared->data();
+    } else {
+        memory = allocateAligned(kDeviceMemoryAlignment, charged);
+    }
+    const bool shared = block.shared != nullptr;
     std::lock_guard<std::mutex> lock(mutex_);
     if (memory == nullptr) {
         used_ -= charged;
@@ -38,10 +49,10 @@ halError DeviceMemory::allocate(size_t size, void** ptr) {
                             size);
     }
     try {
-        blocks_.emplace(memory, charged);
+        blocks_.emplace(memory, std::move(block));
     } catch (...) {
         used_ -= charged;
-        std::free(memory);
+        if (!shared) std::free(memory);  // a shared-memory file went with the failed node
         throw;
     }
     *ptr = memory;
@@ -49,6 +60,7 @@ halError DeviceMemory::allocate(size_t size, void** ptr) {
 }
 
 halError DeviceMemory::release(void* ptr) {
+    Block released;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         const auto block = blocks_.find(ptr);
@@ -56,16 +68,58 @@ halError DeviceMemory::release(void* ptr) {
             return plugin::fail(HAL_ERROR_INVALID_VALUE,
                                 "%p is not device memory allocated on this device", ptr);
         }
-        used_ -= block->second;
+        used_ -= block->second.charged;
+        released = std::move(block->second);
         blocks_.erase(block);
     }
-    std::free(ptr);
-    return HAL_SUCCESS;
+    if (released.shared == nullptr) std::free(ptr);
+    return HAL_SUCCESS;  // a shared-memory file is unmapped and closed as `released` goes
 }
 
 uint64_t DeviceMemory::used() {
     std::lock_guard lock(mutex_);
     return used_;
+}
+
+halError DeviceMemory::exportAllocation(void* ptr, halPluginIpcHandle* handle) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto block = blocks_.find(ptr);
+    if (block == blocks_.end()) {
+        return plugin::fail(HAL_ERROR_INVALID_VALUE,
+                            "%p is not device memory allocated on this device", ptr);
+    }
+    if (block->second.shared == nullptr) {
+        return plugin::fail(HAL_ERROR_NOT_SUPPORTED,
+                            "the allocation at %p is not shareable: it is plain host memory "
+                            "(smaller than %zu bytes, or no shared-memory file could be made "
+                            "when it was allocated)",
+                            ptr, kShareableSize);
+    }
+    block->second.shared->exportTo(handle);
+    return HAL_SUCCESS;
+}
+
+halError DeviceMemory::openImport(const halPluginIpcHandle& handle, size_t size, void** ptr) {
+    std::unique_ptr<SharedMemory> opened;
+    if (halError e = SharedMemory::open(SharedMemory::nameIn(handle), size, &opened)) return e;
+    void* data = opened->data();
+    std::lock_guard<std::mutex> lock(mutex_);
+    imports_.emplace(data, std::move(opened));
+    *ptr = data;
+    return HAL_SUCCESS;
+}
+
+halError DeviceMemory::closeImport(void* ptr) {
+    std::unique_ptr<SharedMemory> closed;
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto import = imports_.find(ptr);
+    if (import == imports_.end()) {
+        return plugin::fail(HAL_ERROR_INVALID_VALUE,
+                            "%p is not memory opened from another process", ptr);
+    }
+    closed = std::move(import->second);
+    imports_.erase(import);
+    return HAL_SUCCESS;
 }
 
 }  // namespace polyhal::cpu

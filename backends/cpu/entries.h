@@ -34,6 +34,9 @@ halError eventRecord(halPluginEvent event, halPluginStream stream) noexcept;
 halError eventQuery(halPluginEvent event) noexcept;
 halError eventSynchronize(halPluginEvent event) noexcept;
 halError eventElapsedTime(float* ms, halPluginEvent start, halPluginEvent end) noexcept;
+halError ipcEventGetHandle(halPluginEvent event, halPluginIpcHandle* handle) noexcept;
+halError ipcEventOpenHandle(halPluginDevice device, const halPluginIpcHandle* handle,
+                            halPluginEvent* event) noexcept;
 
 // memory.cpp
 halError memAllocDevice(halPluginDevice device, size_t size, void** ptr) noexcept;
@@ -47,6 +50,10 @@ halError memcpy3DAsync(halPluginStream stream, const halMemcpy3DParams* params) 
 halError memcpyPeerAsync(halPluginStream stream, void* dst, halPluginDevice dstDevice,
                          const void* src, halPluginDevice srcDevice, size_t count) noexcept;
 halError memsetAsync(halPluginStream stream, void* dst, unsigned char value, size_t count) noexcept;
+halError ipcMemGetHandle(halPluginDevice device, void* base, halPluginIpcHandle* handle) noexcept;
+halError ipcMemOpenHandle(halPluginDevice device, const halPluginIpcHandle* handle, size_t size,
+                          void** base) noexcept;
+halError ipcMemCloseHandle(halPluginDevice device, void* base) noexcept;
 
 // module.cpp
 halError moduleLoadData(halPluginDevice device, const void* image, size_t size,

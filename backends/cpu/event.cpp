@@ -18,6 +18,16 @@ int64_t monotonicNanoseconds() {
 }
 
 void Event::record(Stream& stream, const std::shared_ptr<Event>& self) {
+    if (shared_ != nullptr) {
+        const uint32_t generation = shared_->beginRecord();
+        try {
+            stream.submit(SharedEventSignal{shared_, generation});
+        } catch (...) {
+            shared_->publish(generation);  // nothing was captured: let no waiter hang on it
+            throw;
+        }
+        return;
+    }
     std::lock_guard<std::mutex> lock(mutex_);
     uint64_t ticket;
     if (timed()) {
@@ -61,7 +71,12 @@ halError status(const TimelinePoint& point) {
 
 halError eventCreate(halPluginDevice /*device*/, uint32_t flags, halPluginEvent* event) noexcept {
     return plugin::guarded(__func__, [&] {
-        auto handle = std::make_unique<EventHandle>(EventHandle{std::make_shared<Event>(flags)});
+        std::shared_ptr<SharedEventState> shared;
+        if ((flags & HAL_EVENT_INTERPROCESS) != 0) {
+            if (halError e = SharedEventState::create(&shared)) return e;
+        }
+        auto handle = std::make_unique<EventHandle>(
+            EventHandle{std::make_shared<Event>(flags, std::move(shared))});
         *event = reinterpret_cast<halPluginEvent>(handle.release());
         return HAL_SUCCESS;
     });
@@ -82,6 +97,9 @@ halError eventRecord(halPluginEvent event, halPluginStream stream) noexcept {
 
 halError eventQuery(halPluginEvent event) noexcept {
     return plugin::guarded(__func__, [&] {
+        if (const auto& shared = toEventHandle(event).event->shared()) {
+            return shared->reached(shared->latest()) ? HAL_SUCCESS : HAL_ERROR_NOT_READY;
+        }
         const std::optional<TimelinePoint> point = toEventHandle(event).event->lastRecord();
         return point ? status(*point) : HAL_SUCCESS;
     });
@@ -90,10 +108,36 @@ halError eventQuery(halPluginEvent event) noexcept {
 halError eventSynchronize(halPluginEvent event) noexcept {
     return plugin::guarded(__func__, [&] {
         const Event& self = *toEventHandle(event).event;
+        if (const auto& shared = self.shared()) {
+            shared->wait(shared->latest());
+            return HAL_SUCCESS;
+        }
         const std::optional<TimelinePoint> point = self.lastRecord();
         if (!point) return HAL_SUCCESS;
         point->timeline->wait(point->ticket, self.waitPolicy());
         return status(*point);
+    });
+}
+
+halError ipcEventGetHandle(halPluginEvent event, halPluginIpcHandle* handle) noexcept {
+    const std::shared_ptr<SharedEventState>& shared = toEventHandle(event).event->shared();
+    if (shared == nullptr) {
+        return plugin::fail(HAL_ERROR_INVALID_VALUE,
+                            "the event was created without HAL_EVENT_INTERPROCESS");
+    }
+    shared->exportTo(handle);
+    return HAL_SUCCESS;
+}
+
+halError ipcEventOpenHandle(halPluginDevice /*device*/, const halPluginIpcHandle* handle,
+                            halPluginEvent* event) noexcept {
+    return plugin::guarded(__func__, [&] {
+        std::shared_ptr<SharedEventState> shared;
+        if (halError e = SharedEventState::open(*handle, &shared)) return e;
+        auto opened = std::make_unique<EventHandle>(EventHandle{std::make_shared<Event>(
+            HAL_EVENT_INTERPROCESS | HAL_EVENT_DISABLE_TIMING, std::move(shared))});
+        *event = reinterpret_cast<halPluginEvent>(opened.release());
+        return HAL_SUCCESS;
     });
 }
 

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "notifier.h"
+#include "shared_event.h"
 #include "timeline.h"
 
 namespace polyhal::cpu {
@@ -20,6 +21,12 @@ class Stream;
 class Event {
   public:
     explicit Event(uint32_t flags) : flags_(flags) {}
+    // An event shared with other processes (HAL_EVENT_INTERPROCESS): its records live in
+    // `shared`, and record() publishes there instead of keeping a timeline point.
+    Event(uint32_t flags, std::shared_ptr<SharedEventState> shared)
+        : flags_(flags), shared_(std::move(shared)) {}
+
+    const std::shared_ptr<SharedEventState>& shared() const { return shared_; }
 
     bool timed() const { return (flags_ & HAL_EVENT_DISABLE_TIMING) == 0; }
     WaitPolicy waitPolicy() const {
@@ -44,6 +51,7 @@ class Event {
 
   private:
     const uint32_t flags_;
+    const std::shared_ptr<SharedEventState> shared_;
     mutable std::mutex mutex_;
     bool recorded_ = false;
     TimelinePoint point_;

@@ -24,6 +24,23 @@ halError memFreeDevice(halPluginDevice device, void* ptr) noexcept {
     return plugin::guarded(__func__, [&] { return toDevice(device).memory().release(ptr); });
 }
 
+halError ipcMemGetHandle(halPluginDevice device, void* base, halPluginIpcHandle* handle) noexcept {
+    return plugin::guarded(__func__, [&] {
+        return toDevice(device).memory().exportAllocation(base, handle);
+    });
+}
+
+halError ipcMemOpenHandle(halPluginDevice device, const halPluginIpcHandle* handle, size_t size,
+                          void** base) noexcept {
+    return plugin::guarded(__func__, [&] {
+        return toDevice(device).memory().openImport(*handle, size, base);
+    });
+}
+
+halError ipcMemCloseHandle(halPluginDevice device, void* base) noexcept {
+    return plugin::guarded(__func__, [&] { return toDevice(device).memory().closeImport(base); });
+}
+
 halError memAllocHost(halPluginDevice /*device*/, size_t size, void** ptr) noexcept {
     // More than the host has cannot succeed; saying so up front also keeps absurd sizes away
     // from allocators that abort on them (AddressSanitizer's) instead of failing.

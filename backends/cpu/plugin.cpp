@@ -51,6 +51,12 @@ halPluginDispatchTable makeTable() {
     table.launchKernel = launchKernel;
 
     table.streamGetNativeHandle = streamGetNativeHandle;
+
+    table.ipcMemGetHandle = ipcMemGetHandle;
+    table.ipcMemOpenHandle = ipcMemOpenHandle;
+    table.ipcMemCloseHandle = ipcMemCloseHandle;
+    table.ipcEventGetHandle = ipcEventGetHandle;
+    table.ipcEventOpenHandle = ipcEventOpenHandle;
     return table;
 }
 

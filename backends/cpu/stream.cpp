@@ -73,6 +73,11 @@ halError streamQuery(halPluginStream stream) noexcept {
 halError streamWaitEvent(halPluginStream stream, halPluginEvent event) noexcept {
     return plugin::guarded(__func__, [&] {
         Stream& self = toStream(stream);
+        if (const auto& shared = toEventHandle(event).event->shared()) {
+            const uint32_t generation = shared->latest();
+            if (!shared->reached(generation)) self.submit(SharedEventWait{shared, generation});
+            return HAL_SUCCESS;
+        }
         std::optional<TimelinePoint> point = toEventHandle(event).event->lastRecord();
         // Nothing to wait for: never recorded, already done, or earlier work of this very
         // stream, which runs in order anyway.

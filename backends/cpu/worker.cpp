@@ -12,6 +12,7 @@
 
 #include "event.h"
 #include "kernel_execution.h"
+#include "shared_event.h"
 
 namespace polyhal::cpu {
 
@@ -76,6 +77,12 @@ struct Executor {
     void operator()(const TimelineWait& wait) const {
         wait.timeline->wait(wait.ticket, WaitPolicy::kSpinThenSleep);
     }
+
+    void operator()(const SharedEventSignal& signal) const {
+        signal.state->publish(signal.generation);
+    }
+
+    void operator()(const SharedEventWait& wait) const { wait.state->wait(wait.generation); }
 };
 
 }  // namespace

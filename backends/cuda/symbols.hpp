@@ -65,7 +65,10 @@
     X(functionGetAttribute,  cuFuncGetAttribute)                                     \
     X(functionSetAttribute,  cuFuncSetAttribute)                                     \
     OPTIONAL(functionGetParameterInfo, cuFuncGetParamInfo)                           \
-    X(launchKernel,          cuLaunchKernel)
+    X(launchKernel,          cuLaunchKernel)                                         \
+    OPTIONAL(ipcGetMemHandle,   cuIpcGetMemHandle)                                   \
+    OPTIONAL(ipcOpenMemHandle,  cuIpcOpenMemHandle)                                  \
+    OPTIONAL(ipcCloseMemHandle, cuIpcCloseMemHandle)
 // clang-format on
 
 namespace polyhal::cuda {

@@ -26,6 +26,7 @@
 #include <polyhal/plugin.h>
 
 #include "gpu_common/event.hpp"
+#include "gpu_common/ipc.hpp"
 #include "gpu_common/memory.hpp"
 #include "gpu_common/module.hpp"
 #include "gpu_common/peer.hpp"
@@ -75,6 +76,9 @@ constexpr halPluginDispatchTable dispatchTable() noexcept {
     table.deviceEnablePeerAccess = deviceEnablePeerAccess<Api>;
     table.deviceDisablePeerAccess = deviceDisablePeerAccess<Api>;
     table.memcpy3DAsync = memcpy3DAsync<Api>;
+    table.ipcMemGetHandle = ipcMemGetHandle<Api>;
+    table.ipcMemOpenHandle = ipcMemOpenHandle<Api>;
+    table.ipcMemCloseHandle = ipcMemCloseHandle<Api>;
     return table;
 }
 

@@ -7,6 +7,7 @@
 #include <new>
 
 #include "gpu_common/current_device.hpp"
+#include "gpu_common/ipc.hpp"
 #include "gpu_common/objects.hpp"
 #include "gpu_common/vendor_call.hpp"
 #include "gpu_common/vendor_library.hpp"
@@ -133,6 +134,7 @@ halError deviceGetInfo(halPluginDevice handle, halPluginDeviceInfo* info) noexce
     filled.capabilities = HAL_DEVICE_CAP_TIMING_EVENTS | HAL_DEVICE_CAP_HOST_FUNCTIONS |
                           HAL_DEVICE_CAP_KERNELS | HAL_DEVICE_CAP_NATIVE_HANDLES |
                           HAL_DEVICE_CAP_PEER_COPY;
+    if (hasIpcMemory<Api>()) filled.capabilities |= HAL_DEVICE_CAP_IPC_MEMORY;
     queryStreamPriorities(device, &filled.leastStreamPriority, &filled.greatestStreamPriority);
     if (filled.leastStreamPriority != filled.greatestStreamPriority) {
         filled.capabilities |= HAL_DEVICE_CAP_STREAM_PRIORITIES;

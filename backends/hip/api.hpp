@@ -52,11 +52,13 @@ struct HipApi {
     using Function = hipFunction_t;
     using DevicePointer = void*;
     using JitOption = hipJitOption;
+    using IpcMemHandle = hipIpcMemHandle_t;
 
     static constexpr unsigned kStreamNonBlocking = hipStreamNonBlocking;
     static constexpr unsigned kEventDisableTiming = hipEventDisableTiming;
     static constexpr unsigned kEventBlockingSync = hipEventBlockingSync;
     static constexpr unsigned kHostAllocPortable = hipHostMallocPortable;
+    static constexpr unsigned kIpcMemLazyEnablePeerAccess = hipIpcMemLazyEnablePeerAccess;
     static constexpr hipDeviceAttribute_t kAttributeComputeUnits =
         hipDeviceAttributeMultiprocessorCount;
     static constexpr hipDeviceAttribute_t kAttributeMaxThreadsPerBlock =

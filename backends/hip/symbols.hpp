@@ -64,7 +64,10 @@
     X(moduleLoadDataEx,      hipModuleLoadDataEx)                \
     X(moduleUnload,          hipModuleUnload)                    \
     X(moduleGetFunction,     hipModuleGetFunction)               \
-    X(launchKernel,          hipModuleLaunchKernel)
+    X(launchKernel,          hipModuleLaunchKernel)              \
+    OPTIONAL(ipcGetMemHandle,   hipIpcGetMemHandle)              \
+    OPTIONAL(ipcOpenMemHandle,  hipIpcOpenMemHandle)             \
+    OPTIONAL(ipcCloseMemHandle, hipIpcCloseMemHandle)
 // clang-format on
 
 namespace polyhal::hip {

@@ -33,6 +33,9 @@ void releaseDeviceObjects(Device* device) {
         rt.streams.destroy(stream);
     });
     device->pool->reset();
+    for (const AddressRange& imported : rt.ipcImports.eraseDevice(device)) {
+        vt.ipcMemCloseHandle(device->native, imported.mapping);
+    }
 }
 
 }  // namespace

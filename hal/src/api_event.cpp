@@ -5,7 +5,8 @@ using namespace polyhal;
 
 namespace {
 
-constexpr uint32_t kKnownEventFlags = HAL_EVENT_DISABLE_TIMING | HAL_EVENT_BLOCKING_SYNC;
+constexpr uint32_t kKnownEventFlags =
+    HAL_EVENT_DISABLE_TIMING | HAL_EVENT_BLOCKING_SYNC | HAL_EVENT_INTERPROCESS;
 
 }  // namespace
 
@@ -19,6 +20,19 @@ HAL_API halError halCreateEventWithFlag(halEvent* event, uint32_t flags) {
                         flags & ~kKnownEventFlags);
         }
         Device* device = currentDevice();
+        if ((flags & HAL_EVENT_INTERPROCESS) != 0) {
+            if ((flags & HAL_EVENT_DISABLE_TIMING) == 0) {
+                return fail(HAL_ERROR_INVALID_VALUE,
+                            "halCreateEventWithFlag: HAL_EVENT_INTERPROCESS needs "
+                            "HAL_EVENT_DISABLE_TIMING");
+            }
+            if (!device->supports(HAL_DEVICE_CAP_IPC_EVENTS)) {
+                return fail(HAL_ERROR_NOT_SUPPORTED,
+                            "halCreateEventWithFlag: the {} backend (device {}) cannot share "
+                            "events between processes (HAL_EVENT_INTERPROCESS)",
+                            device->backend->name, device->ordinal);
+            }
+        }
         halPluginEvent native = nullptr;
         if (halError e = checked(device->vtable->eventCreate(device->native, flags, &native),
                                  device, "halCreateEvent")) {

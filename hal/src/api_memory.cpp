@@ -30,6 +30,7 @@ struct Operand {
     const void* pointer = nullptr;
     Device* owner = nullptr;  // the device whose pool holds it
     bool pinnedHost = false;  // from halMallocHost
+    bool imported = false;    // another process's memory (halIpcOpenMemHandle)
     uintptr_t base = 0;       // the allocation containing it, when known
     size_t size = 0;
 
@@ -50,6 +51,13 @@ Operand locate(const void* pointer) {
             operand.size = allocation.size;
             return operand;
         }
+    }
+    if (const auto imported = runtime().ipcImports.find(pointer)) {
+        operand.owner = imported->device;
+        operand.imported = true;
+        operand.base = imported->base;
+        operand.size = imported->size;
+        return operand;
     }
     if (const auto host = runtime().hostAllocations.find(pointer)) {
         operand.pinnedHost = true;
@@ -404,7 +412,14 @@ halMemcpy3DParams box2D(void* dst, size_t dpitch, const void* src, size_t spitch
 
 // The error for freeing something that is not a live pool block.
 halError refuseFree(const char* operation, const void* ptr) {
-    if (locate(ptr).knownHost()) {
+    const Operand where = locate(ptr);
+    if (where.imported) {
+        return fail(HAL_ERROR_INVALID_VALUE,
+                    "{}: {} is memory of another process (halIpcOpenMemHandle); close it with "
+                    "halIpcCloseMemHandle",
+                    operation, ptr);
+    }
+    if (where.knownHost()) {
         return fail(HAL_ERROR_INVALID_VALUE,
                     "{}: {} is pinned host memory from halMallocHost; free it with halFreeHost",
                     operation, ptr);
@@ -493,8 +508,9 @@ HAL_API halError halMalloc(void** ptr, size_t size) {
 HAL_API halError halFree(void* ptr) {
     return apiCall([&] {
         if (ptr == nullptr) return HAL_SUCCESS;
-        Device* device = locate(ptr).device();
-        if (device == nullptr) return refuseFree("halFree", ptr);
+        const Operand where = locate(ptr);
+        Device* device = where.device();
+        if (device == nullptr || where.imported) return refuseFree("halFree", ptr);
         halStream_t* stream = nullptr;
         if (halError e = defaultStream(device, &stream)) return e;
         return device->pool->free(ptr, stream->poolStream);

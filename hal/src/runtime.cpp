@@ -59,6 +59,13 @@ halError openDevices(Runtime& rt) {
             }
             if (t.streamGetNativeHandle == nullptr) device->info.capabilities &= ~HAL_DEVICE_CAP_NATIVE_HANDLES;
             if (t.memcpyPeerAsync == nullptr) device->info.capabilities &= ~HAL_DEVICE_CAP_PEER_COPY;
+            if (t.ipcMemGetHandle == nullptr || t.ipcMemOpenHandle == nullptr ||
+                t.ipcMemCloseHandle == nullptr) {
+                device->info.capabilities &= ~HAL_DEVICE_CAP_IPC_MEMORY;
+            }
+            if (t.ipcEventGetHandle == nullptr || t.ipcEventOpenHandle == nullptr) {
+                device->info.capabilities &= ~HAL_DEVICE_CAP_IPC_EVENTS;
+            }
             if (device->info.maxKernelArgumentBytes == 0) {
                 device->info.maxKernelArgumentBytes = kDefaultMaxKernelArgumentBytes;
             }

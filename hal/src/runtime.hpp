@@ -12,7 +12,7 @@
 #include "backend.hpp"
 #include "device.hpp"
 #include "handle_arena.hpp"
-#include "host_allocations.hpp"
+#include "address_ranges.hpp"
 #include "objects.hpp"
 
 namespace polyhal {
@@ -27,7 +27,8 @@ struct Runtime {
     HandleArena<halEvent_t> events;
     HandleArena<halModule_t> modules;
     HandleArena<halFunction_t> functions;
-    HostAllocations hostAllocations;
+    AddressRanges hostAllocations;
+    AddressRanges ipcImports;  // halIpcOpenMemHandle's mappings
 };
 
 namespace detail {

@@ -4,6 +4,7 @@
 // a fresh, non-empty message. A second test reads hal.h and fails for any function without a
 // row, so a new function cannot be added without its rows.
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -201,6 +202,11 @@ std::vector<Row> rows() {
          [](Objects&) { return halCreateEvent(nullptr); }},
         {"halCreateEventWithFlag", "event NULL", HAL_ERROR_INVALID_VALUE,
          [](Objects&) { return halCreateEventWithFlag(nullptr, HAL_EVENT_DEFAULT); }},
+        {"halCreateEventWithFlag", "HAL_EVENT_INTERPROCESS with timing", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) {
+             halEvent event = nullptr;
+             return halCreateEventWithFlag(&event, HAL_EVENT_INTERPROCESS);
+         }},
         {"halCreateEventWithFlag", "unknown flag bits", HAL_ERROR_INVALID_VALUE,
          [](Objects&) {
              halEvent event = nullptr;
@@ -458,6 +464,96 @@ std::vector<Row> rows() {
              uint64_t value = 0;
              return halMemPoolGetAttribute(0, invalidEnum<halMemPoolAttribute>(), &value);
          }},
+        {"halIpcGetMemHandle", "handle NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halIpcGetMemHandle(nullptr, o.device); }},
+        {"halIpcGetMemHandle", "host memory", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             halIpcMemHandle handle;
+             return halIpcGetMemHandle(&handle, o.local);
+         }},
+        {"halIpcGetMemHandle", "an interior pointer", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             halIpcMemHandle handle;
+             return halIpcGetMemHandle(&handle, static_cast<unsigned char*>(o.device) + 1);
+         }},
+        {"halIpcOpenMemHandle", "devPtr NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) {
+             halIpcMemHandle handle = {};
+             return halIpcOpenMemHandle(nullptr, handle, 0);
+         }},
+        {"halIpcOpenMemHandle", "flags not 0", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) {
+             halIpcMemHandle handle = {};
+             void* ptr = nullptr;
+             return halIpcOpenMemHandle(&ptr, handle, 1);
+         }},
+        {"halIpcOpenMemHandle", "zero bytes (not a handle)", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) {
+             halIpcMemHandle handle = {};
+             void* ptr = nullptr;
+             return halIpcOpenMemHandle(&ptr, handle, 0);
+         }},
+        {"halIpcOpenMemHandle", "random bytes (not a handle)", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) {
+             halIpcMemHandle handle;
+             for (size_t i = 0; i < sizeof handle.reserved; ++i) {
+                 handle.reserved[i] = static_cast<unsigned char>(i * 37 + 11);
+             }
+             void* ptr = nullptr;
+             return halIpcOpenMemHandle(&ptr, handle, 0);
+         }},
+        {"halIpcOpenMemHandle", "a handle this process exported", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             halIpcMemHandle handle;
+             if (halError e = halIpcGetMemHandle(&handle, o.device)) return e;
+             void* ptr = nullptr;
+             return halIpcOpenMemHandle(&ptr, handle, 0);
+         },
+         HAL_DEVICE_CAP_IPC_MEMORY},
+        {"halIpcCloseMemHandle", "NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) { return halIpcCloseMemHandle(nullptr); }},
+        {"halIpcCloseMemHandle", "pool memory (not opened)", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halIpcCloseMemHandle(o.device); }},
+        {"halIpcGetEventHandle", "handle NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halIpcGetEventHandle(nullptr, o.event); }},
+        {"halIpcGetEventHandle", "event NULL", HAL_ERROR_INVALID_HANDLE,
+         [](Objects&) {
+             halIpcEventHandle handle;
+             return halIpcGetEventHandle(&handle, nullptr);
+         }},
+        {"halIpcGetEventHandle", "a destroyed event", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) {
+             halIpcEventHandle handle;
+             return halIpcGetEventHandle(&handle, o.destroyedEvent);
+         }},
+        {"halIpcGetEventHandle", "an event without HAL_EVENT_INTERPROCESS",
+         HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             halIpcEventHandle handle;
+             return halIpcGetEventHandle(&handle, o.timingOff);
+         }},
+        {"halIpcOpenEventHandle", "event NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) {
+             halIpcEventHandle handle = {};
+             return halIpcOpenEventHandle(nullptr, handle);
+         }},
+        {"halIpcOpenEventHandle", "zero bytes (not a handle)", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) {
+             halIpcEventHandle handle = {};
+             halEvent event = nullptr;
+             return halIpcOpenEventHandle(&event, handle);
+         }},
+        {"halIpcOpenEventHandle", "a memory handle", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             halIpcMemHandle memory;
+             if (halError e = halIpcGetMemHandle(&memory, o.device)) return e;
+             halIpcEventHandle handle;
+             static_assert(sizeof handle == sizeof memory, "same size");
+             std::memcpy(&handle, &memory, sizeof handle);
+             halEvent event = nullptr;
+             return halIpcOpenEventHandle(&event, handle);
+         },
+         HAL_DEVICE_CAP_IPC_MEMORY},
         {"halModuleLoadData", "module NULL", HAL_ERROR_INVALID_VALUE,
          [](Objects& o) { return halModuleLoadData(nullptr, o.local, 16); }},
         {"halModuleLoadData", "image NULL", HAL_ERROR_INVALID_VALUE,

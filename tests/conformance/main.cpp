@@ -5,7 +5,10 @@
 
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+
+#include "ipc_process.hpp"
 
 namespace {
 
@@ -22,6 +25,8 @@ void printCapabilities(uint64_t capabilities) {
         {HAL_DEVICE_CAP_NATIVE_HANDLES, "native-handles"},
         {HAL_DEVICE_CAP_PEER_COPY, "peer-copy"},
         {HAL_DEVICE_CAP_CONCURRENT_HOST_FUNCTIONS, "concurrent-host-functions"},
+        {HAL_DEVICE_CAP_IPC_MEMORY, "ipc-memory"},
+        {HAL_DEVICE_CAP_IPC_EVENTS, "ipc-events"},
     };
     for (const auto& capability : kCapabilities) {
         if ((capabilities & capability.bit) != 0) std::printf(" %s", capability.name);
@@ -56,6 +61,8 @@ bool printSystemUnderTest() {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+    // Started again by an IPC test as the other process: run that role instead of the suite.
+    if (const char* role = std::getenv(cts::ipc::kChildVariable)) return cts::ipc::runChild(role);
     Catch::Session session;
     const int status = session.applyCommandLine(argc, argv);
     if (status != 0) return status;

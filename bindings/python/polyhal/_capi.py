@@ -6,7 +6,8 @@ halQueryStream and halQueryEvent return True (done) or False (HAL_ERROR_NOT_READ
 ctypes releases the GIL during each call, so a blocking call never stalls other Python threads.
 """
 import ctypes
-from ctypes import POINTER, c_char, c_char_p, c_float, c_int, c_size_t, c_uint32, c_uint64, c_void_p
+from ctypes import (POINTER, c_char, c_char_p, c_float, c_int, c_size_t, c_ubyte, c_uint32,
+                    c_uint64, c_void_p)
 
 from . import _library
 from .errors import error_for
@@ -16,6 +17,9 @@ HAL_ERROR_NOT_READY = 4
 
 HAL_EVENT_DISABLE_TIMING = 1
 HAL_EVENT_BLOCKING_SYNC = 2
+HAL_EVENT_INTERPROCESS = 4
+
+HAL_IPC_HANDLE_SIZE = 128
 
 HAL_MEMCPY_HOST_TO_DEVICE = 1
 HAL_MEMCPY_DEVICE_TO_HOST = 2
@@ -68,6 +72,19 @@ class Memcpy3DParams(ctypes.Structure):
     ]
 
 
+class IpcHandle(ctypes.Structure):
+    """halIpcMemHandle and halIpcEventHandle: plain bytes, passed by value."""
+
+    _fields_ = [("reserved", c_ubyte * HAL_IPC_HANDLE_SIZE)]
+
+    @classmethod
+    def from_bytes(cls, data):
+        data = bytes(data)
+        if len(data) != HAL_IPC_HANDLE_SIZE:
+            raise ValueError(f"an IPC handle has {HAL_IPC_HANDLE_SIZE} bytes, not {len(data)}")
+        return cls.from_buffer_copy(data)
+
+
 class Dim3(ctypes.Structure):
     _fields_ = [("x", c_uint32), ("y", c_uint32), ("z", c_uint32)]
 
@@ -118,6 +135,11 @@ _PROTOTYPES = {
     "halModuleLoadFile": (halError, [POINTER(Handle), c_char_p]),
     "halModuleGetFunction": (halError, [POINTER(Handle), Handle, c_char_p]),
     "halModuleUnload": (halError, [Handle]),
+    "halIpcGetMemHandle": (halError, [POINTER(IpcHandle), c_void_p]),
+    "halIpcOpenMemHandle": (halError, [POINTER(c_void_p), IpcHandle, c_uint32]),
+    "halIpcCloseMemHandle": (halError, [c_void_p]),
+    "halIpcGetEventHandle": (halError, [POINTER(IpcHandle), Handle]),
+    "halIpcOpenEventHandle": (halError, [POINTER(Handle), IpcHandle]),
     "halLaunchKernel": (halError, [Handle, Dim3, Dim3, c_size_t, POINTER(KernelArg), c_uint32,
                                    Handle]),
 }

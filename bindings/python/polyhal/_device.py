@@ -20,6 +20,8 @@ class Capability(enum.IntFlag):
     NATIVE_HANDLES = 1 << 5
     PEER_COPY = 1 << 6
     CONCURRENT_HOST_FUNCTIONS = 1 << 7
+    IPC_MEMORY = 1 << 8
+    IPC_EVENTS = 1 << 9
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,7 +1,9 @@
 """polyhal.Event: a point in a stream."""
 import ctypes
 
-from ._capi import HAL_EVENT_BLOCKING_SYNC, HAL_EVENT_DISABLE_TIMING, Handle, hal
+from . import _ipc
+from ._capi import (HAL_EVENT_BLOCKING_SYNC, HAL_EVENT_DISABLE_TIMING, HAL_EVENT_INTERPROCESS,
+                    Handle, IpcHandle, hal)
 from ._current import resolve
 from ._device import get_device
 from ._resource import Resource
@@ -12,21 +14,60 @@ class Event(Resource):
 
     ``enable_timing``: elapsed_time() works (costs a timestamp per record).
     ``blocking``: synchronize() sleeps instead of spinning.
+    ``interprocess``: the event may be shared with other processes (ipc_handle(), or pickling
+    it, e.g. through a multiprocessing queue); it cannot have timing.
     Querying or waiting on an event that was never recorded succeeds at once.
     """
 
     _kind = "event"
 
-    def __init__(self, enable_timing=False, blocking=False):
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False):
+        if interprocess and enable_timing:
+            raise ValueError("an interprocess event cannot have timing (enable_timing=False)")
         flags = (0 if enable_timing else HAL_EVENT_DISABLE_TIMING) | (
-            HAL_EVENT_BLOCKING_SYNC if blocking else 0)
+            HAL_EVENT_BLOCKING_SYNC if blocking else 0) | (
+            HAL_EVENT_INTERPROCESS if interprocess else 0)
         handle = Handle()
         hal.halCreateEventWithFlag(ctypes.byref(handle), flags)
         self._handle = handle.value
         self._device = get_device()
         self._enable_timing = bool(enable_timing)
         self._blocking = bool(blocking)
+        self._interprocess = bool(interprocess)
         self._closed = False
+
+    @classmethod
+    def from_ipc_handle(cls, handle):
+        """Opens an interprocess event another process exported (ipc_handle()), on the current
+        device. Recording it here is seen there too, and the other way round."""
+        opened = Handle()
+        hal.halIpcOpenEventHandle(ctypes.byref(opened), IpcHandle.from_bytes(handle))
+        event = cls.__new__(cls)
+        event._handle = opened.value
+        event._device = get_device()
+        event._enable_timing = False
+        event._blocking = False
+        event._interprocess = True
+        event._closed = False
+        return event
+
+    def ipc_handle(self):
+        """The bytes another process passes to Event.from_ipc_handle()."""
+        self._require_open()
+        handle = IpcHandle()
+        hal.halIpcGetEventHandle(ctypes.byref(handle), self._handle)
+        data = bytes(handle.reserved)
+        _ipc.remember(data, self)
+        return data
+
+    def __reduce__(self):
+        if not self._interprocess:
+            raise TypeError("only an Event(interprocess=True) can be pickled")
+        return _ipc.reduce_shared(_rebuild_event, self.ipc_handle())
+
+    @property
+    def interprocess(self):
+        return self._interprocess
 
     @property
     def device(self):
@@ -80,3 +121,8 @@ class Event(Resource):
     def __repr__(self):
         state = ", closed" if self._closed else ""
         return f"<polyhal.Event 0x{self._handle:x} device={self._device}{state}>"
+
+
+def _rebuild_event(handle, pid):
+    """Unpickles an interprocess event: the original in its own process, else opened."""
+    return _ipc.local_original(handle, pid, "event") or Event.from_ipc_handle(handle)

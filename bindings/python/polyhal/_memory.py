@@ -4,11 +4,13 @@ import operator
 
 import numpy
 
-from . import _dlpack
+from . import _dlpack, _ipc
 from ._capi import (HAL_MEMCPY_DEVICE_TO_DEVICE, HAL_MEMCPY_DEVICE_TO_HOST,
-                    HAL_MEMCPY_HOST_TO_DEVICE, SIZE_MAX, Memcpy3DParams, MemPoolStats, hal)
+                    HAL_MEMCPY_HOST_TO_DEVICE, SIZE_MAX, IpcHandle, Memcpy3DParams, MemPoolStats,
+                    hal)
 from ._current import current_stream, resolve
-from ._device import device_index, get_device, get_device_properties
+from ._device import Capability, device_index, get_device, get_device_properties
+from ._event import Event
 from ._resource import Resource
 
 
@@ -18,6 +20,15 @@ class Buffer(Resource):
     garbage collected. Another stream that uses the buffer must be ordered after the allocation
     (an event, wait_stream); the pool then tracks that use by itself, so a freed buffer is not
     handed to other work while a stream may still read it.
+
+    Another process can use the same memory: pickle the buffer (a multiprocessing queue or
+    pipe does) and the receiving process gets a Buffer over it, as torch.multiprocessing shares
+    CUDA tensors. The work enqueued on the current stream before pickling is finished before
+    the receiver's current stream uses the buffer (an interprocess event, where the device has
+    one; otherwise pickling waits for that stream). This process must keep the buffer open
+    until every receiver has closed its Buffer; later work between the processes is ordered with
+    Event(interprocess=True). A received buffer is closed with halIpcCloseMemHandle, which does
+    not free the memory.
     """
 
     _kind = "buffer"
@@ -38,7 +49,63 @@ class Buffer(Resource):
         self._stream = stream
         self._live_exports = 0
         self._dlpack_device = None
+        self._imported = False
+        self._ipc_event = None  # the interprocess event pickling records
         self._closed = False
+
+    @classmethod
+    def from_ipc_handle(cls, handle, nbytes):
+        """Opens memory another process exported (ipc_handle()) on the current device:
+        `nbytes` bytes from the start of that buffer. Not ordered with the exporter's work: use
+        an interprocess Event for that."""
+        try:
+            nbytes = operator.index(nbytes)
+        except TypeError:
+            raise TypeError(f"nbytes must be an int, not {type(nbytes).__name__}") from None
+        if nbytes <= 0:
+            raise ValueError(f"nbytes must be positive, not {nbytes}")
+        ptr = ctypes.c_void_p()
+        hal.halIpcOpenMemHandle(ctypes.byref(ptr), IpcHandle.from_bytes(handle), 0)
+        buffer = cls.__new__(cls)
+        buffer._ptr = ptr.value
+        buffer._nbytes = nbytes
+        buffer._stream = resolve(None)
+        buffer._live_exports = 0
+        buffer._dlpack_device = None
+        buffer._imported = True
+        buffer._ipc_event = None
+        buffer._closed = False
+        return buffer
+
+    def ipc_handle(self):
+        """The bytes another process passes to Buffer.from_ipc_handle() to open this buffer."""
+        self._require_open()
+        if self._imported:
+            raise ValueError("a buffer opened from another process cannot be exported again")
+        handle = IpcHandle()
+        hal.halIpcGetMemHandle(ctypes.byref(handle), self._ptr)
+        data = bytes(handle.reserved)
+        _ipc.remember(data, self)
+        return data
+
+    @property
+    def imported(self):
+        """True for a buffer opened from another process's memory."""
+        return self._imported
+
+    def __reduce__(self):
+        handle = self.ipc_handle()
+        stream = current_stream(self.device)
+        ready = None
+        if Capability.IPC_EVENTS in get_device_properties(self.device).capabilities:
+            if self._ipc_event is None:
+                with stream._selected():  # an event of the buffer's device
+                    self._ipc_event = Event(interprocess=True)
+            self._ipc_event.record(stream)
+            ready = self._ipc_event.ipc_handle()
+        else:
+            stream.synchronize()
+        return _ipc.reduce_shared(_rebuild_buffer, handle, self._nbytes, ready)
 
     @property
     def ptr(self):
@@ -199,6 +266,11 @@ class Buffer(Resource):
         super().close()
 
     def _release(self):
+        if self._ipc_event is not None:
+            self._ipc_event.close()
+        if self._imported:
+            hal.halIpcCloseMemHandle(self._ptr)
+            return
         if self._stream.closed:
             hal.halFree(self._ptr)
             return
@@ -207,7 +279,24 @@ class Buffer(Resource):
 
     def __repr__(self):
         state = "closed" if self._closed else f"0x{self._ptr:x}"
-        return f"<polyhal.Buffer {state} nbytes={self._nbytes} device={self.device}>"
+        imported = " imported" if self._imported else ""
+        return f"<polyhal.Buffer {state} nbytes={self._nbytes} device={self.device}{imported}>"
+
+
+def _rebuild_buffer(handle, pid, nbytes, ready):
+    """Unpickles a buffer: the original in its own process; elsewhere the memory opened, with
+    the current stream waiting for the work the sender had enqueued."""
+    original = _ipc.local_original(handle, pid, "buffer")
+    if original is not None:
+        return original
+    buffer = Buffer.from_ipc_handle(handle, nbytes)
+    if ready is not None:
+        event = Event.from_ipc_handle(ready)
+        try:
+            current_stream().wait_event(event)
+        finally:
+            event.close()  # the wait already enqueued still holds
+    return buffer
 
 
 def _host_bytes(source):

@@ -149,6 +149,9 @@ typedef enum halDeviceCapability {
     HAL_DEVICE_CAP_CONCURRENT_HOST_FUNCTIONS = 1u << 7, /* host functions of different streams
                                                    run at the same time; without it they may run
                                                    one at a time on one host thread, as in CUDA */
+    HAL_DEVICE_CAP_IPC_MEMORY = 1u << 8,        /* halIpcGetMemHandle and halIpcOpenMemHandle
+                                                   work (memory shared between processes) */
+    HAL_DEVICE_CAP_IPC_EVENTS = 1u << 9,        /* HAL_EVENT_INTERPROCESS events work */
     HAL_DEVICE_CAP_FORCE_UINT32 = 0x7fffffff
 } halDeviceCapability;
 
@@ -266,13 +269,17 @@ HAL_API halError halStreamGetNativeHandle(halStream stream, void** native);
 #define HAL_EVENT_DEFAULT 0u
 #define HAL_EVENT_DISABLE_TIMING 1u /* no timestamp: cheaper; halEventElapsedTime refuses it */
 #define HAL_EVENT_BLOCKING_SYNC 2u  /* halSynchronizeEvent sleeps instead of spinning */
+#define HAL_EVENT_INTERPROCESS 4u   /* may be shared with other processes (halIpcGetEventHandle);
+                                       needs HAL_EVENT_DISABLE_TIMING, as in CUDA */
 
 /* Creates an event on the current device with timing enabled.
  * Errors: HAL_ERROR_INVALID_VALUE (event NULL), HAL_ERROR_OUT_OF_MEMORY. */
 HAL_API halError halCreateEvent(halEvent* event);
 
 /* Creates an event with HAL_EVENT_* flags.
- * Errors: HAL_ERROR_INVALID_VALUE (event NULL, unknown flag bits). */
+ * Errors: HAL_ERROR_INVALID_VALUE (event NULL, unknown flag bits, HAL_EVENT_INTERPROCESS
+ * without HAL_EVENT_DISABLE_TIMING), HAL_ERROR_NOT_SUPPORTED (HAL_EVENT_INTERPROCESS on a
+ * device without HAL_DEVICE_CAP_IPC_EVENTS). */
 HAL_API halError halCreateEventWithFlag(halEvent* event, uint32_t flags);
 
 /* Captures all work submitted to `stream` so far; recording again moves the event to the new
@@ -535,6 +542,86 @@ HAL_API halError halMemPoolSetAttribute(int device, halMemPoolAttribute attribut
 /* Errors: HAL_ERROR_INVALID_DEVICE, HAL_ERROR_INVALID_VALUE (value NULL, unknown attribute). */
 HAL_API halError halMemPoolGetAttribute(int device, halMemPoolAttribute attribute,
                                         uint64_t* value);
+
+/* ---------------------------------------------------------------------------------------------
+ * Sharing memory and events between processes on one node, as cudaIpc* and
+ * aclrtIpcMemGetExportKey: one process exports a handle, sends its bytes to another by any means
+ * (a pipe, a socket, a file) and the other opens it.
+ *
+ * Lifetime. The exporter must keep an exported block allocated until every importer has closed
+ * it (halIpcCloseMemHandle), as in CUDA. polyhal does not extend it: once the exporter frees the
+ * block, its pool may give the same bytes to a later allocation of the exporter (which an
+ * importer still using them would then share) or return the segment to the backend. An
+ * importer's mapping stays valid until it closes it or exits, even if the exporter exits or
+ * frees first (the CPU backend keeps the pages mapped; on GPU backends the vendor's rules
+ * apply). A handle whose exporter has exited or released the memory cannot be opened.
+ *
+ * Ordering. Memory of another process carries no ordering of its own: use an event created
+ * with HAL_EVENT_INTERPROCESS, exported with halIpcGetEventHandle and opened with
+ * halIpcOpenEventHandle. Either process may record it; halStreamWaitEvent, halQueryEvent and
+ * halSynchronizeEvent in either process see the latest record of either, as one CUDA IPC
+ * event. An event whose recording process exits before the recorded work finishes never
+ * completes.
+ *
+ * Per backend: cpu shares memory and events (shared-memory file descriptors, opened through
+ * /proc/<pid>/fd); cuda and hip share memory through the vendor's IPC calls, not events yet;
+ * level_zero and opencl neither (HAL_ERROR_NOT_SUPPORTED).
+ * HAL_DEVICE_CAP_IPC_MEMORY and HAL_DEVICE_CAP_IPC_EVENTS say which.
+ * ------------------------------------------------------------------------------------------- */
+
+#define HAL_IPC_HANDLE_SIZE 128
+
+/* An exported block: plain bytes, to be copied to the importing process as they are. */
+typedef struct halIpcMemHandle {
+    unsigned char reserved[HAL_IPC_HANDLE_SIZE];
+} halIpcMemHandle;
+
+/* An exported HAL_EVENT_INTERPROCESS event: plain bytes, as halIpcMemHandle. */
+typedef struct halIpcEventHandle {
+    unsigned char reserved[HAL_IPC_HANDLE_SIZE];
+} halIpcEventHandle;
+
+/* Exports the pool block that starts at `devPtr` (from halMalloc or halMallocAsync; the memory
+ * need not be initialised) so that another process can open it (see "Lifetime" above).
+ * Exporting a block again gives an equivalent handle.
+ * Errors: HAL_ERROR_INVALID_VALUE (handle NULL, devPtr not the start of a live pool block),
+ * HAL_ERROR_NOT_SUPPORTED (the block's device lacks HAL_DEVICE_CAP_IPC_MEMORY, or the
+ * backend could not make this allocation shareable; the message says why), backend errors. */
+HAL_API halError halIpcGetMemHandle(halIpcMemHandle* handle, void* devPtr);
+
+/* Maps the block `handle` names into this process, on the current device, which must be of the
+ * backend that exported it; *devPtr receives the block's start. The memory is device memory of
+ * the current device for copies and memsets (HAL_MEMCPY_DEFAULT infers it), but not a pool
+ * block: halFree refuses it and the pool does not order its uses; order them with IPC events.
+ * Opening one handle twice gives two mappings, each closed on its own. `flags` must be 0.
+ * Errors: HAL_ERROR_INVALID_VALUE (devPtr NULL, flags not 0, bytes that are not a polyhal
+ * handle, a handle exported by this very process (use the pointer itself), a handle of another
+ * backend than the current device's), HAL_ERROR_NOT_SUPPORTED (no HAL_DEVICE_CAP_IPC_MEMORY),
+ * HAL_ERROR_NOT_FOUND (the exporter has exited or released the memory, where the backend can
+ * tell; a vendor error otherwise), HAL_ERROR_NOT_PERMITTED (the OS refused access to the exporter's memory; with the OS error),
+ * HAL_ERROR_OUT_OF_MEMORY, backend errors. */
+HAL_API halError halIpcOpenMemHandle(void** devPtr, halIpcMemHandle handle, uint32_t flags);
+
+/* Unmaps memory opened with halIpcOpenMemHandle, after waiting for the work of the device that
+ * opened it (the memory must not be in use). The exporter's memory is unaffected.
+ * Errors: HAL_ERROR_INVALID_VALUE (devPtr is not a pointer halIpcOpenMemHandle returned, or
+ * was closed already), backend errors. */
+HAL_API halError halIpcCloseMemHandle(void* devPtr);
+
+/* Exports an event created with HAL_EVENT_INTERPROCESS.
+ * Errors: HAL_ERROR_INVALID_VALUE (handle NULL, event created without HAL_EVENT_INTERPROCESS),
+ * HAL_ERROR_INVALID_HANDLE, backend errors. */
+HAL_API halError halIpcGetEventHandle(halIpcEventHandle* handle, halEvent event);
+
+/* Opens an event another process exported, on the current device (of the exporter's backend).
+ * The event has the flags HAL_EVENT_INTERPROCESS | HAL_EVENT_DISABLE_TIMING and is used and
+ * destroyed like any other; recording it here is seen by the other process too.
+ * Errors: HAL_ERROR_INVALID_VALUE (event NULL, bytes that are not a polyhal event handle, a
+ * handle exported by this very process, a handle of another backend),
+ * HAL_ERROR_NOT_SUPPORTED (no HAL_DEVICE_CAP_IPC_EVENTS), HAL_ERROR_NOT_FOUND (the exporter has
+ * exited or destroyed the event), HAL_ERROR_NOT_PERMITTED (the OS refused access; with the OS
+ * error), HAL_ERROR_OUT_OF_MEMORY, backend errors. */
+HAL_API halError halIpcOpenEventHandle(halEvent* event, halIpcEventHandle handle);
 
 /* ---------------------------------------------------------------------------------------------
  * Kernels

@@ -63,6 +63,14 @@ typedef struct halPluginEvent_t* halPluginEvent;
 typedef struct halPluginModule_t* halPluginModule;
 typedef struct halPluginFunction_t* halPluginFunction;
 
+/* A plugin's part of an IPC handle (hal.h's halIpcMemHandle and halIpcEventHandle hold it with
+ * the core's own header): whatever the importing plugin needs to open the memory or event, in
+ * plain bytes (no pointers valid only in the exporter), e.g. a CUipcMemHandle. */
+#define HAL_PLUGIN_IPC_HANDLE_SIZE 64
+typedef struct halPluginIpcHandle {
+    unsigned char bytes[HAL_PLUGIN_IPC_HANDLE_SIZE];
+} halPluginIpcHandle;
+
 typedef enum halLogLevel {
     HAL_LOG_TRACE = 0,
     HAL_LOG_DEBUG = 1,
@@ -224,12 +232,37 @@ typedef struct halPluginDispatchTable {
     halError (*deviceDisablePeerAccess)(halPluginDevice device, halPluginDevice peer);
 
     /* ---- ABI 1.2 ---- */
-    /* Optional. Copies the box `params` describes in `stream`'s order, as one vendor operation
-     * (cuMemcpy3DAsync, zeCommandListAppendMemoryCopyRegion). The core has checked the box
-     * (pitches, spans, bounds) and resolved `kind`; both ends are memory memcpyAsync accepts
-     * for the stream, the box is not contiguous, and width, height and depth are non-zero.
+    /* Optional. Copies the box `params` describes in `stream`'s order, as few vendor operations
+     * (one cuMemcpy2DAsync per slice, one zeCommandListAppendMemoryCopyRegion). The core has
+     * checked the box (pitches, spans, bounds) and resolved `kind`; both ends are memory
+     * memcpyAsync accepts for the stream, the box is not contiguous, and width, height and depth
+     * are non-zero.
      * Without it the core enqueues one memcpyAsync per row. */
     halError (*memcpy3DAsync)(halPluginStream stream, const halMemcpy3DParams* params);
+
+    /* Sharing between processes. */
+    /* Optional, all three or none (HAL_DEVICE_CAP_IPC_MEMORY). Exports the allocation `base`,
+     * exactly as memAllocDevice returned it (the core adds the offset of a pool block within
+     * it), as cuIpcGetMemHandle. The core may export one allocation many times. An allocation
+     * that cannot be shared: HAL_ERROR_NOT_SUPPORTED with the reason. */
+    halError (*ipcMemGetHandle)(halPluginDevice device, void* base, halPluginIpcHandle* handle);
+    /* Maps an allocation another process exported (never this one: the core refuses that) into
+     * `device`, as cuIpcOpenMemHandle. `size` is the allocation's size as the exporter's
+     * memAllocDevice was asked for it. The exporter is gone or freed it: HAL_ERROR_NOT_FOUND;
+     * the OS refused access: HAL_ERROR_NOT_PERMITTED; with the OS or vendor error. */
+    halError (*ipcMemOpenHandle)(halPluginDevice device, const halPluginIpcHandle* handle,
+                                 size_t size, void** base);
+    /* Unmaps what ipcMemOpenHandle returned; the core has synchronised the device first. */
+    halError (*ipcMemCloseHandle)(halPluginDevice device, void* base);
+    /* Optional, both or none (HAL_DEVICE_CAP_IPC_EVENTS). eventCreate then accepts
+     * HAL_EVENT_INTERPROCESS (always with HAL_EVENT_DISABLE_TIMING). Exports such an event, as
+     * cuIpcGetEventHandle. */
+    halError (*ipcEventGetHandle)(halPluginEvent event, halPluginIpcHandle* handle);
+    /* Opens an event another process exported, as cuIpcOpenEventHandle: its records, in either
+     * process, are what eventQuery, eventSynchronize and streamWaitEvent see in both. The core
+     * destroys it with eventDestroy. Errors as ipcMemOpenHandle. */
+    halError (*ipcEventOpenHandle)(halPluginDevice device, const halPluginIpcHandle* handle,
+                                   halPluginEvent* event);
 } halPluginDispatchTable;
 
 /* The entry point. `coreAbiVersion` is the core's HAL_PLUGIN_ABI_VERSION; `table->size` is the

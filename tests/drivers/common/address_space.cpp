@@ -32,6 +32,14 @@ bool AddressSpace::locate(const void* pointer, size_t count, Place* place) const
         *place = Place{Place::kDevice, static_cast<int>(d), heap.alias(pointer)};
         return true;
     }
+    bool inside = false;
+    int device = -1;
+    void* alias = nullptr;
+    if (imports_.find(pointer, count, &inside, &device, &alias)) {
+        if (!inside) return false;
+        *place = Place{Place::kDevice, device, alias};
+        return true;
+    }
     auto next = pinned_.upper_bound(pointer);
     if (next != pinned_.begin()) {
         const auto& [base, size] = *std::prev(next);

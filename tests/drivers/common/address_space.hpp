@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "device_heap.hpp"
+#include "ipc_mappings.hpp"
 #include "timeline.hpp"
 
 namespace polyhal::doubles {
@@ -35,6 +36,9 @@ class AddressSpace {
     // The device whose heap covers `pointer`, or -1.
     int deviceOf(const void* pointer) const;
 
+    // Device memory of other processes (the IPC calls), located as device memory.
+    IpcMappings& imports() { return imports_; }
+
     void* allocatePinned(size_t size);
     // False if `pointer` is not the start of a page-locked allocation.
     bool freePinned(void* pointer);
@@ -43,6 +47,7 @@ class AddressSpace {
     mutable std::mutex mutex_;
     std::vector<std::unique_ptr<DeviceHeap>> heaps_;
     std::map<const void*, size_t> pinned_;
+    IpcMappings imports_;
 };
 
 // A copy in `stream`'s order, with the host synchronisation both vendors document: from pageable

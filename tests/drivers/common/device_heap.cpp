@@ -78,6 +78,15 @@ void DeviceHeap::releaseAll() {
     used_ = 0;
 }
 
+bool DeviceHeap::startsAllocation(const void* address, size_t* size) const {
+    if (!covers(address)) return false;
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto found = live_.find(offsetOf(address));
+    if (found == live_.end()) return false;
+    *size = found->second;
+    return true;
+}
+
 bool DeviceHeap::holds(const void* address, size_t size) const {
     if (!covers(address)) return false;
     const size_t offset = static_cast<size_t>(static_cast<const char*>(address) - visible_);

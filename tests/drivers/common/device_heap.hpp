@@ -26,6 +26,15 @@ class DeviceHeap {
     // Releases every allocation.
     void releaseAll();
 
+    // Is `address` the start of a live allocation? Then *size is its size.
+    bool startsAllocation(const void* address, size_t* size) const;
+    // The memory file and the offset of `address` (which the heap covers) in it: what another
+    // process maps to share the memory.
+    int file() const noexcept { return file_; }
+    size_t offsetOf(const void* address) const noexcept {
+        return static_cast<size_t>(static_cast<const char*>(address) - visible_);
+    }
+
     // Does [address, address + size) lie inside one live allocation?
     bool holds(const void* address, size_t size) const;
     // Is `address` inside this heap's address range at all (live or not)?

@@ -35,6 +35,13 @@ inline void callEveryEntry(const std::function<void(const char* call)>& afterEac
     POLYHAL_CALL(halMallocHost(&host, 1024));
     POLYHAL_CALL(halRecordEvent(start, stream));
     POLYHAL_CALL(halMemsetAsync(device, 1024, 7, 1024, stream));
+    halDeviceProperties props = {};
+    props.size = sizeof props;
+    POLYHAL_CALL(halGetDeviceProperties(0, &props));
+    if ((props.capabilities & HAL_DEVICE_CAP_IPC_MEMORY) != 0) {
+        halIpcMemHandle ipc;
+        POLYHAL_CALL(halIpcGetMemHandle(&ipc, device));
+    }
     POLYHAL_CALL(halMemcpyAsync(host, 1024, device, 1024, HAL_MEMCPY_DEFAULT, stream));
     POLYHAL_CALL(halMemcpy2DAsync(host, 64, device, 32, 16, 8, HAL_MEMCPY_DEFAULT, stream));
     POLYHAL_CALL(halRecordEvent(end, stream));

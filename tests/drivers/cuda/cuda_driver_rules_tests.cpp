@@ -223,3 +223,46 @@ TEST_CASE("host code touching device memory faults at once", "[cuda_double][rule
     INFO("child stderr: " << outcome.stderrText);
     CHECK(outcome.signal == SIGSEGV);
 }
+
+TEST_CASE("IPC: only an allocation's base is exported, only opened memory closed, the handle not "
+          "opened where it was made", "[cuda_double][rules][ipc]") {
+    requireBreach(runInChild([] {
+                      useDevice(0);
+                      CUdeviceptr memory = 0;
+                      require(cuMemAlloc(&memory, 4096));
+                      CUipcMemHandle handle;
+                      cuIpcGetMemHandle(&handle, memory + 256);
+                  }),
+                  "not the base of a live cuMemAlloc allocation");
+    requireBreach(runInChild([] {
+                      useDevice(0);
+                      CUdeviceptr memory = 0;
+                      require(cuMemAlloc(&memory, 4096));
+                      cuIpcCloseMemHandle(memory);
+                  }),
+                  "was not opened with cuIpcOpenMemHandle");
+    requireBreach(runInChild([] {
+                      useDevice(0);
+                      CUdeviceptr memory = 0;
+                      require(cuMemAlloc(&memory, 4096));
+                      CUipcMemHandle handle;
+                      require(cuIpcGetMemHandle(&handle, memory));
+                      CUdeviceptr opened = 0;
+                      cuIpcOpenMemHandle(&opened, handle, 0);
+                  }),
+                  "CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS");
+    const ChildOutcome sameProcess = runInChild([] {
+        useDevice(0);
+        CUdeviceptr memory = 0;
+        require(cuMemAlloc(&memory, 4096));
+        CUipcMemHandle handle;
+        require(cuIpcGetMemHandle(&handle, memory));
+        CUdeviceptr opened = 0;
+        std::_Exit(cuIpcOpenMemHandle(&opened, handle, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS) ==
+                           CUDA_ERROR_INVALID_CONTEXT
+                       ? 0
+                       : 3);
+    });
+    INFO("child stderr: " << sameProcess.stderrText);
+    CHECK(sameProcess.exitCode == 0);
+}

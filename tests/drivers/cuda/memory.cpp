@@ -1,5 +1,6 @@
 // Device and page-locked memory, copies and fills.
 #include <cstdlib>
+#include <cstring>
 
 #include "driver.hpp"
 
@@ -66,6 +67,63 @@ CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr pointer, CUstream streamHandle) {
     return CUDA_SUCCESS;
 }
 #endif
+
+// ---- Sharing with other processes ----
+
+static_assert(sizeof(IpcName) <= sizeof(CUipcMemHandle), "a name must fit the driver's handle");
+
+// Only the base of a cuMemAlloc allocation can be exported (the driver's documented rule).
+CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle* handle, CUdeviceptr pointer) {
+    ENTER();
+    requireCurrent(__func__);
+    if (handle == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    const int owner = g_memory.deviceOf(toPointer(pointer));
+    size_t size = 0;
+    if (owner < 0 || !g_memory.heap(owner).startsAllocation(toPointer(pointer), &size)) {
+        breach(kVendor, "cuIpcGetMemHandle: %p is not the base of a live cuMemAlloc allocation",
+               toPointer(pointer));
+    }
+    const IpcName name = nameAllocation(g_memory.heap(owner), owner, toPointer(pointer), size);
+    std::memset(handle, 0, sizeof *handle);
+    std::memcpy(handle, &name, sizeof name);
+    return CUDA_SUCCESS;
+}
+
+// Opening a handle in the process that exported it is refused, as the driver refuses it; so is
+// one whose exporter has exited.
+CUresult CUDAAPI cuIpcOpenMemHandle(CUdeviceptr* pointer, CUipcMemHandle handle,
+                                    unsigned int flags) {
+    ENTER();
+    CUctx_st* context = requireCurrent(__func__);
+    if (flags != CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS) {
+        breach(kVendor, "cuIpcOpenMemHandle: flags must be CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS "
+               "(got %#x)", flags);
+    }
+    if (pointer == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    IpcName name;
+    std::memcpy(&name, &handle, sizeof name);
+    void* base = nullptr;
+    switch (g_memory.imports().open(name, context->device, &base)) {
+        case IpcOpenStatus::kOpened:
+            *pointer = reinterpret_cast<uintptr_t>(base);
+            return CUDA_SUCCESS;
+        case IpcOpenStatus::kSameProcess: return CUDA_ERROR_INVALID_CONTEXT;
+        case IpcOpenStatus::kGone:
+        case IpcOpenStatus::kNotAName: break;
+    }
+    return CUDA_ERROR_INVALID_VALUE;
+}
+
+// Only what cuIpcOpenMemHandle returned may be closed.
+CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr pointer) {
+    ENTER();
+    requireCurrent(__func__);
+    if (!g_memory.imports().close(toPointer(pointer))) {
+        breach(kVendor, "cuIpcCloseMemHandle: %p was not opened with cuIpcOpenMemHandle (or was "
+               "closed already)", toPointer(pointer));
+    }
+    return CUDA_SUCCESS;
+}
 
 CUresult CUDAAPI cuMemHostAlloc(void** pointer, size_t size, unsigned int flags) {
     ENTER();

@@ -101,3 +101,33 @@ TEST_CASE("the runtime's results for what it refuses", "[hip_double][rules]") {
     });
     CHECK(outcome.exitCode == 0);
 }
+
+TEST_CASE("IPC: only an allocation's base is exported, only opened memory closed, the handle not "
+          "opened where it was made", "[hip_double][rules][ipc]") {
+    requireBreach(runInChild([] {
+                      void* memory = nullptr;
+                      require(hipMalloc(&memory, 4096));
+                      hipIpcMemHandle_t handle;
+                      (void)hipIpcGetMemHandle(&handle, static_cast<char*>(memory) + 256);
+                  }),
+                  "not the base of a live hipMalloc allocation");
+    requireBreach(runInChild([] {
+                      void* memory = nullptr;
+                      require(hipMalloc(&memory, 4096));
+                      (void)hipIpcCloseMemHandle(memory);
+                  }),
+                  "was not opened with hipIpcOpenMemHandle");
+    const ChildOutcome sameProcess = runInChild([] {
+        void* memory = nullptr;
+        require(hipMalloc(&memory, 4096));
+        hipIpcMemHandle_t handle;
+        require(hipIpcGetMemHandle(&handle, memory));
+        void* opened = nullptr;
+        std::_Exit(hipIpcOpenMemHandle(&opened, handle, hipIpcMemLazyEnablePeerAccess) ==
+                           hipErrorInvalidContext
+                       ? 0
+                       : 3);
+    });
+    INFO("child stderr: " << sameProcess.stderrText);
+    CHECK(sameProcess.exitCode == 0);
+}

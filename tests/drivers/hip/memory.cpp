@@ -1,4 +1,6 @@
 // Device and page-locked memory, copies and fills.
+#include <cstring>
+
 #include "runtime.hpp"
 
 using namespace polyhal::doubles;
@@ -42,6 +44,55 @@ hipError_t hipMalloc(void** pointer, size_t size) {
     }
     *pointer = g_memory.heap(currentDevice()).allocate(size);
     return *pointer != nullptr ? hipSuccess : hipErrorOutOfMemory;
+}
+
+// ---- Sharing with other processes ----
+
+static_assert(sizeof(IpcName) <= sizeof(hipIpcMemHandle_t), "a name must fit the handle");
+
+// Only the base of a hipMalloc allocation can be exported.
+hipError_t hipIpcGetMemHandle(hipIpcMemHandle_t* handle, void* pointer) {
+    ENTER();
+    if (handle == nullptr) return hipErrorInvalidValue;
+    const int owner = g_memory.deviceOf(pointer);
+    size_t size = 0;
+    if (owner < 0 || !g_memory.heap(owner).startsAllocation(pointer, &size)) {
+        breach(kVendor, "hipIpcGetMemHandle: %p is not the base of a live hipMalloc allocation",
+               pointer);
+    }
+    const IpcName name = nameAllocation(g_memory.heap(owner), owner, pointer, size);
+    std::memset(handle, 0, sizeof *handle);
+    std::memcpy(handle, &name, sizeof name);
+    return hipSuccess;
+}
+
+// Refused in the process that exported the handle, and once its exporter has exited.
+hipError_t hipIpcOpenMemHandle(void** pointer, hipIpcMemHandle_t handle, unsigned int flags) {
+    ENTER();
+    if (flags != hipIpcMemLazyEnablePeerAccess) {
+        breach(kVendor, "hipIpcOpenMemHandle: flags must be hipIpcMemLazyEnablePeerAccess (got "
+               "%#x)", flags);
+    }
+    if (pointer == nullptr) return hipErrorInvalidValue;
+    IpcName name;
+    std::memcpy(&name, &handle, sizeof name);
+    switch (g_memory.imports().open(name, currentDevice(), pointer)) {
+        case IpcOpenStatus::kOpened: return hipSuccess;
+        case IpcOpenStatus::kSameProcess: return hipErrorInvalidContext;
+        case IpcOpenStatus::kGone:
+        case IpcOpenStatus::kNotAName: break;
+    }
+    return hipErrorInvalidValue;
+}
+
+// Only what hipIpcOpenMemHandle returned may be closed.
+hipError_t hipIpcCloseMemHandle(void* pointer) {
+    ENTER();
+    if (!g_memory.imports().close(pointer)) {
+        breach(kVendor, "hipIpcCloseMemHandle: %p was not opened with hipIpcOpenMemHandle (or "
+               "was closed already)", pointer);
+    }
+    return hipSuccess;
 }
 
 // hipFree synchronises the device that owns the memory.

@@ -134,6 +134,31 @@ TEST_CASE("trim keeps segments whose last use has not been seen finished", "[api
     CHECK(h.device.counters().invalidFrees == 0);
 }
 
+TEST_CASE("an exported block names its segment, which is released as any other once freed",
+          "[api][export]") {
+    PoolHarness h;
+    TestStream s0 = h.stream();
+    void* first = h.allocate(4 * kKiB, s0);
+    void* second = h.allocate(4 * kKiB, s0);
+    ExportedBlock exported{};
+    CHECK_FALSE(h.pool.exportBlock(static_cast<char*>(second) + 512, &exported));
+    int local = 0;
+    CHECK_FALSE(h.pool.exportBlock(&local, &exported));
+    REQUIRE(h.pool.exportBlock(second, &exported));
+    CHECK(exported.segmentSize == 2 * kMiB);
+    CHECK(static_cast<char*>(exported.segmentBase) + exported.offset == second);
+    CHECK(exported.size == 4 * kKiB);
+    CHECK(exported.offset == static_cast<size_t>(static_cast<char*>(second) -
+                                                 static_cast<char*>(first)));
+    REQUIRE(h.free(first, s0) == HAL_SUCCESS);
+    REQUIRE(h.free(second, s0) == HAL_SUCCESS);
+    CHECK_FALSE(h.pool.exportBlock(second, &exported));  // freed
+    h.synchronize(s0);
+    REQUIRE(h.pool.trim(0) == HAL_SUCCESS);
+    CHECK(h.pool.stats().bytesReserved == 0);
+    CHECK(h.pool.stats().backendFrees == 1);
+}
+
 TEST_CASE("attributes switch reuse paths off and set a release threshold",
           "[api][attributes]") {
     PoolHarness h;

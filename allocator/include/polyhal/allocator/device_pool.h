@@ -46,6 +46,14 @@ struct Allocation {
     size_t size;  // bytes the caller asked for
 };
 
+// The segment behind an exported block (DevicePool::exportBlock): what another process maps.
+struct ExportedBlock {
+    void* segmentBase;     // as the backend's allocateMemory returned it
+    size_t segmentSize;
+    size_t offset;         // of the block within the segment
+    size_t size;           // bytes the caller asked for
+};
+
 class DevicePool {
 public:
     // `device` must outlive the pool.
@@ -107,6 +115,11 @@ public:
     halError free(void* ptr, Stream* stream);
     // The live allocation containing `ptr`, if any.
     bool find(const void* ptr, Allocation* allocation) const;
+    // Where the live block that starts at `ptr` lies in its segment, for another process to map
+    // (halIpcGetMemHandle). The segment is treated as any other: it stays while the block is
+    // live, and once the block is freed it may be reused or released. False if `ptr` is not the
+    // start of a live block.
+    bool exportBlock(const void* ptr, ExportedBlock* exported) const;
 
     // ---- Statistics and control ----
     PoolStats stats() const;

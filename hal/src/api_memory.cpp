@@ -395,8 +395,10 @@ halError copyBox(const halMemcpy3DParams& box, const char* operation) {
     return synchronizeStream(stream, operation);
 }
 
+// The 2-D copy as a box of one slice. `kind` is copied bit for bit, not loaded: it may hold any
+// value (enumBits).
 halMemcpy3DParams box2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
-                        size_t height, halMemcpyKind kind) {
+                        size_t height, const halMemcpyKind& kind) {
     halMemcpy3DParams box{};
     box.size = sizeof box;
     box.dst = dst;
@@ -406,7 +408,7 @@ halMemcpy3DParams box2D(void* dst, size_t dpitch, const void* src, size_t spitch
     box.width = width;
     box.height = height;
     box.depth = 1;
-    box.kind = kind;
+    std::memcpy(&box.kind, &kind, sizeof box.kind);
     return box;
 }
 

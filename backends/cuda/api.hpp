@@ -133,20 +133,15 @@ inline halError CudaApi::memcpy2DAsync(Stream stream, void* dst, size_t dstPitch
     const bool fromDevice =
         kind == HAL_MEMCPY_DEVICE_TO_HOST || kind == HAL_MEMCPY_DEVICE_TO_DEVICE;
     const bool toDevice = kind == HAL_MEMCPY_HOST_TO_DEVICE || kind == HAL_MEMCPY_DEVICE_TO_DEVICE;
+    // The driver reads the host or the device address of an end, as its memory type says.
     CUDA_MEMCPY2D copy{};
     copy.srcMemoryType = fromDevice ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
-    if (fromDevice) {
-        copy.srcDevice = toDevicePointer(src);
-    } else {
-        copy.srcHost = src;
-    }
+    copy.srcHost = src;
+    copy.srcDevice = toDevicePointer(src);
     copy.srcPitch = srcPitch;
     copy.dstMemoryType = toDevice ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
-    if (toDevice) {
-        copy.dstDevice = toDevicePointer(dst);
-    } else {
-        copy.dstHost = dst;
-    }
+    copy.dstHost = dst;
+    copy.dstDevice = toDevicePointer(dst);
     copy.dstPitch = dstPitch;
     copy.WidthInBytes = width;
     copy.Height = height;

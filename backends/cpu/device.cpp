@@ -105,7 +105,7 @@ void Device::detachWorkers() {
     }
 }
 
-halError deviceOpen(int ordinal, halPluginDevice* device) noexcept {
+halError deviceOpen(int ordinal, halPluginDevice* device) {
     Device* opened = platform().device(ordinal);
     if (opened == nullptr) {
         return plugin::fail(HAL_ERROR_INVALID_DEVICE, "no CPU device %d (there are %d)", ordinal,
@@ -116,9 +116,9 @@ halError deviceOpen(int ordinal, halPluginDevice* device) noexcept {
 }
 
 // Devices live as long as the process: the core may open them again.
-void deviceClose(halPluginDevice /*device*/) noexcept {}
+void deviceClose(halPluginDevice /*device*/) {}
 
-halError deviceGetInfo(halPluginDevice device, halPluginDeviceInfo* info) noexcept {
+halError deviceGetInfo(halPluginDevice device, halPluginDeviceInfo* info) {
     Device& self = toDevice(device);
     halPluginDeviceInfo filled = {};
     filled.size = info->size;
@@ -140,8 +140,8 @@ halError deviceGetInfo(halPluginDevice device, halPluginDeviceInfo* info) noexce
     return HAL_SUCCESS;
 }
 
-halError deviceSynchronize(halPluginDevice device) noexcept {
-    return plugin::guarded(__func__, [&] { return toDevice(device).synchronize(); });
+halError deviceSynchronize(halPluginDevice device) {
+    return toDevice(device).synchronize();
 }
 
 }  // namespace polyhal::cpu

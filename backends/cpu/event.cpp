@@ -69,57 +69,49 @@ halError status(const TimelinePoint& point) {
 
 }  // namespace
 
-halError eventCreate(halPluginDevice /*device*/, uint32_t flags, halPluginEvent* event) noexcept {
-    return plugin::guarded(__func__, [&] {
-        std::shared_ptr<SharedEventState> shared;
-        if ((flags & HAL_EVENT_INTERPROCESS) != 0) {
-            if (halError e = SharedEventState::create(&shared)) return e;
-        }
-        auto handle = std::make_unique<EventHandle>(
-            EventHandle{std::make_shared<Event>(flags, std::move(shared))});
-        *event = reinterpret_cast<halPluginEvent>(handle.release());
-        return HAL_SUCCESS;
-    });
+halError eventCreate(halPluginDevice /*device*/, uint32_t flags, halPluginEvent* event) {
+    std::shared_ptr<SharedEventState> shared;
+    if ((flags & HAL_EVENT_INTERPROCESS) != 0) {
+        if (halError e = SharedEventState::create(&shared)) return e;
+    }
+    auto handle = std::make_unique<EventHandle>(
+        EventHandle{std::make_shared<Event>(flags, std::move(shared))});
+    *event = reinterpret_cast<halPluginEvent>(handle.release());
+    return HAL_SUCCESS;
 }
 
-halError eventDestroy(halPluginEvent event) noexcept {
+halError eventDestroy(halPluginEvent event) {
     delete &toEventHandle(event);  // queued markers and waits keep their own references
     return HAL_SUCCESS;
 }
 
-halError eventRecord(halPluginEvent event, halPluginStream stream) noexcept {
-    return plugin::guarded(__func__, [&] {
-        const std::shared_ptr<Event>& self = toEventHandle(event).event;
-        self->record(toStream(stream), self);
+halError eventRecord(halPluginEvent event, halPluginStream stream) {
+    const std::shared_ptr<Event>& self = toEventHandle(event).event;
+    self->record(toStream(stream), self);
+    return HAL_SUCCESS;
+}
+
+halError eventQuery(halPluginEvent event) {
+    if (const auto& shared = toEventHandle(event).event->shared()) {
+        return shared->reached(shared->latest()) ? HAL_SUCCESS : HAL_ERROR_NOT_READY;
+    }
+    const std::optional<TimelinePoint> point = toEventHandle(event).event->lastRecord();
+    return point ? status(*point) : HAL_SUCCESS;
+}
+
+halError eventSynchronize(halPluginEvent event) {
+    const Event& self = *toEventHandle(event).event;
+    if (const auto& shared = self.shared()) {
+        shared->wait(shared->latest());
         return HAL_SUCCESS;
-    });
+    }
+    const std::optional<TimelinePoint> point = self.lastRecord();
+    if (!point) return HAL_SUCCESS;
+    point->timeline->wait(point->ticket, self.waitPolicy());
+    return status(*point);
 }
 
-halError eventQuery(halPluginEvent event) noexcept {
-    return plugin::guarded(__func__, [&] {
-        if (const auto& shared = toEventHandle(event).event->shared()) {
-            return shared->reached(shared->latest()) ? HAL_SUCCESS : HAL_ERROR_NOT_READY;
-        }
-        const std::optional<TimelinePoint> point = toEventHandle(event).event->lastRecord();
-        return point ? status(*point) : HAL_SUCCESS;
-    });
-}
-
-halError eventSynchronize(halPluginEvent event) noexcept {
-    return plugin::guarded(__func__, [&] {
-        const Event& self = *toEventHandle(event).event;
-        if (const auto& shared = self.shared()) {
-            shared->wait(shared->latest());
-            return HAL_SUCCESS;
-        }
-        const std::optional<TimelinePoint> point = self.lastRecord();
-        if (!point) return HAL_SUCCESS;
-        point->timeline->wait(point->ticket, self.waitPolicy());
-        return status(*point);
-    });
-}
-
-halError ipcEventGetHandle(halPluginEvent event, halPluginIpcHandle* handle) noexcept {
+halError ipcEventGetHandle(halPluginEvent event, halPluginIpcHandle* handle) {
     const std::shared_ptr<SharedEventState>& shared = toEventHandle(event).event->shared();
     if (shared == nullptr) {
         return plugin::fail(HAL_ERROR_INVALID_VALUE,
@@ -130,46 +122,42 @@ halError ipcEventGetHandle(halPluginEvent event, halPluginIpcHandle* handle) noe
 }
 
 halError ipcEventOpenHandle(halPluginDevice /*device*/, const halPluginIpcHandle* handle,
-                            halPluginEvent* event) noexcept {
-    return plugin::guarded(__func__, [&] {
-        std::shared_ptr<SharedEventState> shared;
-        if (halError e = SharedEventState::open(*handle, &shared)) return e;
-        auto opened = std::make_unique<EventHandle>(EventHandle{std::make_shared<Event>(
-            HAL_EVENT_INTERPROCESS | HAL_EVENT_DISABLE_TIMING, std::move(shared))});
-        *event = reinterpret_cast<halPluginEvent>(opened.release());
-        return HAL_SUCCESS;
-    });
+                            halPluginEvent* event) {
+    std::shared_ptr<SharedEventState> shared;
+    if (halError e = SharedEventState::open(*handle, &shared)) return e;
+    auto opened = std::make_unique<EventHandle>(EventHandle{std::make_shared<Event>(
+        HAL_EVENT_INTERPROCESS | HAL_EVENT_DISABLE_TIMING, std::move(shared))});
+    *event = reinterpret_cast<halPluginEvent>(opened.release());
+    return HAL_SUCCESS;
 }
 
-halError eventElapsedTime(float* ms, halPluginEvent start, halPluginEvent end) noexcept {
-    return plugin::guarded(__func__, [&] {
-        const Event* events[] = {toEventHandle(start).event.get(), toEventHandle(end).event.get()};
-        int64_t nanoseconds[2];
-        for (int i = 0; i < 2; ++i) {
-            const char* which = i == 0 ? "start" : "end";
-            if (!events[i]->timed()) {
-                return plugin::fail(HAL_ERROR_INVALID_VALUE,
-                                    "the %s event was created with HAL_EVENT_DISABLE_TIMING",
-                                    which);
-            }
-            const std::optional<TimelinePoint> point = events[i]->lastRecord();
-            if (!point) {
-                return plugin::fail(HAL_ERROR_INVALID_VALUE, "the %s event was never recorded",
-                                    which);
-            }
-            // Read the timestamp only once the record is known complete: a record made after
-            // the completion check would reset it.
-            const std::optional<int64_t> stamped =
-                point->timeline->reached(point->ticket) ? events[i]->timestamp() : std::nullopt;
-            if (!stamped) {
-                return plugin::fail(HAL_ERROR_NOT_READY, "the %s event has not completed yet",
-                                    which);
-            }
-            nanoseconds[i] = *stamped;
+halError eventElapsedTime(float* ms, halPluginEvent start, halPluginEvent end) {
+    const Event* events[] = {toEventHandle(start).event.get(), toEventHandle(end).event.get()};
+    int64_t nanoseconds[2];
+    for (int i = 0; i < 2; ++i) {
+        const char* which = i == 0 ? "start" : "end";
+        if (!events[i]->timed()) {
+            return plugin::fail(HAL_ERROR_INVALID_VALUE,
+                                "the %s event was created with HAL_EVENT_DISABLE_TIMING",
+                                which);
         }
-        *ms = static_cast<float>(static_cast<double>(nanoseconds[1] - nanoseconds[0]) / 1e6);
-        return HAL_SUCCESS;
-    });
+        const std::optional<TimelinePoint> point = events[i]->lastRecord();
+        if (!point) {
+            return plugin::fail(HAL_ERROR_INVALID_VALUE, "the %s event was never recorded",
+                                which);
+        }
+        // Read the timestamp only once the record is known complete: a record made after
+        // the completion check would reset it.
+        const std::optional<int64_t> stamped =
+            point->timeline->reached(point->ticket) ? events[i]->timestamp() : std::nullopt;
+        if (!stamped) {
+            return plugin::fail(HAL_ERROR_NOT_READY, "the %s event has not completed yet",
+                                which);
+        }
+        nanoseconds[i] = *stamped;
+    }
+    *ms = static_cast<float>(static_cast<double>(nanoseconds[1] - nanoseconds[0]) / 1e6);
+    return HAL_SUCCESS;
 }
 
 }  // namespace polyhal::cpu

@@ -16,32 +16,28 @@
 
 namespace polyhal::cpu {
 
-halError memAllocDevice(halPluginDevice device, size_t size, void** ptr) noexcept {
-    return plugin::guarded(__func__, [&] { return toDevice(device).memory().allocate(size, ptr); });
+halError memAllocDevice(halPluginDevice device, size_t size, void** ptr) {
+    return toDevice(device).memory().allocate(size, ptr);
 }
 
-halError memFreeDevice(halPluginDevice device, void* ptr) noexcept {
-    return plugin::guarded(__func__, [&] { return toDevice(device).memory().release(ptr); });
+halError memFreeDevice(halPluginDevice device, void* ptr) {
+    return toDevice(device).memory().release(ptr);
 }
 
-halError ipcMemGetHandle(halPluginDevice device, void* base, halPluginIpcHandle* handle) noexcept {
-    return plugin::guarded(__func__, [&] {
-        return toDevice(device).memory().exportAllocation(base, handle);
-    });
+halError ipcMemGetHandle(halPluginDevice device, void* base, halPluginIpcHandle* handle) {
+    return toDevice(device).memory().exportAllocation(base, handle);
 }
 
 halError ipcMemOpenHandle(halPluginDevice device, const halPluginIpcHandle* handle, size_t size,
-                          void** base) noexcept {
-    return plugin::guarded(__func__, [&] {
-        return toDevice(device).memory().openImport(*handle, size, base);
-    });
+                          void** base) {
+    return toDevice(device).memory().openImport(*handle, size, base);
 }
 
-halError ipcMemCloseHandle(halPluginDevice device, void* base) noexcept {
-    return plugin::guarded(__func__, [&] { return toDevice(device).memory().closeImport(base); });
+halError ipcMemCloseHandle(halPluginDevice device, void* base) {
+    return toDevice(device).memory().closeImport(base);
 }
 
-halError memAllocHost(halPluginDevice /*device*/, size_t size, void** ptr) noexcept {
+halError memAllocHost(halPluginDevice /*device*/, size_t size, void** ptr) {
     // More than the host has cannot succeed; saying so up front also keeps absurd sizes away
     // from allocators that abort on them (AddressSanitizer's) instead of failing.
     static const uint64_t physical = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) *
@@ -60,55 +56,45 @@ halError memAllocHost(halPluginDevice /*device*/, size_t size, void** ptr) noexc
     return HAL_SUCCESS;
 }
 
-halError memGetInfo(halPluginDevice device, size_t* freeBytes, size_t* totalBytes) noexcept {
-    return plugin::guarded(__func__, [&] {
-        DeviceMemory& memory = toDevice(device).memory();
-        const uint64_t capacity = memory.capacity();
-        *totalBytes = static_cast<size_t>(capacity);
-        *freeBytes = static_cast<size_t>(capacity - std::min(capacity, memory.used()));
-        return HAL_SUCCESS;
-    });
+halError memGetInfo(halPluginDevice device, size_t* freeBytes, size_t* totalBytes) {
+    DeviceMemory& memory = toDevice(device).memory();
+    const uint64_t capacity = memory.capacity();
+    *totalBytes = static_cast<size_t>(capacity);
+    *freeBytes = static_cast<size_t>(capacity - std::min(capacity, memory.used()));
+    return HAL_SUCCESS;
 }
 
-halError memFreeHost(halPluginDevice /*device*/, void* ptr) noexcept {
+halError memFreeHost(halPluginDevice /*device*/, void* ptr) {
     std::free(ptr);
     return HAL_SUCCESS;
 }
 
 halError memcpyAsync(halPluginStream stream, void* dst, const void* src, size_t count,
-                     halMemcpyKind /*kind: all memory is host memory*/) noexcept {
-    return plugin::guarded(__func__, [&] {
-        toStream(stream).submit(CopyBytes{dst, src, count});
-        return HAL_SUCCESS;
-    });
+                     halMemcpyKind /*kind: all memory is host memory*/) {
+    toStream(stream).submit(CopyBytes{dst, src, count});
+    return HAL_SUCCESS;
 }
 
-halError memcpy3DAsync(halPluginStream stream, const halMemcpy3DParams* params) noexcept {
-    return plugin::guarded(__func__, [&] {
-        toStream(stream).submit(CopyBox{static_cast<unsigned char*>(params->dst),
-                                        static_cast<const unsigned char*>(params->src),
-                                        params->dstPitch, params->dstSlicePitch, params->srcPitch,
-                                        params->srcSlicePitch, params->width, params->height,
-                                        params->depth});
-        return HAL_SUCCESS;
-    });
+halError memcpy3DAsync(halPluginStream stream, const halMemcpy3DParams* params) {
+    toStream(stream).submit(CopyBox{static_cast<unsigned char*>(params->dst),
+                                    static_cast<const unsigned char*>(params->src),
+                                    params->dstPitch, params->dstSlicePitch, params->srcPitch,
+                                    params->srcSlicePitch, params->width, params->height,
+                                    params->depth});
+    return HAL_SUCCESS;
 }
 
 halError memcpyPeerAsync(halPluginStream stream, void* dst, halPluginDevice /*dstDevice*/,
-                         const void* src, halPluginDevice /*srcDevice*/, size_t count) noexcept {
+                         const void* src, halPluginDevice /*srcDevice*/, size_t count) {
     // Every CPU device's memory is host memory: a peer copy is an ordinary copy in stream order.
-    return plugin::guarded(__func__, [&] {
-        toStream(stream).submit(CopyBytes{dst, src, count});
-        return HAL_SUCCESS;
-    });
+    toStream(stream).submit(CopyBytes{dst, src, count});
+    return HAL_SUCCESS;
 }
 
 halError memsetAsync(halPluginStream stream, void* dst, unsigned char value,
-                     size_t count) noexcept {
-    return plugin::guarded(__func__, [&] {
-        toStream(stream).submit(FillBytes{dst, count, value});
-        return HAL_SUCCESS;
-    });
+                     size_t count) {
+    toStream(stream).submit(FillBytes{dst, count, value});
+    return HAL_SUCCESS;
 }
 
 }  // namespace polyhal::cpu

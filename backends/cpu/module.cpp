@@ -108,55 +108,49 @@ halError Module::function(const char* name, Function*& function) {
 }
 
 halError moduleLoadData(halPluginDevice /*device*/, const void* image, size_t size,
-                        halPluginModule* module) noexcept {
-    return plugin::guarded(__func__, [&] {
-        std::unique_ptr<Module> loaded;
-        if (const halError error = Module::load(image, size, loaded); error != HAL_SUCCESS) {
-            return error;
-        }
-        plugin::log(HAL_LOG_DEBUG, "loaded a %zu-byte kernel module", size);
-        *module = reinterpret_cast<halPluginModule>(loaded.release());
-        return HAL_SUCCESS;
-    });
+                        halPluginModule* module) {
+    std::unique_ptr<Module> loaded;
+    if (const halError error = Module::load(image, size, loaded); error != HAL_SUCCESS) {
+        return error;
+    }
+    plugin::log(HAL_LOG_DEBUG, "loaded a %zu-byte kernel module", size);
+    *module = reinterpret_cast<halPluginModule>(loaded.release());
+    return HAL_SUCCESS;
 }
 
-halError moduleUnload(halPluginModule module) noexcept {
+halError moduleUnload(halPluginModule module) {
     delete &toModule(module);  // the core has waited for the launches from it
     return HAL_SUCCESS;
 }
 
 halError moduleGetFunction(halPluginModule module, const char* name,
-                           halPluginFunction* function) noexcept {
-    return plugin::guarded(__func__, [&] {
-        Function* found = nullptr;
-        if (const halError error = toModule(module).function(name, found); error != HAL_SUCCESS) {
-            return error;
-        }
-        *function = reinterpret_cast<halPluginFunction>(found);
-        return HAL_SUCCESS;
-    });
+                           halPluginFunction* function) {
+    Function* found = nullptr;
+    if (const halError error = toModule(module).function(name, found); error != HAL_SUCCESS) {
+        return error;
+    }
+    *function = reinterpret_cast<halPluginFunction>(found);
+    return HAL_SUCCESS;
 }
 
 halError launchKernel(halPluginStream stream, halPluginFunction function, halDim3 grid,
                       halDim3 block, size_t dynamicSharedBytes, const halKernelArg* args,
-                      uint32_t numArgs) noexcept {
-    return plugin::guarded(__func__, [&] {
-        uint64_t blocks = 0;
-        if (__builtin_mul_overflow(uint64_t{grid.x} * grid.y, grid.z, &blocks)) {
-            return plugin::fail(HAL_ERROR_INVALID_VALUE,
-                                "a grid of %u x %u x %u blocks exceeds 2^64 blocks", grid.x, grid.y,
-                                grid.z);
-        }
-        if (!KernelArguments::withinLimit(args, numArgs)) {
-            return plugin::fail(HAL_ERROR_INVALID_VALUE,
-                                "the kernel arguments exceed the device's %zu bytes",
-                                KernelArguments::kMaxTotalBytes);
-        }
-        KernelLaunch launch{&toFunction(function), grid, block, dynamicSharedBytes, {}};
-        launch.args.assign(args, numArgs);
-        toStream(stream).submit(std::move(launch));
-        return HAL_SUCCESS;
-    });
+                      uint32_t numArgs) {
+    uint64_t blocks = 0;
+    if (__builtin_mul_overflow(uint64_t{grid.x} * grid.y, grid.z, &blocks)) {
+        return plugin::fail(HAL_ERROR_INVALID_VALUE,
+                            "a grid of %u x %u x %u blocks exceeds 2^64 blocks", grid.x, grid.y,
+                            grid.z);
+    }
+    if (!KernelArguments::withinLimit(args, numArgs)) {
+        return plugin::fail(HAL_ERROR_INVALID_VALUE,
+                            "the kernel arguments exceed the device's %zu bytes",
+                            KernelArguments::kMaxTotalBytes);
+    }
+    KernelLaunch launch{&toFunction(function), grid, block, dynamicSharedBytes, {}};
+    launch.args.assign(args, numArgs);
+    toStream(stream).submit(std::move(launch));
+    return HAL_SUCCESS;
 }
 
 }  // namespace polyhal::cpu

@@ -35,26 +35,24 @@ Device* Platform::device(int ordinal) const {
 
 Platform& platform() { return *thePlatform; }
 
-halError initialize() noexcept {
-    return plugin::guarded(__func__, [] {
-        std::lock_guard<std::mutex> lock(initializeMutex);
-        if (thePlatform != nullptr) return HAL_SUCCESS;  // the core calls it once; be lenient
-        Config config;
-        if (const halError error = readConfig(config); error != HAL_SUCCESS) return error;
-        thePlatform = new Platform(config);
-        std::atexit([] {
-            for (int ordinal = 0; ordinal < thePlatform->deviceCount(); ++ordinal) {
-                thePlatform->device(ordinal)->detachWorkers();
-            }
-        });
-        plugin::log(HAL_LOG_INFO, "%d device(s) of %llu bytes each on %s (%u hardware threads)",
-                    config.deviceCount, static_cast<unsigned long long>(config.memoryPerDevice),
-                    config.cpuModel.c_str(), std::thread::hardware_concurrency());
-        return HAL_SUCCESS;
+halError initialize() {
+    std::lock_guard<std::mutex> lock(initializeMutex);
+    if (thePlatform != nullptr) return HAL_SUCCESS;  // the core calls it once; be lenient
+    Config config;
+    if (const halError error = readConfig(config); error != HAL_SUCCESS) return error;
+    thePlatform = new Platform(config);
+    std::atexit([] {
+        for (int ordinal = 0; ordinal < thePlatform->deviceCount(); ++ordinal) {
+            thePlatform->device(ordinal)->detachWorkers();
+        }
     });
+    plugin::log(HAL_LOG_INFO, "%d device(s) of %llu bytes each on %s (%u hardware threads)",
+                config.deviceCount, static_cast<unsigned long long>(config.memoryPerDevice),
+                config.cpuModel.c_str(), std::thread::hardware_concurrency());
+    return HAL_SUCCESS;
 }
 
-halError deviceGetCount(int* count) noexcept {
+halError deviceGetCount(int* count) {
     *count = platform().deviceCount();
     return HAL_SUCCESS;
 }

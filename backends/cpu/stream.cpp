@@ -35,69 +35,57 @@ void Stream::unreference() {
 }
 
 halError streamCreate(halPluginDevice device, int priority, uint32_t /*flags: none defined*/,
-                      halPluginStream* stream) noexcept {
-    return plugin::guarded(__func__, [&] {
-        *stream = toHandle(toDevice(device).createStream(priority));
+                      halPluginStream* stream) {
+    *stream = toHandle(toDevice(device).createStream(priority));
+    return HAL_SUCCESS;
+}
+
+halError streamDestroy(halPluginStream stream) {
+    Stream& self = toStream(stream);
+    self.device().destroyStream(self);
+    return HAL_SUCCESS;
+}
+
+halError streamSynchronize(halPluginStream stream) {
+    Timeline& timeline = *toStream(stream).timeline();
+    timeline.wait(timeline.submitted(), WaitPolicy::kSpinThenSleep);
+    if (std::optional<Failure> failure = timeline.takePendingFailure()) return report(*failure);
+    return HAL_SUCCESS;
+}
+
+halError streamQuery(halPluginStream stream) {
+    Timeline& timeline = *toStream(stream).timeline();
+    // Idle first: a failure is recorded before its command completes, so once the work is
+    // seen finished, its failure is seen too.
+    const bool idle = timeline.reached(timeline.submitted());
+    if (std::optional<Failure> failure = timeline.takePendingFailure()) return report(*failure);
+    return idle ? HAL_SUCCESS : HAL_ERROR_NOT_READY;
+}
+
+halError streamWaitEvent(halPluginStream stream, halPluginEvent event) {
+    Stream& self = toStream(stream);
+    if (const auto& shared = toEventHandle(event).event->shared()) {
+        const uint32_t generation = shared->latest();
+        if (!shared->reached(generation)) self.submit(SharedEventWait{shared, generation});
         return HAL_SUCCESS;
-    });
-}
-
-halError streamDestroy(halPluginStream stream) noexcept {
-    return plugin::guarded(__func__, [&] {
-        Stream& self = toStream(stream);
-        self.device().destroyStream(self);
+    }
+    std::optional<TimelinePoint> point = toEventHandle(event).event->lastRecord();
+    // Nothing to wait for: never recorded, already done, or earlier work of this very
+    // stream, which runs in order anyway.
+    if (!point || point->timeline == self.timeline() ||
+        point->timeline->reached(point->ticket)) {
         return HAL_SUCCESS;
-    });
+    }
+    self.submit(TimelineWait{std::move(point->timeline), point->ticket});
+    return HAL_SUCCESS;
 }
 
-halError streamSynchronize(halPluginStream stream) noexcept {
-    return plugin::guarded(__func__, [&] {
-        Timeline& timeline = *toStream(stream).timeline();
-        timeline.wait(timeline.submitted(), WaitPolicy::kSpinThenSleep);
-        if (std::optional<Failure> failure = timeline.takePendingFailure()) return report(*failure);
-        return HAL_SUCCESS;
-    });
+halError launchHostFunc(halPluginStream stream, halHostFn fn, void* userData) {
+    toStream(stream).submit(HostCall{fn, userData});
+    return HAL_SUCCESS;
 }
 
-halError streamQuery(halPluginStream stream) noexcept {
-    return plugin::guarded(__func__, [&] {
-        Timeline& timeline = *toStream(stream).timeline();
-        // Idle first: a failure is recorded before its command completes, so once the work is
-        // seen finished, its failure is seen too.
-        const bool idle = timeline.reached(timeline.submitted());
-        if (std::optional<Failure> failure = timeline.takePendingFailure()) return report(*failure);
-        return idle ? HAL_SUCCESS : HAL_ERROR_NOT_READY;
-    });
-}
-
-halError streamWaitEvent(halPluginStream stream, halPluginEvent event) noexcept {
-    return plugin::guarded(__func__, [&] {
-        Stream& self = toStream(stream);
-        if (const auto& shared = toEventHandle(event).event->shared()) {
-            const uint32_t generation = shared->latest();
-            if (!shared->reached(generation)) self.submit(SharedEventWait{shared, generation});
-            return HAL_SUCCESS;
-        }
-        std::optional<TimelinePoint> point = toEventHandle(event).event->lastRecord();
-        // Nothing to wait for: never recorded, already done, or earlier work of this very
-        // stream, which runs in order anyway.
-        if (!point || point->timeline == self.timeline() ||
-            point->timeline->reached(point->ticket)) {
-            return HAL_SUCCESS;
-        }
-        self.submit(TimelineWait{std::move(point->timeline), point->ticket});
-        return HAL_SUCCESS;
-    });
-}
-
-halError launchHostFunc(halPluginStream stream, halHostFn fn, void* userData) noexcept {
-    return plugin::guarded(__func__, [&] {
-        toStream(stream).submit(HostCall{fn, userData});
-        return HAL_SUCCESS;
-    });
-}
-
-halError streamGetNativeHandle(halPluginStream stream, void** native) noexcept {
+halError streamGetNativeHandle(halPluginStream stream, void** native) {
     *native = &toStream(stream);
     return HAL_SUCCESS;
 }

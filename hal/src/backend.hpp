@@ -15,12 +15,6 @@ struct Backend {
     std::string location;  // plugin file, or "embedded" for the built-in CPU backend
     DynamicLibrary library;
     halPluginDispatchTable table{};
-
-    // Is the (optional) entry at `member` present in the plugin's table?
-    template <typename Fn>
-    bool has(Fn halPluginDispatchTable::*member) const {
-        return table.*member != nullptr;
-    }
 };
 
 }  // namespace polyhal

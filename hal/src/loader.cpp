@@ -19,14 +19,6 @@ namespace {
 constexpr const char* kKnownBackends = "cpu, cuda, hip, level_zero, opencl";
 constexpr const char* kAutoOrder[] = {"cuda", "hip", "level_zero"};
 
-// Entries a plugin must provide; the rest are optional capabilities.
-#define POLYHAL_REQUIRED_ENTRIES(X)                                                        \
-    X(initialize) X(deviceGetCount) X(deviceOpen) X(deviceClose) X(deviceGetInfo)         \
-    X(deviceSynchronize) X(streamCreate) X(streamDestroy) X(streamSynchronize)             \
-    X(streamQuery) X(streamWaitEvent) X(eventCreate) X(eventDestroy) X(eventRecord)        \
-    X(eventQuery) X(eventSynchronize) X(memAllocDevice) X(memFreeDevice) X(memcpyAsync)    \
-    X(memsetAsync)
-
 const halPluginHost kHost = {sizeof(halPluginHost), HAL_PLUGIN_ABI_VERSION, pluginLog,
                              pluginShouldLog, setPluginErrorMessage};
 
@@ -104,14 +96,14 @@ halError negotiate(Backend& backend, halPluginEntryFn entry) {
         return fail(HAL_ERROR_BACKEND_INCOMPATIBLE, "{} did not name its backend",
                     backend.location);
     }
-#define POLYHAL_CHECK_ENTRY(entryName)                                                   \
-    if (table.entryName == nullptr) {                                                    \
+#define POLYHAL_CHECK_REQUIRED_ENTRY(entry, requirement, capabilities)                   \
+    if ((requirement) == HAL_PLUGIN_REQUIRED && table.entry == nullptr) {                \
         return fail(HAL_ERROR_BACKEND_INCOMPATIBLE,                                      \
-                    "{} (plugin ABI {}) lacks the required entry '" #entryName "'",      \
+                    "{} (plugin ABI {}) lacks the required entry '" #entry "'",          \
                     backend.location, versionText(table.abiVersion));                   \
     }
-    POLYHAL_REQUIRED_ENTRIES(POLYHAL_CHECK_ENTRY)
-#undef POLYHAL_CHECK_ENTRY
+    HAL_PLUGIN_ENTRIES(POLYHAL_CHECK_REQUIRED_ENTRY)
+#undef POLYHAL_CHECK_REQUIRED_ENTRY
     backend.name = table.name;
     logger().debug("{}: backend '{}', plugin ABI {}, table of {} bytes (core: {})",
                    backend.location, backend.name, versionText(table.abiVersion), filled,

@@ -23,6 +23,17 @@ bool g_attempted = false;
 halError g_initStatus = HAL_SUCCESS;
 std::string g_initMessage;
 
+// The capabilities the table can serve: each absent entry takes away those it backs
+// (HAL_PLUGIN_ENTRIES), whatever a device says of itself.
+uint64_t servedCapabilities(const halPluginDispatchTable& table) {
+    uint64_t served = ~uint64_t{0};
+#define POLYHAL_CLEAR_UNSERVED(entry, requirement, capabilities) \
+    if (table.entry == nullptr) served &= ~uint64_t{capabilities};
+    HAL_PLUGIN_ENTRIES(POLYHAL_CLEAR_UNSERVED)
+#undef POLYHAL_CLEAR_UNSERVED
+    return served;
+}
+
 halError openDevices(Runtime& rt) {
     for (auto& backend : rt.backends) {
         int count = 0;
@@ -46,26 +57,7 @@ halError openDevices(Runtime& rt) {
             if (status != HAL_SUCCESS) {
                 return adoptPluginError(status, backend->name.c_str(), "deviceGetInfo");
             }
-            // Capabilities the table cannot serve are not capabilities, whatever the device says.
-            const auto& t = backend->table;
-            if (t.eventElapsedTime == nullptr) device->info.capabilities &= ~HAL_DEVICE_CAP_TIMING_EVENTS;
-            if (t.launchHostFunc == nullptr) {
-                device->info.capabilities &= ~(HAL_DEVICE_CAP_HOST_FUNCTIONS |
-                                               HAL_DEVICE_CAP_CONCURRENT_HOST_FUNCTIONS);
-            }
-            if (t.moduleLoadData == nullptr || t.moduleUnload == nullptr ||
-                t.moduleGetFunction == nullptr || t.launchKernel == nullptr) {
-                device->info.capabilities &= ~HAL_DEVICE_CAP_KERNELS;
-            }
-            if (t.streamGetNativeHandle == nullptr) device->info.capabilities &= ~HAL_DEVICE_CAP_NATIVE_HANDLES;
-            if (t.memcpyPeerAsync == nullptr) device->info.capabilities &= ~HAL_DEVICE_CAP_PEER_COPY;
-            if (t.ipcMemGetHandle == nullptr || t.ipcMemOpenHandle == nullptr ||
-                t.ipcMemCloseHandle == nullptr) {
-                device->info.capabilities &= ~HAL_DEVICE_CAP_IPC_MEMORY;
-            }
-            if (t.ipcEventGetHandle == nullptr || t.ipcEventOpenHandle == nullptr) {
-                device->info.capabilities &= ~HAL_DEVICE_CAP_IPC_EVENTS;
-            }
+            device->info.capabilities &= servedCapabilities(backend->table);
             if (device->info.maxKernelArgumentBytes == 0) {
                 device->info.maxKernelArgumentBytes = kDefaultMaxKernelArgumentBytes;
             }

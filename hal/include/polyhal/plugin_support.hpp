@@ -1,16 +1,20 @@
-// C++ helpers for plugin authors: the entry-point negotiation and error reporting that every
-// plugin needs, written once. Header-only; include it from exactly the plugins' C++ sources.
+// C++ helpers for plugin authors, written once for every plugin: the dispatch table built from the
+// entries a backend defines (with the one policy that keeps C++ exceptions from crossing the C
+// ABI), the casts between plugin handles and a backend's objects, the entry-point negotiation,
+// error reporting and logging. Header-only; include it from exactly the plugins' C++ sources.
 #ifndef POLYHAL_PLUGIN_SUPPORT_HPP_
 #define POLYHAL_PLUGIN_SUPPORT_HPP_
 
 #include <polyhal/plugin.h>
 
 #include <cstdarg>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <new>
 #include <system_error>
+#include <type_traits>
 
 namespace polyhal::plugin {
 
@@ -48,9 +52,10 @@ inline void log(halLogLevel level, const char* format, ...) {
     host->log(level, message);
 }
 
-// Runs an entry's `body` (returning halError) so that no C++ exception crosses the C ABI:
-// std::bad_alloc and thread exhaustion become HAL_ERROR_OUT_OF_MEMORY, anything else
-// HAL_ERROR_UNKNOWN, each with a message naming `entry`.
+// Runs `body` (returning halError) so that no C++ exception crosses the C ABI: std::bad_alloc and
+// thread exhaustion become HAL_ERROR_OUT_OF_MEMORY, anything else HAL_ERROR_UNKNOWN, each with a
+// message naming `entry`. The table builder below applies it to every entry; a plugin calls it
+// itself only for work that runs outside an entry (a thread of its own).
 template <class Body>
 halError guarded(const char* entry, const Body& body) noexcept {
     try {
@@ -67,6 +72,162 @@ halError guarded(const char* entry, const Body& body) noexcept {
     } catch (...) {
         return fail(HAL_ERROR_UNKNOWN, "%s: unknown exception", entry);
     }
+}
+
+// ---- The dispatch table, built from the entries a backend defines ----
+//
+// A backend defines each entry it implements as a function named as its slot, with the slot's
+// signature, in its own namespace (`halError streamCreate(halPluginDevice, int, uint32_t,
+// halPluginStream*)` in stream.cpp), declares them where its plugin.cpp sees them, and builds its
+// table there with
+//
+//     namespace polyhal::cpu {
+//     constexpr halPluginDispatchTable dispatchTable() noexcept {
+//         halPluginDispatchTable table = plugin::emptyTable("cpu");
+//         POLYHAL_PLUGIN_FILL_TABLE(table);
+//         return table;
+//     }
+//     }
+//
+// Every entry of HAL_PLUGIN_ENTRIES that the namespace declares fills its slot; the others stay
+// empty (absent). A required entry that is missing, or an entry whose signature differs from its
+// slot's, fails the build. An entry declared noexcept goes into the table as it is; any other is
+// wrapped in guarded() (deviceClose, which returns nothing, logs the exception instead).
+//
+// How a missing entry is told apart: the macro looks every entry up by its plain name, with the
+// namespace plugin::absent in view through a using-directive. A using-directive makes the names
+// it nominates visible as if declared in the nearest namespace enclosing both it and the
+// backend's namespace, so a backend's own `streamCreate` hides plugin::absent::streamCreate, and
+// only an entry the backend does not declare finds the AbsentEntry of that name.
+
+// The entries as values, in table order, and their names.
+enum class EntryId : unsigned {
+#define POLYHAL_PLUGIN_ENTRY_ID(entry, requirement, capabilities) entry,
+    HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_ENTRY_ID)
+#undef POLYHAL_PLUGIN_ENTRY_ID
+};
+
+inline constexpr const char* kEntryNames[] = {
+#define POLYHAL_PLUGIN_ENTRY_NAME(entry, requirement, capabilities) #entry,
+    HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_ENTRY_NAME)
+#undef POLYHAL_PLUGIN_ENTRY_NAME
+};
+
+inline constexpr bool kEntryRequired[] = {
+#define POLYHAL_PLUGIN_ENTRY_REQUIRED(entry, requirement, capabilities) (requirement) != 0,
+    HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_ENTRY_REQUIRED)
+#undef POLYHAL_PLUGIN_ENTRY_REQUIRED
+};
+
+namespace detail {
+
+// HAL_PLUGIN_ENTRIES lists every slot of the table, in order, and nothing else.
+inline constexpr size_t kEntryOffsets[] = {
+#define POLYHAL_PLUGIN_ENTRY_OFFSET(entry, requirement, capabilities) \
+    offsetof(halPluginDispatchTable, entry),
+    HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_ENTRY_OFFSET)
+#undef POLYHAL_PLUGIN_ENTRY_OFFSET
+};
+
+constexpr bool entryListCoversTable() {
+    size_t expected = offsetof(halPluginDispatchTable, name) + sizeof(const char*);
+    for (size_t offset : kEntryOffsets) {
+        if (offset != expected) return false;
+        expected += sizeof(void (*)());
+    }
+    return expected == sizeof(halPluginDispatchTable);
+}
+static_assert(entryListCoversTable(),
+              "HAL_PLUGIN_ENTRIES must list every entry of halPluginDispatchTable, in table order");
+
+template <class Fn>
+struct IsNoexcept : std::false_type {};
+template <class R, class... Args>
+struct IsNoexcept<R (*)(Args...) noexcept> : std::true_type {};
+
+}  // namespace detail
+
+// What the table builder finds for an entry the backend does not define.
+struct AbsentEntry {};
+
+namespace absent {
+#define POLYHAL_PLUGIN_ABSENT_ENTRY(entry, requirement, capabilities) \
+    inline constexpr AbsentEntry entry{};
+HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_ABSENT_ENTRY)
+#undef POLYHAL_PLUGIN_ABSENT_ENTRY
+}  // namespace absent
+
+// The same for layers whose entries are function templates over a vendor API (`entry<Api>`).
+namespace absent_templates {
+#define POLYHAL_PLUGIN_ABSENT_ENTRY(entry, requirement, capabilities) \
+    template <class>                                                  \
+    inline constexpr AbsentEntry entry{};
+HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_ABSENT_ENTRY)
+#undef POLYHAL_PLUGIN_ABSENT_ENTRY
+}  // namespace absent_templates
+
+// Guarded<Id, Entry>::call runs `Entry` under the exception policy above.
+template <EntryId Id, auto Entry>
+struct Guarded;
+
+template <EntryId Id, class... Args, halError (*Entry)(Args...)>
+struct Guarded<Id, Entry> {
+    static halError call(Args... args) noexcept {
+        return guarded(kEntryNames[static_cast<unsigned>(Id)], [&] { return Entry(args...); });
+    }
+};
+
+template <EntryId Id, class... Args, void (*Entry)(Args...)>
+struct Guarded<Id, Entry> {
+    static void call(Args... args) noexcept {
+        const char* entry = kEntryNames[static_cast<unsigned>(Id)];
+        try {
+            Entry(args...);
+        } catch (const std::exception& error) {
+            log(HAL_LOG_ERROR, "%s: %s", entry, error.what());
+        } catch (...) {
+            log(HAL_LOG_ERROR, "%s: unknown exception", entry);
+        }
+    }
+};
+
+// The value of slot `Id` (of type `Slot`) for what the lookup found: nullptr for an absent entry,
+// else the entry, guarded unless it is noexcept.
+template <class Slot, EntryId Id, auto Entry>
+constexpr Slot slot() noexcept {
+    if constexpr (std::is_same_v<decltype(Entry), const AbsentEntry*>) {
+        static_assert(!kEntryRequired[static_cast<unsigned>(Id)],
+                      "the backend does not define a required plugin entry");
+        return nullptr;
+    } else if constexpr (detail::IsNoexcept<decltype(Entry)>::value) {
+        return Entry;
+    } else {
+        return &Guarded<Id, Entry>::call;
+    }
+}
+
+// A table with the header filled and every slot empty.
+constexpr halPluginDispatchTable emptyTable(const char* backendName) noexcept {
+    halPluginDispatchTable table{};
+    table.size = sizeof table;
+    table.abiVersion = HAL_PLUGIN_ABI_VERSION;
+    table.name = backendName;
+    return table;
+}
+
+// ---- Handles ----
+//
+// A plugin's handles are its own objects, which the core passes back without looking inside. An
+// object type names the handle it travels as (`using Handle = halPluginStream;`), and these are
+// the only casts between the two.
+template <class Object>
+typename Object::Handle toHandle(Object* object) noexcept {
+    return reinterpret_cast<typename Object::Handle>(object);
+}
+
+template <class Object>
+Object& fromHandle(typename Object::Handle handle) noexcept {
+    return *reinterpret_cast<Object*>(handle);
 }
 
 // Implements the entry point: refuses another major version, remembers the host services and
@@ -90,5 +251,49 @@ inline halError negotiate(uint32_t coreAbiVersion, const halPluginHost* coreHost
 }
 
 }  // namespace polyhal::plugin
+
+// Declares the entry `name` with the signature of its slot, e.g. `POLYHAL_PLUGIN_ENTRY(streamCreate);`
+// in the header that plugin.cpp includes, so that a backend never repeats a signature: a
+// definition that differs from the slot is another function, and the build fails to link.
+#define POLYHAL_PLUGIN_ENTRY(name) \
+    std::remove_pointer_t<decltype(halPluginDispatchTable::name)> name
+
+// Defines `constexpr halPluginDispatchTable dispatchTable() noexcept` in the namespace around
+// the use, filled from the entries that namespace declares (see "The dispatch table" above).
+#define POLYHAL_PLUGIN_DISPATCH_TABLE(backendName)                                         \
+    constexpr halPluginDispatchTable dispatchTable() noexcept {                            \
+        using namespace ::polyhal::plugin::absent;                                         \
+        halPluginDispatchTable table = ::polyhal::plugin::emptyTable(backendName);         \
+        HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_FILL_SLOT_)                                      \
+        return table;                                                                      \
+    }
+#define POLYHAL_PLUGIN_FILL_SLOT_(entry, requirement, capabilities)                        \
+    table.entry = ::polyhal::plugin::slot<decltype(table.entry),                           \
+                                          ::polyhal::plugin::EntryId::entry, &entry>();
+
+// The same for a layer whose entries are function templates over a vendor API `Api` (with a
+// static `kName`): defines `template <class Api> constexpr halPluginDispatchTable
+// dispatchTable() noexcept`, whose slot `entry` holds `entry<Api>` (backends/gpu_common).
+#define POLYHAL_PLUGIN_DISPATCH_TABLE_TEMPLATE()                                           \
+    template <class PluginApi>                                                             \
+    constexpr halPluginDispatchTable dispatchTable() noexcept {                            \
+        using namespace ::polyhal::plugin::absent_templates;                               \
+        halPluginDispatchTable table = ::polyhal::plugin::emptyTable(PluginApi::kName);    \
+        HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_FILL_TEMPLATE_SLOT_)                             \
+        return table;                                                                      \
+    }
+#define POLYHAL_PLUGIN_FILL_TEMPLATE_SLOT_(entry, requirement, capabilities)               \
+    table.entry = ::polyhal::plugin::slot<decltype(table.entry),                           \
+                                          ::polyhal::plugin::EntryId::entry,               \
+                                          &entry<PluginApi>>();
+
+// Defines the plugin's one exported symbol (HAL_PLUGIN_ENTRY_NAME), which hands out `table`, a
+// constant expression such as `polyhal::cpu::dispatchTable()`, through negotiate().
+#define POLYHAL_PLUGIN_DEFINE_ENTRY_POINT(table)                                           \
+    extern "C" HAL_PLUGIN_EXPORT halError halPluginGetDispatchTable(                       \
+        uint32_t coreAbiVersion, const halPluginHost* host, halPluginDispatchTable* out) { \
+        static constexpr halPluginDispatchTable kTable = table;                            \
+        return ::polyhal::plugin::negotiate(coreAbiVersion, host, out, kTable);            \
+    }
 
 #endif  // POLYHAL_PLUGIN_SUPPORT_HPP_

@@ -12,8 +12,8 @@ function(polyhal_add_gpu_plugin)
   cmake_parse_arguments(ARG "" "NAME" "SOURCES;INCLUDE_DIRS" ${ARGN})
   set(common_dir ${CMAKE_CURRENT_FUNCTION_LIST_DIR})
   polyhal_add_plugin(NAME ${ARG_NAME}
-    SOURCES ${ARG_SOURCES} ${common_dir}/vendor_library.cpp
-    LIBRARIES ${CMAKE_DL_LIBS})
+    SOURCES ${ARG_SOURCES}
+    LIBRARIES polyhal::support)
   # Sources include the layer as "gpu_common/<file>.hpp".
   get_filename_component(backends_dir ${common_dir} DIRECTORY)
   target_include_directories(polyhal_${ARG_NAME} PRIVATE ${backends_dir} ${ARG_INCLUDE_DIRS})

@@ -5,12 +5,13 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <string>
 
 #include "gpu_common/current_device.hpp"
 #include "gpu_common/ipc.hpp"
 #include "gpu_common/objects.hpp"
 #include "gpu_common/vendor_call.hpp"
-#include "gpu_common/vendor_library.hpp"
+#include "support/dynamic_library.hpp"
 
 namespace polyhal::gpu {
 
@@ -18,17 +19,19 @@ namespace polyhal::gpu {
 // library, a symbol, a working driver or a device: HAL_ERROR_NO_DEVICE with the reason.
 template <class Api>
 halError initialize() noexcept {
-    static VendorLibrary library;
-    char error[1024];
-    if (!library.open(Api::kLibraries, sizeof Api::kLibraries / sizeof *Api::kLibraries, error,
-                      sizeof error)) {
+    static DynamicLibrary library;
+    std::string error;
+    library = DynamicLibrary::openFirst(Api::kLibraries,
+                                        sizeof Api::kLibraries / sizeof *Api::kLibraries, &error);
+    if (!library) {
         return plugin::fail(HAL_ERROR_NO_DEVICE, "%s was not found: %s", Api::kLibraryDescription,
-                            error);
+                            error.c_str());
     }
+    library.keepLoaded();
     if (const char* missing = Api::symbols.resolve(library)) {
         return plugin::fail(HAL_ERROR_NO_DEVICE,
                             "%s %s lacks %s: it is older than this backend needs",
-                            Api::kLibraryDescription, library.name(), missing);
+                            Api::kLibraryDescription, library.name().c_str(), missing);
     }
     const auto& vendor = Api::symbols;
     // Whatever stops the runtime from starting (no device, no kernel driver, a stub library),
@@ -45,7 +48,7 @@ halError initialize() noexcept {
     if (count == 0) {
         return plugin::fail(HAL_ERROR_NO_DEVICE, "%s: no device", vendor.deviceGetCount.name);
     }
-    plugin::log(HAL_LOG_INFO, "%s: %d device(s)", library.name(), count);
+    plugin::log(HAL_LOG_INFO, "%s: %d device(s)", library.name().c_str(), count);
     return HAL_SUCCESS;
 }
 

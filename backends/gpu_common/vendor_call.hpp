@@ -5,7 +5,7 @@
 #include <cstring>
 #include <polyhal/plugin_support.hpp>
 
-#include "gpu_common/symbol_table.hpp"
+#include "support/symbol_table.hpp"
 
 namespace polyhal::gpu {
 

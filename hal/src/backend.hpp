@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "dynamic_library.hpp"
+#include "support/dynamic_library.hpp"
 
 namespace polyhal {
 

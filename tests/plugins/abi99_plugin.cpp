@@ -9,7 +9,7 @@ extern "C" HAL_PLUGIN_EXPORT halError halPluginGetDispatchTable(uint32_t coreAbi
                                                                 halPluginDispatchTable* table) {
     using namespace polyhal;
     const halError status =
-        plugin::negotiate(coreAbiVersion, host, table, test_minimal::dispatchTable());
+        plugin::negotiate(coreAbiVersion, host, table, test_minimal::fullTable());
     if (status == HAL_SUCCESS) table->abiVersion = HAL_PLUGIN_MAKE_VERSION(99, 0);
     return status;
 }

@@ -16,9 +16,10 @@
 // entries, HAL_ERROR_LAUNCH_FAILED (an asynchronous failure of earlier work) from
 // streamSynchronize, streamQuery and deviceSynchronize, and HAL_ERROR_BACKEND elsewhere; its
 // message is "injected fault in <entry>". Entries that release something (streamDestroy,
-// eventDestroy, memFreeDevice, memFreeHost, moduleUnload) release it and then report the
-// failure, so that an injected fault never leaks on its own account; the waits wait first, as
-// the plugin ABI requires of an asynchronous failure. deviceClose cannot fail.
+// eventDestroy, memFreeDevice, memFreeHost, moduleUnload, ipcMemCloseHandle) release it and then
+// report the failure, so that an injected fault never leaks on its own account; the waits wait
+// first, as the plugin ABI requires of an asynchronous failure. Every entry of the table is
+// wrapped (HAL_PLUGIN_ENTRIES) but deviceClose, which cannot fail.
 #include <polyhal/plugin.h>
 
 #include <atomic>
@@ -29,6 +30,7 @@
 #include <mutex>
 #include <random>
 #include <string>
+#include <type_traits>
 
 #include "cpu_backend.h"
 
@@ -112,7 +114,7 @@ constexpr Kind kindOf(const char* entry) {
         return Kind::kAsynchronous;
     }
     if (is("streamDestroy") || is("eventDestroy") || is("memFreeDevice") || is("memFreeHost") ||
-        is("moduleUnload")) {
+        is("moduleUnload") || is("ipcMemCloseHandle")) {
         return Kind::kRelease;
     }
     return Kind::kOther;
@@ -134,18 +136,23 @@ halError injectedFault(const char* entry) {
 
 // Wraps entry `name` of the real table. A fault fails the call before it reaches the backend;
 // a release is made first, and so is a wait, since a vendor reports an asynchronous failure
-// only once the work it waited for is over (a real failure then goes first).
+// only once the work it waited for is over (a real failure then goes first). An entry that
+// returns nothing (deviceClose) cannot fail and is passed through.
 #define POLYHAL_FAULT_WRAP(name)                                                     \
     if (g_real.name != nullptr) {                                                    \
-        mine.name = [](auto... args) -> halError {                                   \
-            if (!injector().strike(#name)) return g_real.name(args...);              \
-            const Kind kind = kindOf(#name);                                         \
-            if (kind == Kind::kRelease) (void)g_real.name(args...);                  \
-            if (kind == Kind::kAsynchronous) {                                       \
-                const halError real = g_real.name(args...);                          \
-                if (real == HAL_ERROR_LAUNCH_FAILED) return real;                    \
+        mine.name = [](auto... args) {                                               \
+            if constexpr (std::is_void_v<decltype(g_real.name(args...))>) {          \
+                g_real.name(args...);                                                \
+            } else {                                                                 \
+                if (!injector().strike(#name)) return g_real.name(args...);          \
+                const Kind kind = kindOf(#name);                                     \
+                if (kind == Kind::kRelease) (void)g_real.name(args...);              \
+                if (kind == Kind::kAsynchronous) {                                   \
+                    const halError real = g_real.name(args...);                      \
+                    if (real == HAL_ERROR_LAUNCH_FAILED) return real;                \
+                }                                                                    \
+                return injectedFault(#name);                                         \
             }                                                                        \
-            return injectedFault(#name);                                             \
         };                                                                           \
     }
 
@@ -161,35 +168,9 @@ extern "C" HAL_PLUGIN_EXPORT halError halPluginGetDispatchTable(uint32_t coreAbi
     if (halError e = polyhalCpuGetDispatchTable(coreAbiVersion, host, &g_real)) return e;
     halPluginDispatchTable mine = g_real;
     mine.name = "test_faults";
-    POLYHAL_FAULT_WRAP(initialize)
-    POLYHAL_FAULT_WRAP(deviceGetCount)
-    POLYHAL_FAULT_WRAP(deviceOpen)
-    POLYHAL_FAULT_WRAP(deviceGetInfo)
-    POLYHAL_FAULT_WRAP(deviceSynchronize)
-    POLYHAL_FAULT_WRAP(streamCreate)
-    POLYHAL_FAULT_WRAP(streamDestroy)
-    POLYHAL_FAULT_WRAP(streamSynchronize)
-    POLYHAL_FAULT_WRAP(streamQuery)
-    POLYHAL_FAULT_WRAP(streamWaitEvent)
-    POLYHAL_FAULT_WRAP(eventCreate)
-    POLYHAL_FAULT_WRAP(eventDestroy)
-    POLYHAL_FAULT_WRAP(eventRecord)
-    POLYHAL_FAULT_WRAP(eventQuery)
-    POLYHAL_FAULT_WRAP(eventSynchronize)
-    POLYHAL_FAULT_WRAP(eventElapsedTime)
-    POLYHAL_FAULT_WRAP(memAllocDevice)
-    POLYHAL_FAULT_WRAP(memFreeDevice)
-    POLYHAL_FAULT_WRAP(memAllocHost)
-    POLYHAL_FAULT_WRAP(memFreeHost)
-    POLYHAL_FAULT_WRAP(memcpyAsync)
-    POLYHAL_FAULT_WRAP(memsetAsync)
-    POLYHAL_FAULT_WRAP(launchHostFunc)
-    POLYHAL_FAULT_WRAP(moduleLoadData)
-    POLYHAL_FAULT_WRAP(moduleUnload)
-    POLYHAL_FAULT_WRAP(moduleGetFunction)
-    POLYHAL_FAULT_WRAP(launchKernel)
-    POLYHAL_FAULT_WRAP(streamGetNativeHandle)
-    POLYHAL_FAULT_WRAP(memcpyPeerAsync)
+#define POLYHAL_FAULT_WRAP_ENTRY(entry, requirement, capabilities) POLYHAL_FAULT_WRAP(entry)
+    HAL_PLUGIN_ENTRIES(POLYHAL_FAULT_WRAP_ENTRY)
+#undef POLYHAL_FAULT_WRAP_ENTRY
     const size_t size = table->size < sizeof mine ? table->size : sizeof mine;
     std::memcpy(table, &mine, size);
     table->size = size;

@@ -1,3 +1,4 @@
+// The test_minimal backend's entries and table (what it is: minimal_backend.hpp).
 #include "minimal_backend.hpp"
 
 #include <cstdio>
@@ -10,21 +11,26 @@
 
 using polyhal::plugin::fail;
 
-struct halPluginDevice_t {
+namespace polyhal::test_minimal {
+namespace {
+
+struct Device {
+    using Handle = halPluginDevice;
     std::mutex mutex;
     std::unordered_map<void*, size_t> allocations;  // guarded by mutex
     uint64_t used = 0;                              // guarded by mutex
 };
-struct halPluginStream_t {};
-struct halPluginEvent_t {};
-
-namespace polyhal::test_minimal {
-namespace {
+struct Stream {
+    using Handle = halPluginStream;
+};
+struct Event {
+    using Handle = halPluginEvent;
+};
 
 constexpr uint64_t kCapacity = uint64_t{64} << 20;
 constexpr size_t kAlignment = 256;
 
-halPluginDevice_t g_device;
+Device g_device;
 
 halError initialize() { return HAL_SUCCESS; }
 
@@ -37,7 +43,7 @@ halError deviceOpen(int ordinal, halPluginDevice* device) {
     if (ordinal != 0) {
         return fail(HAL_ERROR_INVALID_DEVICE, "test_minimal has one device, not %d", ordinal);
     }
-    *device = &g_device;
+    *device = plugin::toHandle(&g_device);
     return HAL_SUCCESS;
 }
 
@@ -56,44 +62,47 @@ halError deviceGetInfo(halPluginDevice, halPluginDeviceInfo* info) {
 }
 
 // Every operation completed when it was submitted: there is never anything to wait for.
-halError nothingPending(halPluginDevice) { return HAL_SUCCESS; }
-halError streamIdle(halPluginStream) { return HAL_SUCCESS; }
-halError eventComplete(halPluginEvent) { return HAL_SUCCESS; }
+halError deviceSynchronize(halPluginDevice) { return HAL_SUCCESS; }
+halError streamSynchronize(halPluginStream) { return HAL_SUCCESS; }
+halError streamQuery(halPluginStream) { return HAL_SUCCESS; }
+halError eventQuery(halPluginEvent) { return HAL_SUCCESS; }
+halError eventSynchronize(halPluginEvent) { return HAL_SUCCESS; }
 
 halError streamCreate(halPluginDevice, int, uint32_t, halPluginStream* stream) {
-    *stream = new (std::nothrow) halPluginStream_t;
+    *stream = plugin::toHandle(new (std::nothrow) Stream);
     return *stream != nullptr
                ? HAL_SUCCESS
                : fail(HAL_ERROR_OUT_OF_MEMORY, "test_minimal: no memory for a stream");
 }
 
 halError streamDestroy(halPluginStream stream) {
-    delete stream;
+    delete &plugin::fromHandle<Stream>(stream);
     return HAL_SUCCESS;
 }
 
 halError streamWaitEvent(halPluginStream, halPluginEvent) { return HAL_SUCCESS; }
 
 halError eventCreate(halPluginDevice, uint32_t, halPluginEvent* event) {
-    *event = new (std::nothrow) halPluginEvent_t;
+    *event = plugin::toHandle(new (std::nothrow) Event);
     return *event != nullptr
                ? HAL_SUCCESS
                : fail(HAL_ERROR_OUT_OF_MEMORY, "test_minimal: no memory for an event");
 }
 
 halError eventDestroy(halPluginEvent event) {
-    delete event;
+    delete &plugin::fromHandle<Event>(event);
     return HAL_SUCCESS;
 }
 
 halError eventRecord(halPluginEvent, halPluginStream) { return HAL_SUCCESS; }
 
-halError memAllocDevice(halPluginDevice device, size_t size, void** ptr) {
-    std::lock_guard<std::mutex> lock(device->mutex);
-    if (size > kCapacity - device->used) {
+halError memAllocDevice(halPluginDevice handle, size_t size, void** ptr) {
+    Device& device = plugin::fromHandle<Device>(handle);
+    std::lock_guard<std::mutex> lock(device.mutex);
+    if (size > kCapacity - device.used) {
         return fail(HAL_ERROR_OUT_OF_MEMORY,
                     "test_minimal: cannot allocate %zu bytes, %llu of %llu bytes are free", size,
-                    static_cast<unsigned long long>(kCapacity - device->used),
+                    static_cast<unsigned long long>(kCapacity - device.used),
                     static_cast<unsigned long long>(kCapacity));
     }
     const size_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
@@ -102,24 +111,25 @@ halError memAllocDevice(halPluginDevice device, size_t size, void** ptr) {
         return fail(HAL_ERROR_OUT_OF_MEMORY, "test_minimal: aligned_alloc(%zu) failed", rounded);
     }
     try {
-        device->allocations.emplace(memory, size);
+        device.allocations.emplace(memory, size);
     } catch (const std::bad_alloc&) {
         std::free(memory);
         return fail(HAL_ERROR_OUT_OF_MEMORY, "test_minimal: no memory to track an allocation");
     }
-    device->used += size;
+    device.used += size;
     *ptr = memory;
     return HAL_SUCCESS;
 }
 
-halError memFreeDevice(halPluginDevice device, void* ptr) {
-    std::lock_guard<std::mutex> lock(device->mutex);
-    const auto allocation = device->allocations.find(ptr);
-    if (allocation == device->allocations.end()) {
+halError memFreeDevice(halPluginDevice handle, void* ptr) {
+    Device& device = plugin::fromHandle<Device>(handle);
+    std::lock_guard<std::mutex> lock(device.mutex);
+    const auto allocation = device.allocations.find(ptr);
+    if (allocation == device.allocations.end()) {
         return fail(HAL_ERROR_INVALID_VALUE, "test_minimal: %p is not an allocation", ptr);
     }
-    device->used -= allocation->second;
-    device->allocations.erase(allocation);
+    device.used -= allocation->second;
+    device.allocations.erase(allocation);
     std::free(ptr);
     return HAL_SUCCESS;
 }
@@ -134,39 +144,13 @@ halError memsetAsync(halPluginStream, void* dst, unsigned char value, size_t cou
     return HAL_SUCCESS;
 }
 
-halPluginDispatchTable makeTable() {
-    halPluginDispatchTable table{};
-    table.size = kTableSize;
-    table.abiVersion = HAL_PLUGIN_ABI_VERSION;
-    table.name = "test_minimal";
-    table.initialize = initialize;
-    table.deviceGetCount = deviceGetCount;
-    table.deviceOpen = deviceOpen;
-    table.deviceClose = deviceClose;
-    table.deviceGetInfo = deviceGetInfo;
-    table.deviceSynchronize = nothingPending;
-    table.streamCreate = streamCreate;
-    table.streamDestroy = streamDestroy;
-    table.streamSynchronize = streamIdle;
-    table.streamQuery = streamIdle;
-    table.streamWaitEvent = streamWaitEvent;
-    table.eventCreate = eventCreate;
-    table.eventDestroy = eventDestroy;
-    table.eventRecord = eventRecord;
-    table.eventQuery = eventComplete;
-    table.eventSynchronize = eventComplete;
-    table.memAllocDevice = memAllocDevice;
-    table.memFreeDevice = memFreeDevice;
-    table.memcpyAsync = memcpyAsync;
-    table.memsetAsync = memsetAsync;
-    return table;
-}
+POLYHAL_PLUGIN_DISPATCH_TABLE("test_minimal")
 
 }  // namespace
 
-const halPluginDispatchTable& dispatchTable() {
-    static const halPluginDispatchTable table = makeTable();
-    return table;
+const halPluginDispatchTable& fullTable() {
+    static constexpr halPluginDispatchTable kTable = dispatchTable();
+    return kTable;
 }
 
 }  // namespace polyhal::test_minimal

@@ -16,8 +16,8 @@ namespace polyhal::test_minimal {
 // launchHostFunc, as a plugin built for an older minor version of the ABI would have it.
 constexpr size_t kTableSize = offsetof(halPluginDispatchTable, launchHostFunc);
 
-// The backend's entries; those at or past kTableSize are NULL.
-const halPluginDispatchTable& dispatchTable();
+// The backend's table; its entries at or past kTableSize are NULL.
+const halPluginDispatchTable& fullTable();
 
 }  // namespace polyhal::test_minimal
 

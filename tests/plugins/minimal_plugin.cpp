@@ -10,7 +10,7 @@ extern "C" HAL_PLUGIN_EXPORT halError halPluginGetDispatchTable(uint32_t coreAbi
                                                                 halPluginDispatchTable* table) {
     using namespace polyhal;
     const halError status =
-        plugin::negotiate(coreAbiVersion, host, table, test_minimal::dispatchTable());
+        plugin::negotiate(coreAbiVersion, host, table, test_minimal::fullTable());
     if (status == HAL_SUCCESS) table->size = std::min(table->size, test_minimal::kTableSize);
     return status;
 }

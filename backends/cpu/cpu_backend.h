@@ -1,8 +1,8 @@
 // The CPU backend's entry point under a name of its own. The core links the backend's objects
 // into libpolyhal.so and calls this directly: that is the embedded default backend. The
 // libpolyhal_cpu.so plugin exports the same table as halPluginGetDispatchTable (entry.cpp).
-#ifndef POLYHAL_CPU_BACKEND_H_
-#define POLYHAL_CPU_BACKEND_H_
+#ifndef POLYHAL_BACKENDS_CPU_CPU_BACKEND_H_
+#define POLYHAL_BACKENDS_CPU_CPU_BACKEND_H_
 
 #include <polyhal/plugin.h>
 
@@ -18,4 +18,4 @@ halError polyhalCpuGetDispatchTable(uint32_t coreAbiVersion, const halPluginHost
 }
 #endif
 
-#endif  // POLYHAL_CPU_BACKEND_H_
+#endif  // POLYHAL_BACKENDS_CPU_CPU_BACKEND_H_

@@ -1,4 +1,4 @@
-#include "device.h"
+#include "device.hpp"
 
 #include <polyhal/plugin_support.hpp>
 
@@ -8,9 +8,9 @@
 #include <thread>
 #include <utility>
 
-#include "entries.h"
-#include "kernel_arguments.h"
-#include "platform.h"
+#include "entries.hpp"
+#include "engine/kernel_arguments.hpp"
+#include "platform.hpp"
 
 namespace polyhal::cpu {
 

@@ -1,13 +1,13 @@
-#include "event.h"
+#include "event.hpp"
 
 #include <polyhal/plugin_support.hpp>
 
 #include <chrono>
 #include <new>
 
-#include "command.h"
-#include "entries.h"
-#include "stream.h"
+#include "engine/command.hpp"
+#include "entries.hpp"
+#include "stream.hpp"
 
 namespace polyhal::cpu {
 

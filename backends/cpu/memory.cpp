@@ -9,10 +9,10 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "aligned_memory.h"
-#include "device.h"
-#include "entries.h"
-#include "stream.h"
+#include "engine/aligned_memory.hpp"
+#include "device.hpp"
+#include "entries.hpp"
+#include "stream.hpp"
 
 namespace polyhal::cpu {
 

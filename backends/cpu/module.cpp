@@ -1,4 +1,4 @@
-#include "module.h"
+#include "module.hpp"
 
 #include <polyhal/plugin_support.hpp>
 
@@ -11,9 +11,9 @@
 #include <cstdio>
 #include <cstring>
 
-#include "elf_image.h"
-#include "entries.h"
-#include "stream.h"
+#include "engine/elf_image.hpp"
+#include "entries.hpp"
+#include "stream.hpp"
 
 namespace polyhal::cpu {
 

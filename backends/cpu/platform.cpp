@@ -1,4 +1,4 @@
-#include "platform.h"
+#include "platform.hpp"
 
 #include <polyhal/plugin_support.hpp>
 
@@ -7,7 +7,7 @@
 #include <string>
 #include <thread>
 
-#include "entries.h"
+#include "entries.hpp"
 
 namespace polyhal::cpu {
 

@@ -2,7 +2,7 @@
 #include <polyhal/plugin_support.hpp>
 
 #include "cpu_backend.h"
-#include "entries.h"
+#include "entries.hpp"
 
 namespace polyhal::cpu {
 POLYHAL_PLUGIN_DISPATCH_TABLE("cpu")

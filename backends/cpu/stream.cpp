@@ -1,13 +1,13 @@
-#include "stream.h"
+#include "stream.hpp"
 
 #include <polyhal/plugin_support.hpp>
 
 #include <optional>
 #include <utility>
 
-#include "device.h"
-#include "entries.h"
-#include "event.h"
+#include "device.hpp"
+#include "entries.hpp"
+#include "event.hpp"
 
 namespace polyhal::cpu {
 

@@ -3,8 +3,8 @@
 
 #include <climits>
 
-#include "block_job.h"
-#include "launch_queue.h"
+#include "engine/block_job.hpp"
+#include "engine/launch_queue.hpp"
 
 using polyhal::cpu::BlockJob;
 using polyhal::cpu::LaunchQueue;

@@ -12,7 +12,7 @@
 
 #include "backend_fixture.h"
 #include "kernel_fixture.h"
-#include "module.h"
+#include "module.hpp"
 
 using namespace cpu_tests;
 

@@ -1,0 +1,54 @@
+// Modules: host shared objects loaded from memory; their exported functions are the kernels.
+#ifndef POLYHAL_BACKENDS_CPU_MODULE_HPP_
+#define POLYHAL_BACKENDS_CPU_MODULE_HPP_
+
+#include <polyhal/cpu_kernel.h>
+#include <polyhal/plugin.h>
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+namespace polyhal::cpu {
+
+struct Function {
+    halCpuKernelFn entry;
+    std::string name;  // for failure messages
+};
+
+class Module {
+  public:
+    // Loads the shared object whose bytes are `image` (copied). A bad image:
+    // HAL_ERROR_INVALID_IMAGE with the reason (dlerror's text when the dynamic loader refused
+    // it). Throws std::bad_alloc.
+    static halError load(const void* image, size_t size, std::unique_ptr<Module>& module);
+    ~Module();
+    Module(const Module&) = delete;
+    Module& operator=(const Module&) = delete;
+
+    // The kernel exported as `name`, the same object for every lookup of that name; unknown:
+    // HAL_ERROR_NOT_FOUND. Throws std::bad_alloc.
+    halError function(const char* name, Function*& function);
+
+  private:
+    Module(int file, void* library) : file_(file), library_(library) {}
+
+    // The in-memory file the library was loaded from. It stays open while the library is
+    // loaded: the loader knows the library by its "/proc/self/fd/N" name, and a reused N would
+    // make a later dlopen return this library instead of loading the new one.
+    const int file_;
+    void* const library_;
+    std::mutex mutex_;
+    std::unordered_map<std::string, std::unique_ptr<Function>> functions_;
+};
+
+inline Module& toModule(halPluginModule module) { return *reinterpret_cast<Module*>(module); }
+inline Function& toFunction(halPluginFunction function) {
+    return *reinterpret_cast<Function*>(function);
+}
+
+}  // namespace polyhal::cpu
+
+#endif  // POLYHAL_BACKENDS_CPU_MODULE_HPP_

@@ -111,7 +111,7 @@ halError deviceOpen(int ordinal, halPluginDevice* device) {
         return plugin::fail(HAL_ERROR_INVALID_DEVICE, "no CPU device %d (there are %d)", ordinal,
                             platform().deviceCount());
     }
-    *device = toHandle(opened);
+    *device = plugin::toHandle(opened);
     return HAL_SUCCESS;
 }
 
@@ -119,7 +119,7 @@ halError deviceOpen(int ordinal, halPluginDevice* device) {
 void deviceClose(halPluginDevice /*device*/) {}
 
 halError deviceGetInfo(halPluginDevice device, halPluginDeviceInfo* info) {
-    Device& self = toDevice(device);
+    Device& self = plugin::fromHandle<Device>(device);
     halPluginDeviceInfo filled = {};
     filled.size = info->size;
     std::snprintf(filled.name, sizeof filled.name, "%s", self.name().c_str());
@@ -141,7 +141,7 @@ halError deviceGetInfo(halPluginDevice device, halPluginDeviceInfo* info) {
 }
 
 halError deviceSynchronize(halPluginDevice device) {
-    return toDevice(device).synchronize();
+    return plugin::fromHandle<Device>(device).synchronize();
 }
 
 }  // namespace polyhal::cpu

@@ -26,6 +26,8 @@ constexpr int kGreatestStreamPriority = -2;
 
 class Device {
   public:
+    using Handle = halPluginDevice;
+
     Device(std::string name, uint64_t memoryCapacity, BlockPool& pool)
         : name_(std::move(name)), pool_(pool), memory_(memoryCapacity) {}
     Device(const Device&) = delete;
@@ -68,11 +70,6 @@ class Device {
     // A failure of a destroyed stream that was pruned before anything reported it.
     std::optional<Failure> orphanedFailure_;
 };
-
-inline Device& toDevice(halPluginDevice device) { return *reinterpret_cast<Device*>(device); }
-inline halPluginDevice toHandle(Device* device) {
-    return reinterpret_cast<halPluginDevice>(device);
-}
 
 }  // namespace polyhal::cpu
 

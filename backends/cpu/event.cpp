@@ -76,31 +76,31 @@ halError eventCreate(halPluginDevice /*device*/, uint32_t flags, halPluginEvent*
     }
     auto handle = std::make_unique<EventHandle>(
         EventHandle{std::make_shared<Event>(flags, std::move(shared))});
-    *event = reinterpret_cast<halPluginEvent>(handle.release());
+    *event = plugin::toHandle(handle.release());
     return HAL_SUCCESS;
 }
 
 halError eventDestroy(halPluginEvent event) {
-    delete &toEventHandle(event);  // queued markers and waits keep their own references
+    delete &plugin::fromHandle<EventHandle>(event);  // queued markers and waits keep their own references
     return HAL_SUCCESS;
 }
 
 halError eventRecord(halPluginEvent event, halPluginStream stream) {
-    const std::shared_ptr<Event>& self = toEventHandle(event).event;
-    self->record(toStream(stream), self);
+    const std::shared_ptr<Event>& self = plugin::fromHandle<EventHandle>(event).event;
+    self->record(plugin::fromHandle<Stream>(stream), self);
     return HAL_SUCCESS;
 }
 
 halError eventQuery(halPluginEvent event) {
-    if (const auto& shared = toEventHandle(event).event->shared()) {
+    if (const auto& shared = plugin::fromHandle<EventHandle>(event).event->shared()) {
         return shared->reached(shared->latest()) ? HAL_SUCCESS : HAL_ERROR_NOT_READY;
     }
-    const std::optional<TimelinePoint> point = toEventHandle(event).event->lastRecord();
+    const std::optional<TimelinePoint> point = plugin::fromHandle<EventHandle>(event).event->lastRecord();
     return point ? status(*point) : HAL_SUCCESS;
 }
 
 halError eventSynchronize(halPluginEvent event) {
-    const Event& self = *toEventHandle(event).event;
+    const Event& self = *plugin::fromHandle<EventHandle>(event).event;
     if (const auto& shared = self.shared()) {
         shared->wait(shared->latest());
         return HAL_SUCCESS;
@@ -112,7 +112,7 @@ halError eventSynchronize(halPluginEvent event) {
 }
 
 halError ipcEventGetHandle(halPluginEvent event, halPluginIpcHandle* handle) {
-    const std::shared_ptr<SharedEventState>& shared = toEventHandle(event).event->shared();
+    const std::shared_ptr<SharedEventState>& shared = plugin::fromHandle<EventHandle>(event).event->shared();
     if (shared == nullptr) {
         return plugin::fail(HAL_ERROR_INVALID_VALUE,
                             "the event was created without HAL_EVENT_INTERPROCESS");
@@ -127,12 +127,12 @@ halError ipcEventOpenHandle(halPluginDevice /*device*/, const halPluginIpcHandle
     if (halError e = SharedEventState::open(*handle, &shared)) return e;
     auto opened = std::make_unique<EventHandle>(EventHandle{std::make_shared<Event>(
         HAL_EVENT_INTERPROCESS | HAL_EVENT_DISABLE_TIMING, std::move(shared))});
-    *event = reinterpret_cast<halPluginEvent>(opened.release());
+    *event = plugin::toHandle(opened.release());
     return HAL_SUCCESS;
 }
 
 halError eventElapsedTime(float* ms, halPluginEvent start, halPluginEvent end) {
-    const Event* events[] = {toEventHandle(start).event.get(), toEventHandle(end).event.get()};
+    const Event* events[] = {plugin::fromHandle<EventHandle>(start).event.get(), plugin::fromHandle<EventHandle>(end).event.get()};
     int64_t nanoseconds[2];
     for (int i = 0; i < 2; ++i) {
         const char* which = i == 0 ? "start" : "end";

@@ -62,12 +62,9 @@ class Event {
 // What a halPluginEvent points to: the handle's reference to the event. Markers and waits hold
 // their own references, so destroying the handle never invalidates queued work.
 struct EventHandle {
+    using Handle = halPluginEvent;
     std::shared_ptr<Event> event;
 };
-
-inline EventHandle& toEventHandle(halPluginEvent event) {
-    return *reinterpret_cast<EventHandle*>(event);
-}
 
 // Monotonic time in nanoseconds: the clock of event timestamps.
 int64_t monotonicNanoseconds();

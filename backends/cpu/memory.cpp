@@ -17,24 +17,24 @@
 namespace polyhal::cpu {
 
 halError memAllocDevice(halPluginDevice device, size_t size, void** ptr) {
-    return toDevice(device).memory().allocate(size, ptr);
+    return plugin::fromHandle<Device>(device).memory().allocate(size, ptr);
 }
 
 halError memFreeDevice(halPluginDevice device, void* ptr) {
-    return toDevice(device).memory().release(ptr);
+    return plugin::fromHandle<Device>(device).memory().release(ptr);
 }
 
 halError ipcMemGetHandle(halPluginDevice device, void* base, halPluginIpcHandle* handle) {
-    return toDevice(device).memory().exportAllocation(base, handle);
+    return plugin::fromHandle<Device>(device).memory().exportAllocation(base, handle);
 }
 
 halError ipcMemOpenHandle(halPluginDevice device, const halPluginIpcHandle* handle, size_t size,
                           void** base) {
-    return toDevice(device).memory().openImport(*handle, size, base);
+    return plugin::fromHandle<Device>(device).memory().openImport(*handle, size, base);
 }
 
 halError ipcMemCloseHandle(halPluginDevice device, void* base) {
-    return toDevice(device).memory().closeImport(base);
+    return plugin::fromHandle<Device>(device).memory().closeImport(base);
 }
 
 halError memAllocHost(halPluginDevice /*device*/, size_t size, void** ptr) {
@@ -57,7 +57,7 @@ halError memAllocHost(halPluginDevice /*device*/, size_t size, void** ptr) {
 }
 
 halError memGetInfo(halPluginDevice device, size_t* freeBytes, size_t* totalBytes) {
-    DeviceMemory& memory = toDevice(device).memory();
+    DeviceMemory& memory = plugin::fromHandle<Device>(device).memory();
     const uint64_t capacity = memory.capacity();
     *totalBytes = static_cast<size_t>(capacity);
     *freeBytes = static_cast<size_t>(capacity - std::min(capacity, memory.used()));
@@ -71,12 +71,12 @@ halError memFreeHost(halPluginDevice /*device*/, void* ptr) {
 
 halError memcpyAsync(halPluginStream stream, void* dst, const void* src, size_t count,
                      halMemcpyKind /*kind: all memory is host memory*/) {
-    toStream(stream).submit(CopyBytes{dst, src, count});
+    plugin::fromHandle<Stream>(stream).submit(CopyBytes{dst, src, count});
     return HAL_SUCCESS;
 }
 
 halError memcpy3DAsync(halPluginStream stream, const halMemcpy3DParams* params) {
-    toStream(stream).submit(CopyBox{static_cast<unsigned char*>(params->dst),
+    plugin::fromHandle<Stream>(stream).submit(CopyBox{static_cast<unsigned char*>(params->dst),
                                     static_cast<const unsigned char*>(params->src),
                                     params->dstPitch, params->dstSlicePitch, params->srcPitch,
                                     params->srcSlicePitch, params->width, params->height,
@@ -87,13 +87,13 @@ halError memcpy3DAsync(halPluginStream stream, const halMemcpy3DParams* params) 
 halError memcpyPeerAsync(halPluginStream stream, void* dst, halPluginDevice /*dstDevice*/,
                          const void* src, halPluginDevice /*srcDevice*/, size_t count) {
     // Every CPU device's memory is host memory: a peer copy is an ordinary copy in stream order.
-    toStream(stream).submit(CopyBytes{dst, src, count});
+    plugin::fromHandle<Stream>(stream).submit(CopyBytes{dst, src, count});
     return HAL_SUCCESS;
 }
 
 halError memsetAsync(halPluginStream stream, void* dst, unsigned char value,
                      size_t count) {
-    toStream(stream).submit(FillBytes{dst, count, value});
+    plugin::fromHandle<Stream>(stream).submit(FillBytes{dst, count, value});
     return HAL_SUCCESS;
 }
 

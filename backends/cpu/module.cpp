@@ -114,22 +114,22 @@ halError moduleLoadData(halPluginDevice /*device*/, const void* image, size_t si
         return error;
     }
     plugin::log(HAL_LOG_DEBUG, "loaded a %zu-byte kernel module", size);
-    *module = reinterpret_cast<halPluginModule>(loaded.release());
+    *module = plugin::toHandle(loaded.release());
     return HAL_SUCCESS;
 }
 
 halError moduleUnload(halPluginModule module) {
-    delete &toModule(module);  // the core has waited for the launches from it
+    delete &plugin::fromHandle<Module>(module);  // the core has waited for the launches from it
     return HAL_SUCCESS;
 }
 
 halError moduleGetFunction(halPluginModule module, const char* name,
                            halPluginFunction* function) {
     Function* found = nullptr;
-    if (const halError error = toModule(module).function(name, found); error != HAL_SUCCESS) {
+    if (const halError error = plugin::fromHandle<Module>(module).function(name, found); error != HAL_SUCCESS) {
         return error;
     }
-    *function = reinterpret_cast<halPluginFunction>(found);
+    *function = plugin::toHandle(found);
     return HAL_SUCCESS;
 }
 
@@ -147,9 +147,9 @@ halError launchKernel(halPluginStream stream, halPluginFunction function, halDim
                             "the kernel arguments exceed the device's %zu bytes",
                             KernelArguments::kMaxTotalBytes);
     }
-    KernelLaunch launch{&toFunction(function), grid, block, dynamicSharedBytes, {}};
+    KernelLaunch launch{&plugin::fromHandle<Function>(function), grid, block, dynamicSharedBytes, {}};
     launch.args.assign(args, numArgs);
-    toStream(stream).submit(std::move(launch));
+    plugin::fromHandle<Stream>(stream).submit(std::move(launch));
     return HAL_SUCCESS;
 }
 

@@ -14,12 +14,15 @@
 namespace polyhal::cpu {
 
 struct Function {
+    using Handle = halPluginFunction;
     halCpuKernelFn entry;
     std::string name;  // for failure messages
 };
 
 class Module {
   public:
+    using Handle = halPluginModule;
+
     // Loads the shared object whose bytes are `image` (copied). A bad image:
     // HAL_ERROR_INVALID_IMAGE with the reason (dlerror's text when the dynamic loader refused
     // it). Throws std::bad_alloc.
@@ -43,11 +46,6 @@ class Module {
     std::mutex mutex_;
     std::unordered_map<std::string, std::unique_ptr<Function>> functions_;
 };
-
-inline Module& toModule(halPluginModule module) { return *reinterpret_cast<Module*>(module); }
-inline Function& toFunction(halPluginFunction function) {
-    return *reinterpret_cast<Function*>(function);
-}
 
 }  // namespace polyhal::cpu
 

@@ -36,25 +36,25 @@ void Stream::unreference() {
 
 halError streamCreate(halPluginDevice device, int priority, uint32_t /*flags: none defined*/,
                       halPluginStream* stream) {
-    *stream = toHandle(toDevice(device).createStream(priority));
+    *stream = plugin::toHandle(plugin::fromHandle<Device>(device).createStream(priority));
     return HAL_SUCCESS;
 }
 
 halError streamDestroy(halPluginStream stream) {
-    Stream& self = toStream(stream);
+    Stream& self = plugin::fromHandle<Stream>(stream);
     self.device().destroyStream(self);
     return HAL_SUCCESS;
 }
 
 halError streamSynchronize(halPluginStream stream) {
-    Timeline& timeline = *toStream(stream).timeline();
+    Timeline& timeline = *plugin::fromHandle<Stream>(stream).timeline();
     timeline.wait(timeline.submitted(), WaitPolicy::kSpinThenSleep);
     if (std::optional<Failure> failure = timeline.takePendingFailure()) return report(*failure);
     return HAL_SUCCESS;
 }
 
 halError streamQuery(halPluginStream stream) {
-    Timeline& timeline = *toStream(stream).timeline();
+    Timeline& timeline = *plugin::fromHandle<Stream>(stream).timeline();
     // Idle first: a failure is recorded before its command completes, so once the work is
     // seen finished, its failure is seen too.
     const bool idle = timeline.reached(timeline.submitted());
@@ -63,13 +63,13 @@ halError streamQuery(halPluginStream stream) {
 }
 
 halError streamWaitEvent(halPluginStream stream, halPluginEvent event) {
-    Stream& self = toStream(stream);
-    if (const auto& shared = toEventHandle(event).event->shared()) {
+    Stream& self = plugin::fromHandle<Stream>(stream);
+    if (const auto& shared = plugin::fromHandle<EventHandle>(event).event->shared()) {
         const uint32_t generation = shared->latest();
         if (!shared->reached(generation)) self.submit(SharedEventWait{shared, generation});
         return HAL_SUCCESS;
     }
-    std::optional<TimelinePoint> point = toEventHandle(event).event->lastRecord();
+    std::optional<TimelinePoint> point = plugin::fromHandle<EventHandle>(event).event->lastRecord();
     // Nothing to wait for: never recorded, already done, or earlier work of this very
     // stream, which runs in order anyway.
     if (!point || point->timeline == self.timeline() ||
@@ -81,12 +81,12 @@ halError streamWaitEvent(halPluginStream stream, halPluginEvent event) {
 }
 
 halError launchHostFunc(halPluginStream stream, halHostFn fn, void* userData) {
-    toStream(stream).submit(HostCall{fn, userData});
+    plugin::fromHandle<Stream>(stream).submit(HostCall{fn, userData});
     return HAL_SUCCESS;
 }
 
 halError streamGetNativeHandle(halPluginStream stream, void** native) {
-    *native = &toStream(stream);
+    *native = &plugin::fromHandle<Stream>(stream);
     return HAL_SUCCESS;
 }
 

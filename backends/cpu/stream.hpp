@@ -22,6 +22,8 @@ class Device;
 // once: the worker finishes the queued work, and whichever of the two lets go last frees it.
 class Stream {
   public:
+    using Handle = halPluginStream;
+
     // Starts the worker thread. Throws std::system_error (no thread) or std::bad_alloc.
     Stream(Device& device, int priority);
     Stream(const Stream&) = delete;
@@ -49,11 +51,6 @@ class Stream {
     std::atomic<int> owners_{2};  // the handle and the worker thread
     std::thread thread_;          // last: starts once everything above exists
 };
-
-inline Stream& toStream(halPluginStream stream) { return *reinterpret_cast<Stream*>(stream); }
-inline halPluginStream toHandle(Stream* stream) {
-    return reinterpret_cast<halPluginStream>(stream);
-}
 
 }  // namespace polyhal::cpu
 

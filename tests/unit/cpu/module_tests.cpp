@@ -1,5 +1,6 @@
 // Modules and kernel launches.
 #include <catch2/catch.hpp>
+#include <polyhal/plugin_support.hpp>
 
 #include <link.h>
 
@@ -118,8 +119,9 @@ TEST_CASE("a missing kernel is not found, even if a library it uses defines the 
 TEST_CASE("two modules loaded from the same bytes are independent", "[module]") {
     KernelModule first;
     KernelModule second;
-    const auto& a = polyhal::cpu::toFunction(first.function("write_ids"));
-    const auto& b = polyhal::cpu::toFunction(second.function("write_ids"));
+    using polyhal::cpu::Function;
+    const auto& a = polyhal::plugin::fromHandle<Function>(first.function("write_ids"));
+    const auto& b = polyhal::plugin::fromHandle<Function>(second.function("write_ids"));
     CHECK(a.entry != b.entry);
 }
 

@@ -1,8 +1,5 @@
-// Platform and device entries. With a real runtime, initialize() would load the vendor library
-// (dlopen, so the plugin loads even where the driver is missing) and enumerate its devices, and
-// the device would hold the vendor's device and context handles.
-#include <unistd.h>
-
+// Device entries. With a real runtime, the device would hold the vendor's device and context
+// handles.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -12,62 +9,34 @@
 
 #include "device.hpp"
 #include "entries.hpp"
-#include "guard.hpp"
 
 namespace polyhal_template {
 
-namespace {
-
-uint64_t physicalMemory() {
-    const long pages = sysconf(_SC_PHYS_PAGES);
-    const long pageSize = sysconf(_SC_PAGESIZE);
-    return pages > 0 && pageSize > 0 ? static_cast<uint64_t>(pages) * pageSize : 0;
-}
-
-}  // namespace
-
-// A runtime without a driver or a device returns HAL_ERROR_NO_DEVICE here, with its own message:
-// fail(HAL_ERROR_NO_DEVICE, "cuInit: CUDA_ERROR_NO_DEVICE (no CUDA-capable device)").
-halError initialize() {
-    if (physicalMemory() == 0) {
-        return polyhal::plugin::fail(HAL_ERROR_NO_DEVICE, "sysconf: cannot read the memory size");
-    }
-    polyhal::plugin::log(HAL_LOG_INFO, "template: one device, host memory and host threads");
-    return HAL_SUCCESS;
-}
-
-halError deviceGetCount(int* count) {
-    *count = 1;
-    return HAL_SUCCESS;
-}
-
 halError deviceOpen(int /*ordinal*/, halPluginDevice* out) {
-    return guarded("deviceOpen", [&] {
-        auto* device = new Device;
-        device->totalMemory = physicalMemory();
-        *out = reinterpret_cast<halPluginDevice>(device);
-        return HAL_SUCCESS;
-    });
+    auto* device = new Device;
+    device->totalMemory = physicalMemory();
+    *out = toHandle(device);
+    return HAL_SUCCESS;
 }
 
 // Every stream is destroyed by now, but their workers may still be finishing queued work.
 void deviceClose(halPluginDevice handle) {
-    Device* device = toDevice(handle);
+    Device& device = fromHandle<Device>(handle);
     {
-        std::unique_lock<std::mutex> lock(device->mutex);
-        device->workerExited.wait(lock, [&] { return device->queues.empty(); });
+        std::unique_lock<std::mutex> lock(device.mutex);
+        device.workerExited.wait(lock, [&] { return device.queues.empty(); });
     }
-    delete device;
+    delete &device;
 }
 
 // Fills a table of this plugin's version, then copies what fits in the core's (info->size), so
 // a core built with an older, smaller halPluginDeviceInfo is never written past its end.
 halError deviceGetInfo(halPluginDevice handle, halPluginDeviceInfo* info) {
-    const Device* device = toDevice(handle);
+    const Device& device = fromHandle<Device>(handle);
     halPluginDeviceInfo mine{};
     mine.size = info->size;
     std::snprintf(mine.name, sizeof mine.name, "polyhal template device (host memory)");
-    mine.totalMemory = device->totalMemory;
+    mine.totalMemory = device.totalMemory;
     mine.computeUnits = std::max(1u, std::thread::hardware_concurrency());
     mine.maxThreadsPerBlock = 1;  // no kernels; a launch would have one thread per block
     mine.maxSharedMemoryPerBlock = 0;
@@ -84,16 +53,14 @@ halError deviceGetInfo(halPluginDevice handle, halPluginDeviceInfo* info) {
 // workers are still draining included. The queues are copied first, so streams may be created
 // and destroyed meanwhile.
 halError deviceSynchronize(halPluginDevice handle) {
-    Device* device = toDevice(handle);
-    return guarded("deviceSynchronize", [&] {
-        std::vector<std::shared_ptr<CommandQueue>> queues;
-        {
-            std::lock_guard<std::mutex> lock(device->mutex);
-            queues = device->queues;
-        }
-        for (const auto& queue : queues) queue->synchronize();
-        return HAL_SUCCESS;
-    });
+    Device& device = fromHandle<Device>(handle);
+    std::vector<std::shared_ptr<CommandQueue>> queues;
+    {
+        std::lock_guard<std::mutex> lock(device.mutex);
+        queues = device.queues;
+    }
+    for (const auto& queue : queues) queue->synchronize();
+    return HAL_SUCCESS;
 }
 
 }  // namespace polyhal_template

@@ -12,11 +12,13 @@
 #include <unordered_map>
 #include <vector>
 
-#include "command_queue.hpp"
+#include "engine/command_queue.hpp"
 
 namespace polyhal_template {
 
 struct Device {
+    using Handle = halPluginDevice;
+
     uint64_t totalMemory = 0;  // the budget memAllocDevice enforces, as a real device's size
 
     std::mutex mutex;  // guards everything below
@@ -29,7 +31,9 @@ struct Device {
     uint64_t memoryInUse = 0;
 };
 
-inline Device* toDevice(halPluginDevice device) { return reinterpret_cast<Device*>(device); }
+
+// The host's memory in bytes (0 if unknown): the template device's size.
+uint64_t physicalMemory();
 
 }  // namespace polyhal_template
 

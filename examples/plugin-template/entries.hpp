@@ -1,44 +1,51 @@
-// The template backend's dispatch-table entries, by the file that implements them. Each one does
-// what its comment in <polyhal/plugin.h> says; plugin.cpp puts them in the table.
+// The template backend's dispatch-table entries, by the file that implements them, declared with
+// their slots' signatures: each does what its comment in <polyhal/plugin.h> says, and plugin.cpp
+// builds the table from the ones declared here. An optional entry left out (pinned host memory,
+// kernels, peer copies, IPC) stays NULL: the core reports it as not supported and clears the
+// capability bits it serves.
 #ifndef POLYHAL_TEMPLATE_ENTRIES_HPP_
 #define POLYHAL_TEMPLATE_ENTRIES_HPP_
 
-#include <polyhal/plugin.h>
+#include <polyhal/plugin_support.hpp>
 
 namespace polyhal_template {
 
+using polyhal::plugin::fail;
+using polyhal::plugin::fromHandle;
+using polyhal::plugin::toHandle;
+
+// platform.cpp
+POLYHAL_PLUGIN_ENTRY(initialize);
+POLYHAL_PLUGIN_ENTRY(deviceGetCount);
+
 // device.cpp
-halError initialize();
-halError deviceGetCount(int* count);
-halError deviceOpen(int ordinal, halPluginDevice* device);
-void deviceClose(halPluginDevice device);
-halError deviceGetInfo(halPluginDevice device, halPluginDeviceInfo* info);
-halError deviceSynchronize(halPluginDevice device);
+POLYHAL_PLUGIN_ENTRY(deviceOpen);
+POLYHAL_PLUGIN_ENTRY(deviceClose);
+POLYHAL_PLUGIN_ENTRY(deviceGetInfo);
+POLYHAL_PLUGIN_ENTRY(deviceSynchronize);
 
 // stream.cpp
-halError streamCreate(halPluginDevice device, int priority, uint32_t flags,
-                      halPluginStream* stream);
-halError streamDestroy(halPluginStream stream);
-halError streamSynchronize(halPluginStream stream);
-halError streamQuery(halPluginStream stream);
-halError streamWaitEvent(halPluginStream stream, halPluginEvent event);
-halError launchHostFunc(halPluginStream stream, halHostFn fn, void* userData);
-halError streamGetNativeHandle(halPluginStream stream, void** native);
+POLYHAL_PLUGIN_ENTRY(streamCreate);
+POLYHAL_PLUGIN_ENTRY(streamDestroy);
+POLYHAL_PLUGIN_ENTRY(streamSynchronize);
+POLYHAL_PLUGIN_ENTRY(streamQuery);
+POLYHAL_PLUGIN_ENTRY(streamWaitEvent);
+POLYHAL_PLUGIN_ENTRY(streamGetNativeHandle);
+POLYHAL_PLUGIN_ENTRY(launchHostFunc);
 
 // event.cpp
-halError eventCreate(halPluginDevice device, uint32_t flags, halPluginEvent* event);
-halError eventDestroy(halPluginEvent event);
-halError eventRecord(halPluginEvent event, halPluginStream stream);
-halError eventQuery(halPluginEvent event);
-halError eventSynchronize(halPluginEvent event);
-halError eventElapsedTime(float* ms, halPluginEvent start, halPluginEvent end);
+POLYHAL_PLUGIN_ENTRY(eventCreate);
+POLYHAL_PLUGIN_ENTRY(eventDestroy);
+POLYHAL_PLUGIN_ENTRY(eventRecord);
+POLYHAL_PLUGIN_ENTRY(eventQuery);
+POLYHAL_PLUGIN_ENTRY(eventSynchronize);
+POLYHAL_PLUGIN_ENTRY(eventElapsedTime);
 
 // memory.cpp
-halError memAllocDevice(halPluginDevice device, size_t size, void** ptr);
-halError memFreeDevice(halPluginDevice device, void* ptr);
-halError memcpyAsync(halPluginStream stream, void* dst, const void* src, size_t count,
-                     halMemcpyKind kind);
-halError memsetAsync(halPluginStream stream, void* dst, unsigned char value, size_t count);
+POLYHAL_PLUGIN_ENTRY(memAllocDevice);
+POLYHAL_PLUGIN_ENTRY(memFreeDevice);
+POLYHAL_PLUGIN_ENTRY(memcpyAsync);
+POLYHAL_PLUGIN_ENTRY(memsetAsync);
 
 }  // namespace polyhal_template
 

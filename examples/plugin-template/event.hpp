@@ -14,6 +14,8 @@ namespace polyhal_template {
 
 class Event {
   public:
+    using Handle = halPluginEvent;
+
     // The point captured by the last record; null when never recorded.
     std::shared_ptr<Marker> lastRecord() {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -30,7 +32,6 @@ class Event {
     std::shared_ptr<Marker> last_;
 };
 
-inline Event* toEvent(halPluginEvent event) { return reinterpret_cast<Event*>(event); }
 
 }  // namespace polyhal_template
 

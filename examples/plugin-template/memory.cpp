@@ -9,7 +9,6 @@
 
 #include "device.hpp"
 #include "entries.hpp"
-#include "guard.hpp"
 #include "stream.hpp"
 
 namespace polyhal_template {
@@ -23,38 +22,35 @@ constexpr size_t kAlignment = 256;  // what plugin.h asks of device memory
 // The device has a fixed size (totalMemory), like real device memory: a request beyond what is
 // left is HAL_ERROR_OUT_OF_MEMORY, which lets polyhal's pool release cached memory and retry.
 halError memAllocDevice(halPluginDevice deviceHandle, size_t size, void** ptr) {
-    using polyhal::plugin::fail;
-    Device* device = toDevice(deviceHandle);
-    return guarded("memAllocDevice", [&] {
-        std::lock_guard<std::mutex> lock(device->mutex);
-        if (size > device->totalMemory - device->memoryInUse) {
-            return fail(HAL_ERROR_OUT_OF_MEMORY,
-                        "memAllocDevice: %zu bytes requested, %llu of %llu bytes in use", size,
-                        static_cast<unsigned long long>(device->memoryInUse),
-                        static_cast<unsigned long long>(device->totalMemory));
-        }
-        // aligned_alloc wants a multiple of the alignment (no overflow: size <= totalMemory).
-        const size_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
-        std::unique_ptr<void, decltype(&std::free)> memory(std::aligned_alloc(kAlignment, rounded),
-                                                            &std::free);
-        if (memory == nullptr) {
-            return fail(HAL_ERROR_OUT_OF_MEMORY, "aligned_alloc(%zu, %zu): out of host memory",
-                        kAlignment, rounded);
-        }
-        device->allocations.emplace(memory.get(), size);
-        device->memoryInUse += size;
-        *ptr = memory.release();
-        return HAL_SUCCESS;
-    });
+    Device& device = fromHandle<Device>(deviceHandle);
+    std::lock_guard<std::mutex> lock(device.mutex);
+    if (size > device.totalMemory - device.memoryInUse) {
+        return fail(HAL_ERROR_OUT_OF_MEMORY,
+                    "memAllocDevice: %zu bytes requested, %llu of %llu bytes in use", size,
+                    static_cast<unsigned long long>(device.memoryInUse),
+                    static_cast<unsigned long long>(device.totalMemory));
+    }
+    // aligned_alloc wants a multiple of the alignment (no overflow: size <= totalMemory).
+    const size_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
+    std::unique_ptr<void, decltype(&std::free)> memory(std::aligned_alloc(kAlignment, rounded),
+                                                        &std::free);
+    if (memory == nullptr) {
+        return fail(HAL_ERROR_OUT_OF_MEMORY, "aligned_alloc(%zu, %zu): out of host memory",
+                    kAlignment, rounded);
+    }
+    device.allocations.emplace(memory.get(), size);
+    device.memoryInUse += size;
+    *ptr = memory.release();
+    return HAL_SUCCESS;
 }
 
 // The core passes only memory this device allocated, with no work still using it.
 halError memFreeDevice(halPluginDevice deviceHandle, void* ptr) {
-    Device* device = toDevice(deviceHandle);
-    std::lock_guard<std::mutex> lock(device->mutex);
-    const auto allocation = device->allocations.find(ptr);
-    device->memoryInUse -= allocation->second;
-    device->allocations.erase(allocation);
+    Device& device = fromHandle<Device>(deviceHandle);
+    std::lock_guard<std::mutex> lock(device.mutex);
+    const auto allocation = device.allocations.find(ptr);
+    device.memoryInUse -= allocation->second;
+    device.allocations.erase(allocation);
     std::free(ptr);
     return HAL_SUCCESS;
 }
@@ -63,17 +59,13 @@ halError memFreeDevice(halPluginDevice deviceHandle, void* ptr) {
 // stay valid until the copy has run (the public API's rule), so the pointers are kept as they are.
 halError memcpyAsync(halPluginStream stream, void* dst, const void* src, size_t count,
                      halMemcpyKind /*kind*/) {
-    return guarded("memcpyAsync", [&] {
-        toStream(stream)->queue->submit([=] { std::memcpy(dst, src, count); });
-        return HAL_SUCCESS;
-    });
+    fromHandle<Stream>(stream).queue->submit([=] { std::memcpy(dst, src, count); });
+    return HAL_SUCCESS;
 }
 
 halError memsetAsync(halPluginStream stream, void* dst, unsigned char value, size_t count) {
-    return guarded("memsetAsync", [&] {
-        toStream(stream)->queue->submit([=] { std::memset(dst, value, count); });
-        return HAL_SUCCESS;
-    });
+    fromHandle<Stream>(stream).queue->submit([=] { std::memset(dst, value, count); });
+    return HAL_SUCCESS;
 }
 
 }  // namespace polyhal_template

@@ -5,11 +5,11 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <functional>
 
 #include "device.hpp"
 #include "entries.hpp"
 #include "event.hpp"
-#include "guard.hpp"
 
 namespace polyhal_template {
 
@@ -17,13 +17,13 @@ namespace {
 
 // The worker of one stream: runs its queue until the stream is destroyed and the queue drained,
 // then lets the device forget the queue.
-void runWorker(Device* device, std::shared_ptr<CommandQueue> queue) {
+void runWorker(Device& device, std::shared_ptr<CommandQueue> queue) {
     queue->run();
-    std::lock_guard<std::mutex> lock(device->mutex);
-    auto& queues = device->queues;
+    std::lock_guard<std::mutex> lock(device.mutex);
+    auto& queues = device.queues;
     queues.erase(std::find(queues.begin(), queues.end(), queue));
     // Notified under the lock: once deviceClose sees no queue left it may delete the device.
-    device->workerExited.notify_all();
+    device.workerExited.notify_all();
 }
 
 }  // namespace
@@ -32,66 +32,61 @@ void runWorker(Device* device, std::shared_ptr<CommandQueue> queue) {
 // priorities would pass it to its queue creation here.
 halError streamCreate(halPluginDevice deviceHandle, int /*priority*/, uint32_t /*flags*/,
                       halPluginStream* out) {
-    return guarded("streamCreate", [&] {
-        Device* device = toDevice(deviceHandle);
-        auto stream = std::make_unique<Stream>();
-        stream->queue = std::make_shared<CommandQueue>();
-        {
-            std::lock_guard<std::mutex> lock(device->mutex);
-            device->queues.push_back(stream->queue);
-            try {
-                std::thread(runWorker, device, stream->queue).detach();
-            } catch (...) {
-                device->queues.pop_back();
-                throw;
-            }
+    Device& device = fromHandle<Device>(deviceHandle);
+    auto stream = std::make_unique<Stream>();
+    stream->queue = std::make_shared<CommandQueue>();
+    {
+        std::lock_guard<std::mutex> lock(device.mutex);
+        device.queues.push_back(stream->queue);
+        try {
+            std::thread(runWorker, std::ref(device), stream->queue).detach();
+        } catch (...) {
+            device.queues.pop_back();
+            throw;
         }
-        *out = reinterpret_cast<halPluginStream>(stream.release());
-        return HAL_SUCCESS;
-    });
+    }
+    *out = toHandle(stream.release());
+    return HAL_SUCCESS;
 }
 
 // Must not wait for the queued work: the worker still runs it, then exits on its own.
 halError streamDestroy(halPluginStream handle) {
-    Stream* stream = toStream(handle);
-    stream->queue->close();
-    delete stream;
+    Stream& stream = fromHandle<Stream>(handle);
+    stream.queue->close();
+    delete &stream;
     return HAL_SUCCESS;
 }
 
 // The template has no asynchronous failures to report (a host function cannot fail); a runtime
 // whose work can fault returns the stream's pending error here and from streamQuery.
 halError streamSynchronize(halPluginStream stream) {
-    toStream(stream)->queue->synchronize();
+    fromHandle<Stream>(stream).queue->synchronize();
     return HAL_SUCCESS;
 }
 
 halError streamQuery(halPluginStream stream) {
-    return toStream(stream)->queue->idle() ? HAL_SUCCESS : HAL_ERROR_NOT_READY;
+    return fromHandle<Stream>(stream).queue->idle() ? HAL_SUCCESS : HAL_ERROR_NOT_READY;
 }
 
 // The host does not block: the worker does, when it reaches the wait.
 halError streamWaitEvent(halPluginStream stream, halPluginEvent event) {
-    std::shared_ptr<Marker> marker = toEvent(event)->lastRecord();
+    std::shared_ptr<Marker> marker = fromHandle<Event>(event).lastRecord();
     if (marker == nullptr) return HAL_SUCCESS;  // never recorded: no wait
-    return guarded("streamWaitEvent", [&] {
-        toStream(stream)->queue->submit([marker] { marker->timeline->waitFor(marker->ticket); });
-        return HAL_SUCCESS;
-    });
+    fromHandle<Stream>(stream).queue->submit(
+        [marker] { marker->timeline->waitFor(marker->ticket); });
+    return HAL_SUCCESS;
 }
 
 // Runs on the stream's worker thread, in stream order (HAL_DEVICE_CAP_HOST_FUNCTIONS). A runtime
 // would use its host-callback call (cuLaunchHostFunc, clSetEventCallback) here.
 halError launchHostFunc(halPluginStream stream, halHostFn fn, void* userData) {
-    return guarded("launchHostFunc", [&] {
-        toStream(stream)->queue->submit([fn, userData] { fn(userData); });
-        return HAL_SUCCESS;
-    });
+    fromHandle<Stream>(stream).queue->submit([fn, userData] { fn(userData); });
+    return HAL_SUCCESS;
 }
 
 // HAL_DEVICE_CAP_NATIVE_HANDLES: a runtime returns its own queue handle (CUstream, ...).
 halError streamGetNativeHandle(halPluginStream stream, void** native) {
-    *native = toStream(stream);
+    *native = &fromHandle<Stream>(stream);
     return HAL_SUCCESS;
 }
 

@@ -8,16 +8,16 @@
 
 #include <memory>
 
-#include "command_queue.hpp"
+#include "engine/command_queue.hpp"
 
 namespace polyhal_template {
 
 // What halPluginStream points to; also the stream's native handle.
 struct Stream {
+    using Handle = halPluginStream;
     std::shared_ptr<CommandQueue> queue;  // shared with the worker, which may outlive the stream
 };
 
-inline Stream* toStream(halPluginStream stream) { return reinterpret_cast<Stream*>(stream); }
 
 }  // namespace polyhal_template
 

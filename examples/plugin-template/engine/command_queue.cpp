@@ -1,5 +1,5 @@
 // The template's command queue and timeline (see command_queue.hpp).
-#include "command_queue.hpp"
+#include "engine/command_queue.hpp"
 
 #include <utility>
 

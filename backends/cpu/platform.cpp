@@ -1,3 +1,4 @@
+// Platform entries: the CPU devices, made once from the configuration (POLYHAL_CPU_*).
 #include "platform.hpp"
 
 #include <polyhal/plugin_support.hpp>
@@ -54,6 +55,15 @@ halError initialize() {
 
 halError deviceGetCount(int* count) {
     *count = platform().deviceCount();
+    return HAL_SUCCESS;
+}
+
+// Chosen by name or as libpolyhal.so's built-in fallback, never by priority: the plugin copy
+// (libpolyhal_cpu.so) must not win automatic selection over the built-in one.
+halError backendGetInfo(halPluginBackendInfo* info) {
+    info->selectionPriority = 0;
+    info->dlpackDeviceType = 1;  // kDLCPU: device memory is host memory
+    info->moduleImageKinds = "so";
     return HAL_SUCCESS;
 }
 

@@ -5,7 +5,8 @@
 #   2. builds this plugin template out of tree against <build-dir>/sdk (CMake package)
 #   3. checks that the plugin exports only the entry symbol
 #   4. runs the installed polyhal-cts and halinfo on the template plugin
-#   5. compiles and runs a C program against the SDK through pkg-config
+#   5. installs the template into the SDK's plugin folder: automatic selection must choose it
+#   6. compiles and runs a C program against the SDK through pkg-config
 #
 # Nothing comes from the build tree but what `cmake --install` copied; LD_LIBRARY_PATH is cleared,
 # so the installed programs must find libpolyhal.so through their RPATH. Exits non-zero on the
@@ -67,6 +68,20 @@ step "installed halinfo with POLYHAL_BACKEND=$plugin"
 info=$(POLYHAL_BACKEND=$plugin "$sdk/bin/halinfo" 2>&1) || die "halinfo failed: $info"
 echo "$info"
 grep -q "template" <<<"$info" || die "halinfo does not list the template backend"
+
+step "automatic selection picks the template once it is installed in the SDK's plugin folder"
+plugin_dir=$(dirname "$(find "$sdk" -name libpolyhal_cpu.so -print -quit)")
+[[ -d $plugin_dir ]] || die "the SDK has no plugin folder (libpolyhal_cpu.so not found)"
+cp "$plugin" "$plugin_dir/"
+trap 'rm -f "$plugin_dir/libpolyhal_template.so"' EXIT
+info=$(env -u POLYHAL_BACKEND "$sdk/bin/halinfo" 2>&1) || die "halinfo failed: $info"
+echo "$info"
+grep -Eq "^  backend +template " <<<"$info" ||
+    die "with POLYHAL_BACKEND unset, polyhal did not choose the installed template plugin"
+env -u POLYHAL_BACKEND "$sdk/bin/polyhal-cts" "[stream]" ||
+    die "the conformance suite failed on the automatically chosen template"
+rm -f "$plugin_dir/libpolyhal_template.so"
+trap - EXIT
 
 step "a C program built with pkg-config against the SDK"
 pc_file=$(find "$sdk" -name polyhal.pc -print -quit)

@@ -17,6 +17,7 @@ using polyhal::plugin::toHandle;
 // platform.cpp
 POLYHAL_PLUGIN_ENTRY(initialize);
 POLYHAL_PLUGIN_ENTRY(deviceGetCount);
+POLYHAL_PLUGIN_ENTRY(backendGetInfo);
 
 // device.cpp
 POLYHAL_PLUGIN_ENTRY(deviceOpen);

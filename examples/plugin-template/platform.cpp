@@ -28,4 +28,15 @@ halError deviceGetCount(int* count) {
     return HAL_SUCCESS;
 }
 
+// What polyhal asks of the backend before starting it. A plugin with a selection priority is
+// chosen automatically (POLYHAL_BACKEND unset) once installed in a plugin folder, ahead of the
+// built-in CPU backend; a real accelerator picks a value in the hundreds (polyhal's CUDA
+// backend says 300). The template's memory is host memory, which DLPack calls kDLCPU.
+halError backendGetInfo(halPluginBackendInfo* info) {
+    info->selectionPriority = 50;
+    info->dlpackDeviceType = 1;  // kDLCPU
+    info->moduleImageKinds = nullptr;  // no kernels; a backend with them names its image kinds
+    return HAL_SUCCESS;
+}
+
 }  // namespace polyhal_template

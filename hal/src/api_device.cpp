@@ -9,6 +9,9 @@ using namespace polyhal;
 
 namespace {
 
+// DLPack's kDLCPU: memory the host addresses directly.
+constexpr int32_t kDLPackCpu = 1;
+
 // Destroys every object of `device`; halResetDevice's second half.
 void releaseDeviceObjects(Device* device) {
     Runtime& rt = runtime();
@@ -129,6 +132,15 @@ HAL_API halError halGetDeviceProperties(int ordinal, halDeviceProperties* props)
         full.maxSharedMemoryPerBlock = device.info.maxSharedMemoryPerBlock;
         full.capabilities = device.info.capabilities;
         full.maxKernelArgumentBytes = device.info.maxKernelArgumentBytes;
+        const halPluginBackendInfo& backend = device.backend->info;
+        full.dlpackDeviceType = (full.capabilities & HAL_DEVICE_CAP_HOST_ACCESSIBLE) != 0
+                                    ? kDLPackCpu
+                                    : backend.dlpackDeviceType;
+        if ((full.capabilities & HAL_DEVICE_CAP_KERNELS) != 0 &&
+            backend.moduleImageKinds != nullptr) {
+            std::snprintf(full.moduleImageKinds, sizeof full.moduleImageKinds, "%s",
+                          backend.moduleImageKinds);
+        }
         const size_t size = std::min(props->size, sizeof(full));
         std::memcpy(props, &full, size);
         props->size = size;

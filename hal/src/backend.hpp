@@ -15,6 +15,7 @@ struct Backend {
     std::string location;  // plugin file, or "embedded" for the built-in CPU backend
     DynamicLibrary library;
     halPluginDispatchTable table{};
+    halPluginBackendInfo info{};  // what backendGetInfo said; zeros without it
 };
 
 }  // namespace polyhal

@@ -1,7 +1,6 @@
 #include "loader.hpp"
 
 #include <polyhal/plugin.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -12,12 +11,11 @@
 #include "builtin_backends.hpp"
 #include "error.hpp"
 #include "log.hpp"
+#include "plugin_folders.hpp"
+#include "split.hpp"
 
 namespace polyhal {
 namespace {
-
-constexpr const char* kKnownBackends = "cpu, cuda, hip, level_zero, opencl";
-constexpr const char* kAutoOrder[] = {"cuda", "hip", "level_zero"};
 
 const halPluginHost kHost = {sizeof(halPluginHost), HAL_PLUGIN_ABI_VERSION, pluginLog,
                              pluginShouldLog, setPluginErrorMessage};
@@ -25,46 +23,6 @@ const halPluginHost kHost = {sizeof(halPluginHost), HAL_PLUGIN_ABI_VERSION, plug
 std::string versionText(uint32_t version) {
     return fmt::format("{}.{}", HAL_PLUGIN_VERSION_MAJOR(version),
                        HAL_PLUGIN_VERSION_MINOR(version));
-}
-
-bool isFile(const std::string& path) {
-    struct stat info {};
-    return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
-}
-
-std::vector<std::string> split(const std::string& text, char separator) {
-    std::vector<std::string> parts;
-    size_t start = 0;
-    while (true) {
-        const size_t end = text.find(separator, start);
-        std::string part = text.substr(start, end == std::string::npos ? end : end - start);
-        const auto first = part.find_first_not_of(" \t");
-        const auto last = part.find_last_not_of(" \t");
-        parts.push_back(first == std::string::npos ? "" : part.substr(first, last - first + 1));
-        if (end == std::string::npos) return parts;
-        start = end + 1;
-    }
-}
-
-// Plugin folders in search order: POLYHAL_PLUGIN_PATH, the folder next to libpolyhal.so, the
-// install's plugin folder.
-std::vector<std::string> searchFolders() {
-    std::vector<std::string> folders;
-    if (const char* path = std::getenv("POLYHAL_PLUGIN_PATH")) {
-        for (auto& folder : split(path, ':')) {
-            if (!folder.empty()) folders.push_back(folder);
-        }
-    }
-    const std::string self = folderOfLibraryContaining(reinterpret_cast<const void*>(&halInit));
-    if (!self.empty()) folders.push_back(self + "/" POLYHAL_PLUGIN_DIRNAME);
-    folders.push_back(POLYHAL_PLUGIN_INSTALL_FULL_DIR);
-    std::vector<std::string> unique;
-    for (auto& folder : folders) {
-        if (std::find(unique.begin(), unique.end(), folder) == unique.end()) {
-            unique.push_back(folder);
-        }
-    }
-    return unique;
 }
 
 // Calls the entry point and checks what the plugin filled in.
@@ -105,9 +63,19 @@ halError negotiate(Backend& backend, halPluginEntryFn entry) {
     HAL_PLUGIN_ENTRIES(POLYHAL_CHECK_REQUIRED_ENTRY)
 #undef POLYHAL_CHECK_REQUIRED_ENTRY
     backend.name = table.name;
-    logger().debug("{}: backend '{}', plugin ABI {}, table of {} bytes (core: {})",
+    backend.info = {};
+    backend.info.size = sizeof(halPluginBackendInfo);
+    if (table.backendGetInfo != nullptr) {
+        const halError infoStatus = table.backendGetInfo(&backend.info);
+        if (infoStatus != HAL_SUCCESS) {
+            adoptPluginError(infoStatus, backend.name.c_str(), "backendGetInfo");
+            return fail(HAL_ERROR_BACKEND_INCOMPATIBLE, "{}", lastErrorMessage());
+        }
+    }
+    logger().debug("{}: backend '{}', plugin ABI {}, table of {} bytes (core: {}), automatic "
+                   "selection priority {}",
                    backend.location, backend.name, versionText(table.abiVersion), filled,
-                   sizeof(halPluginDispatchTable));
+                   sizeof(halPluginDispatchTable), backend.info.selectionPriority);
     return HAL_SUCCESS;
 }
 
@@ -140,7 +108,8 @@ halError loadBuiltin(const BuiltinBackend& builtin, std::unique_ptr<Backend>* ou
     return HAL_SUCCESS;
 }
 
-halError loadFile(const std::string& path, std::unique_ptr<Backend>* out) {
+// Loads the plugin at `path` and negotiates its table; its runtime is not started yet.
+halError openFile(const std::string& path, std::unique_ptr<Backend>* out) {
     auto backend = std::make_unique<Backend>();
     backend->location = path;
     std::string dlError;
@@ -155,23 +124,35 @@ halError loadFile(const std::string& path, std::unique_ptr<Backend>* out) {
                     "{} is not a polyhal plugin: it does not export " HAL_PLUGIN_ENTRY_NAME,
                     path);
     }
-    halError status = negotiate(*backend, entry);
-    if (status == HAL_SUCCESS) status = initialize(*backend);
-    if (status != HAL_SUCCESS) return status;
-    logger().info("loaded backend '{}' from {}", backend->name, path);
+    if (halError status = negotiate(*backend, entry)) return status;
     *out = std::move(backend);
     return HAL_SUCCESS;
 }
 
-// Finds libpolyhal_<name>.so in the search folders. Returns "" and describes every path tried.
-std::string findPlugin(const std::string& name, std::string* tried) {
-    for (const auto& folder : searchFolders()) {
-        const std::string path = folder + "/libpolyhal_" + name + ".so";
-        if (isFile(path)) return path;
-        logger().debug("backend '{}': {} does not exist", name, path);
-        *tried += fmt::format("\n  {} (no such file)", path);
+// Starts an opened plugin's runtime; it is then in use.
+halError start(std::unique_ptr<Backend> backend, std::unique_ptr<Backend>* out) {
+    if (halError status = initialize(*backend)) return status;
+    logger().info("loaded backend '{}' from {}", backend->name, backend->location);
+    *out = std::move(backend);
+    return HAL_SUCCESS;
+}
+
+halError loadFile(const std::string& path, std::unique_ptr<Backend>* out) {
+    std::unique_ptr<Backend> opened;
+    if (halError status = openFile(path, &opened)) return status;
+    return start(std::move(opened), out);
+}
+
+// The backends a user may name, for messages: the built-in ones and the plugins installed.
+std::string knownBackends() {
+    std::string known;
+    for (size_t i = 0; i < kBuiltinBackendCount; ++i) {
+        known += fmt::format("{}{} (built in)", known.empty() ? "" : ", ", kBuiltinBackends[i].name);
     }
-    return {};
+    for (const PluginFile& plugin : installedPlugins()) {
+        if (findBuiltinBackend(plugin.name.c_str()) == nullptr) known += ", " + plugin.name;
+    }
+    return known;
 }
 
 bool isValidName(const std::string& name) {
@@ -188,7 +169,7 @@ halError loadNamed(const std::string& spec, std::unique_ptr<Backend>* out) {
                         "POLYHAL_BACKEND entry '{}' is a relative path; give an absolute path",
                         spec);
         }
-        if (!isFile(spec)) {
+        if (!isRegularFile(spec)) {
             return fail(HAL_ERROR_BACKEND_NOT_FOUND, "plugin {} does not exist", spec);
         }
         return loadFile(spec, out);
@@ -200,7 +181,7 @@ halError loadNamed(const std::string& spec, std::unique_ptr<Backend>* out) {
         return fail(HAL_ERROR_BACKEND_NOT_FOUND,
                     "POLYHAL_BACKEND entry '{}' is neither a backend name ([a-z0-9_]+) nor an "
                     "absolute path. Known backends: {}",
-                    spec, kKnownBackends);
+                    spec, knownBackends());
     }
     std::string tried;
     const std::string path = findPlugin(spec, &tried);
@@ -208,21 +189,36 @@ halError loadNamed(const std::string& spec, std::unique_ptr<Backend>* out) {
         return fail(HAL_ERROR_BACKEND_NOT_FOUND,
                     "backend '{}' not found. Known backends: {}; a plugin can also be named by "
                     "its absolute path. Tried:{}",
-                    spec, kKnownBackends, tried);
+                    spec, knownBackends(), tried);
     }
     return loadFile(path, out);
 }
 
-// No POLYHAL_BACKEND: the first GPU backend that works, else the first built-in backend (the CPU
-// backend).
+// No POLYHAL_BACKEND: the plugins in the plugin folders that ask to be chosen automatically
+// (halPluginBackendInfo::selectionPriority), highest priority first, as the OpenCL ICD loader
+// scans its vendors; the first whose runtime starts with a device wins. Else the first built-in
+// backend (the CPU backend).
 halError loadAutomatic(std::vector<std::unique_ptr<Backend>>* backends) {
-    for (const char* name : kAutoOrder) {
-        std::string tried;
-        const std::string path = findPlugin(name, &tried);
-        if (path.empty()) continue;
-        std::unique_ptr<Backend> backend;
-        if (loadFile(path, &backend) == HAL_SUCCESS) {
-            backends->push_back(std::move(backend));
+    std::vector<std::unique_ptr<Backend>> candidates;
+    for (const PluginFile& plugin : installedPlugins()) {
+        std::unique_ptr<Backend> opened;
+        if (openFile(plugin.path, &opened) != HAL_SUCCESS) {
+            logger().info("automatic selection skips {}: {}", plugin.path, lastErrorMessage());
+        } else if (opened->info.selectionPriority == 0) {
+            logger().debug("automatic selection skips {}: it is chosen only by name",
+                           plugin.path);
+        } else {
+            candidates.push_back(std::move(opened));
+        }
+    }
+    std::stable_sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) {
+        return a->info.selectionPriority > b->info.selectionPriority;
+    });
+    for (auto& candidate : candidates) {
+        const std::string name = candidate->name;
+        std::unique_ptr<Backend> started;
+        if (start(std::move(candidate), &started) == HAL_SUCCESS) {
+            backends->push_back(std::move(started));
             return HAL_SUCCESS;
         }
         logger().info("automatic selection skips '{}': {}", name, lastErrorMessage());

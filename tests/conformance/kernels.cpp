@@ -1,34 +1,25 @@
+// Finding and loading the CTS kernels: the image kinds come from the backend itself.
 #include "kernels.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
-#include <map>
 
 namespace cts {
 namespace {
-
-// File extensions of each backend's kernel images, in order of preference.
-const std::map<std::string, std::vector<std::string>>& imageExtensions() {
-    static const std::map<std::string, std::vector<std::string>> extensions = {
-        {"cpu", {"so"}},           {"cuda", {"ptx", "cubin", "fatbin"}},
-        {"hip", {"hsaco", "co"}},  {"level_zero", {"spv"}},
-        {"opencl", {"cl", "spv"}},
-    };
-    return extensions;
-}
 
 bool isFile(const std::string& path) {
     struct stat info {};
     return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
 }
 
-std::vector<std::string> splitPath(const std::string& list) {
+// The non-empty entries of a `separator`-separated list.
+std::vector<std::string> splitList(const std::string& list, char separator) {
     std::vector<std::string> entries;
     size_t start = 0;
     while (start <= list.size()) {
-        const size_t end = list.find(':', start);
+        const size_t end = list.find(separator, start);
         const std::string entry = list.substr(start, end == std::string::npos ? end : end - start);
         if (!entry.empty()) entries.push_back(entry);
         if (end == std::string::npos) break;
@@ -46,28 +37,29 @@ std::string executableFolder() {
 }
 
 std::vector<std::string> kernelRoots() {
-    if (const char* override = std::getenv("POLYHAL_CTS_KERNEL_DIR")) return splitPath(override);
+    if (const char* override = std::getenv("POLYHAL_CTS_KERNEL_DIR")) return splitList(override, ':');
     std::vector<std::string> roots;
     const std::string exeFolder = executableFolder();
     if (!exeFolder.empty()) roots.push_back(exeFolder + "/" POLYHAL_CTS_KERNEL_DIR_FROM_EXE);
-    for (auto& root : splitPath(POLYHAL_CTS_KERNEL_BUILD_PATH)) roots.push_back(root);
+    for (auto& root : splitList(POLYHAL_CTS_KERNEL_BUILD_PATH, ':')) roots.push_back(root);
     return roots;
 }
 
 }  // namespace
 
-std::string findKernelImage(const std::string& backend, const std::string& kernel,
-                            std::string* searched) {
-    const auto extensions = imageExtensions().find(backend);
-    if (extensions == imageExtensions().end()) {
-        *searched = "the suite knows no kernel image format for backend '" + backend + "'";
+std::string findKernelImage(const std::string& kernel, std::string* searched) {
+    const halDeviceProperties properties = deviceProperties();
+    const std::string backend = properties.backend;
+    const std::vector<std::string> kinds = splitList(properties.moduleImageKinds, ',');
+    if (kinds.empty()) {
+        *searched = "backend '" + backend + "' names no module image kind (moduleImageKinds)";
         return {};
     }
     *searched = "searched:";
     for (const auto& root : kernelRoots()) {
-        for (const auto& extension : extensions->second) {
+        for (const auto& kind : kinds) {
             for (const auto& stem : {kernel, std::string("cts_kernels")}) {
-                const std::string path = root + "/" + backend + "/" + stem + "." + extension;
+                const std::string path = root + "/" + backend + "/" + stem + "." + kind;
                 if (isFile(path)) return path;
                 *searched += " " + path;
             }
@@ -80,7 +72,7 @@ bool loadKernel(const char* name, Module& module, halFunction* function) {
     if (lacksCapability(HAL_DEVICE_CAP_KERNELS, "HAL_DEVICE_CAP_KERNELS")) return false;
     const std::string backend = backendName();
     std::string searched;
-    const std::string image = findKernelImage(backend, name, &searched);
+    const std::string image = findKernelImage(name, &searched);
     if (image.empty()) {
         skip("no CTS kernel image with '" + std::string(name) + "' for backend '" + backend +
              "' (" + searched + ")");

@@ -19,9 +19,10 @@
 
 namespace cts {
 
-// The image holding `kernel` for `backend`, or "" with `searched` describing what was tried.
-std::string findKernelImage(const std::string& backend, const std::string& kernel,
-                            std::string* searched);
+// The image holding `kernel` for the current device, looked for as <root>/<backend>/<kernel or
+// cts_kernels>.<kind> for each module image kind the backend accepts
+// (halDeviceProperties::moduleImageKinds), or "" with `searched` describing what was tried.
+std::string findKernelImage(const std::string& kernel, std::string* searched);
 
 // Loads the image holding CTS kernel `name` for the current device's backend into `module` and
 // looks the kernel up. Returns false, after printing the skip reason, when the backend lacks

@@ -15,7 +15,7 @@ const char kGarbage[] = "this is not a kernel image \x01\x02\x03\x7f of any back
 std::string fillImage() {
     if (cts::lacksCapability(HAL_DEVICE_CAP_KERNELS, "HAL_DEVICE_CAP_KERNELS")) return {};
     std::string searched;
-    const std::string image = cts::findKernelImage(cts::backendName(), "fill_u32", &searched);
+    const std::string image = cts::findKernelImage("fill_u32", &searched);
     if (image.empty()) cts::skip("no CTS kernel image for this backend (" + searched + ")");
     return image;
 }

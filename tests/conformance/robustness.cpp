@@ -12,7 +12,7 @@ namespace {
 
 std::vector<char> kernelImage(const char* kernel) {
     std::string searched;
-    const std::string path = cts::findKernelImage(cts::backendName(), kernel, &searched);
+    const std::string path = cts::findKernelImage(kernel, &searched);
     if (path.empty()) return {};
     std::ifstream file(path, std::ios::binary);
     return std::vector<char>(std::istreambuf_iterator<char>(file), {});

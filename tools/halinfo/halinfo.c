@@ -132,6 +132,9 @@ int main(int argc, char** argv) {
         printf("  max shared/block     %llu bytes\n",
                (unsigned long long)props.maxSharedMemoryPerBlock);
         printf("  stream priorities    %d (least) .. %d (greatest)\n", least, greatest);
+        printf("  kernel images        %s\n",
+               props.moduleImageKinds[0] != '\0' ? props.moduleImageKinds : "none");
+        printf("  DLPack device type   %d\n", (int)props.dlpackDeviceType);
         printf("  capabilities         ");
         printCapabilities(props.capabilities);
     }

@@ -6,8 +6,8 @@ halQueryStream and halQueryEvent return True (done) or False (HAL_ERROR_NOT_READ
 ctypes releases the GIL during each call, so a blocking call never stalls other Python threads.
 """
 import ctypes
-from ctypes import (POINTER, c_char, c_char_p, c_float, c_int, c_size_t, c_ubyte, c_uint32,
-                    c_uint64, c_void_p)
+from ctypes import (POINTER, c_char, c_char_p, c_float, c_int, c_int32, c_size_t, c_ubyte,
+                    c_uint32, c_uint64, c_void_p)
 
 from . import _library
 from .errors import error_for
@@ -43,6 +43,9 @@ class DeviceProperties(ctypes.Structure):
         ("maxThreadsPerBlock", c_uint32),
         ("maxSharedMemoryPerBlock", c_uint64),
         ("capabilities", c_uint64),
+        ("maxKernelArgumentBytes", c_uint64),
+        ("dlpackDeviceType", c_int32),
+        ("moduleImageKinds", c_char * 64),
     ]
 
 

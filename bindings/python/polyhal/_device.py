@@ -37,6 +37,9 @@ class DeviceProperties:
     max_threads_per_block: int
     max_shared_memory_per_block: int
     capabilities: Capability
+    max_kernel_argument_bytes: int
+    dlpack_device_type: int  # DLPack's DLDeviceType of the device's memory, 0 if none
+    module_image_kinds: tuple  # file extensions of the module images it loads, preferred first
 
 
 def device_index(device):
@@ -94,6 +97,10 @@ def get_device_properties(device=None):
         max_threads_per_block=props.maxThreadsPerBlock,
         max_shared_memory_per_block=props.maxSharedMemoryPerBlock,
         capabilities=Capability(props.capabilities),
+        max_kernel_argument_bytes=props.maxKernelArgumentBytes,
+        dlpack_device_type=props.dlpackDeviceType,
+        module_image_kinds=tuple(kind for kind in props.moduleImageKinds.decode().split(",")
+                                 if kind),
     )
 
 

@@ -14,8 +14,6 @@ from ctypes import c_int32, c_int64, c_uint8, c_uint16, c_uint32, c_uint64, c_vo
 from ._device import Capability
 
 KDL_CPU = 1
-# DLDeviceType of each backend whose memory the host cannot address.
-_DEVICE_TYPES = {"cuda": 2, "opencl": 4, "hip": 10, "level_zero": 14}
 _KDL_UINT = 1
 LEGACY_NAME = b"dltensor"
 VERSIONED_NAME = b"dltensor_versioned"
@@ -105,15 +103,13 @@ def _destroy_capsule(capsule):
 
 
 def device_of(props):
-    """(DLDeviceType, device id) of memory on a device with these DeviceProperties: kDLCPU for
-    the CPU backend and host-accessible devices."""
-    if props.backend == "cpu" or Capability.HOST_ACCESSIBLE in props.capabilities:
+    """(DLDeviceType, device id) of memory on a device with these DeviceProperties, as its backend
+    reports it (kDLCPU for host-accessible devices)."""
+    if props.dlpack_device_type == KDL_CPU:
         return (KDL_CPU, 0)
-    try:
-        return (_DEVICE_TYPES[props.backend], props.backend_ordinal)
-    except KeyError:
-        raise BufferError(f"DLPack has no device type for polyhal backend "
-                          f"'{props.backend}'") from None
+    if props.dlpack_device_type == 0:
+        raise BufferError(f"DLPack has no device type for polyhal backend '{props.backend}'")
+    return (props.dlpack_device_type, props.backend_ordinal)
 
 
 def export_bytes(data, nbytes, device, versioned, release):

@@ -1,6 +1,11 @@
 /*
  * polyhal: one C ABI for accelerator runtimes.
  *
+ * Names: a function has AscendCL's runtime name with the prefix `hal` where AscendCL has the
+ * call (aclrtCreateStream -> halCreateStream, aclrtMemcpyAsync -> halMemcpyAsync, with
+ * AscendCL's argument order), and is named halObjectVerb otherwise (halMemPoolTrim,
+ * halStreamGetNativeHandle). Types are halObject, enum values HAL_OBJECT_VALUE.
+ *
  * Conventions that hold for every function in this header:
  * - Every function returns a halError; results come back through pointers, which are written
  *   only on success.
@@ -44,11 +49,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if defined(_WIN32)
-#define HAL_API __declspec(dllexport)
-#else
+/* The functions libpolyhal.so exports (polyhal is built for Linux, where the same attribute
+ * serves the library and its users). */
 #define HAL_API __attribute__((visibility("default")))
-#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -170,6 +173,11 @@ typedef struct halDeviceProperties {
     uint64_t capabilities;        /* halDeviceCapability bits */
     uint64_t maxKernelArgumentBytes; /* largest sum of the argument sizes of one launch (CUDA's
                                         4 KiB or 32 KiB kernel parameter limit) */
+    int32_t dlpackDeviceType;     /* DLPack's DLDeviceType of the device's memory (kDLCUDA 2 ...;
+                                     kDLCPU 1 where HAL_DEVICE_CAP_HOST_ACCESSIBLE), 0 if none */
+    char moduleImageKinds[64];    /* the images halModuleLoadData accepts, as file extensions,
+                                     comma-separated, most preferred first ("ptx,cubin,fatbin");
+                                     "" without HAL_DEVICE_CAP_KERNELS */
 } halDeviceProperties;
 
 /* Fills `props` for `device`.

@@ -46,7 +46,7 @@ extern "C" {
 #endif
 
 #define HAL_PLUGIN_ABI_VERSION_MAJOR 1u
-#define HAL_PLUGIN_ABI_VERSION_MINOR 2u
+#define HAL_PLUGIN_ABI_VERSION_MINOR 3u
 #define HAL_PLUGIN_MAKE_VERSION(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
 #define HAL_PLUGIN_VERSION_MAJOR(version) ((uint32_t)(version) >> 16)
 #define HAL_PLUGIN_VERSION_MINOR(version) ((uint32_t)(version)&0xffffu)
@@ -111,6 +111,25 @@ typedef struct halPluginDeviceInfo {
      * CUDA's classic limit. The core refuses larger launches, so launchKernel never sees one. */
     uint64_t maxKernelArgumentBytes;
 } halPluginDeviceInfo;
+
+/* What a plugin says of its backend as a whole (backendGetInfo), so that neither the core nor the
+ * tools keep a list of backends: adding a backend is adding its plugin. */
+typedef struct halPluginBackendInfo {
+    size_t size; /* set by the core */
+    /* Automatic selection (POLYHAL_BACKEND unset) initialises the plugins it finds in the plugin
+     * folders in decreasing order of this and keeps the first that has a device; 0: never chosen
+     * automatically, only by name. polyhal's own: cuda 300, hip 200, level_zero 100; opencl and
+     * the CPU plugin 0 (the CPU backend built into libpolyhal.so is the fallback). A vendor's
+     * plugin for a discrete accelerator picks a value in the hundreds. */
+    uint32_t selectionPriority;
+    /* DLPack's DLDeviceType of the backend's device memory (kDLCPU 1, kDLCUDA 2, kDLOpenCL 4,
+     * kDLROCM 10, kDLOneAPI 14), or 0 when DLPack has none. Memory of a device with
+     * HAL_DEVICE_CAP_HOST_ACCESSIBLE is exported as kDLCPU whatever this says. */
+    int32_t dlpackDeviceType;
+    /* The kinds of image moduleLoadData accepts, as file extensions in order of preference,
+     * comma-separated ("ptx,cubin,fatbin"); a static string. NULL or "" without kernels. */
+    const char* moduleImageKinds;
+} halPluginBackendInfo;
 
 typedef struct halPluginDispatchTable {
     /* Filled by the core with sizeof its table; the plugin writes the size it was built with. */
@@ -263,6 +282,13 @@ typedef struct halPluginDispatchTable {
      * destroys it with eventDestroy. Errors as ipcMemOpenHandle. */
     halError (*ipcEventOpenHandle)(halPluginDevice device, const halPluginIpcHandle* handle,
                                    halPluginEvent* event);
+
+    /* ---- ABI 1.3 ---- */
+    /* Optional. Fills `info` (info->size is set by the core). Called right after the entry
+     * point, before initialize, on every plugin automatic selection finds: it must not start the
+     * vendor runtime. Without it the backend is chosen only by name, has no DLPack device type
+     * and no known module image kinds. */
+    halError (*backendGetInfo)(halPluginBackendInfo* info);
 } halPluginDispatchTable;
 
 /* Every entry of halPluginDispatchTable, in table order, as X(entry, requirement, capabilities):
@@ -317,7 +343,8 @@ typedef struct halPluginDispatchTable {
     X(ipcMemOpenHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_IPC_MEMORY)                        \
     X(ipcMemCloseHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_IPC_MEMORY)                       \
     X(ipcEventGetHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_IPC_EVENTS)                       \
-    X(ipcEventOpenHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_IPC_EVENTS)
+    X(ipcEventOpenHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_IPC_EVENTS)                      \
+    X(backendGetInfo, HAL_PLUGIN_OPTIONAL, 0)
 
 /* The entry point. `coreAbiVersion` is the core's HAL_PLUGIN_ABI_VERSION; `table->size` is the
  * core's sizeof(halPluginDispatchTable). A plugin of another major version returns
@@ -325,11 +352,8 @@ typedef struct halPluginDispatchTable {
 typedef halError (*halPluginEntryFn)(uint32_t coreAbiVersion, const halPluginHost* host,
                                      halPluginDispatchTable* table);
 
-#if defined(_WIN32)
-#define HAL_PLUGIN_EXPORT __declspec(dllexport)
-#else
+/* Marks the entry point, the one symbol a plugin exports. */
 #define HAL_PLUGIN_EXPORT __attribute__((visibility("default")))
-#endif
 
 #ifdef __cplusplus
 }

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "api.hpp"
+#include "stream_ops.hpp"
 
 using namespace polyhal;
 
@@ -27,10 +27,7 @@ void releaseDeviceObjects(Device* device) {
         rt.events.destroy(event);
     });
     rt.streams.forEachLive([&](halStream_t* stream) {
-        if (stream->device != device) return;
-        device->pool->removeStream(stream->poolStream);
-        vt.streamDestroy(stream->native);
-        rt.streams.destroy(stream);
+        if (stream->device == device) releaseStream(stream);
     });
     device->pool->reset();
     for (const AddressRange& imported : rt.ipcImports.eraseDevice(device)) {

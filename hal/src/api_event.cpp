@@ -1,5 +1,5 @@
 // Events: points in streams.
-#include "api.hpp"
+#include "stream_ops.hpp"
 
 using namespace polyhal;
 
@@ -66,18 +66,7 @@ HAL_API halError halRecordEvent(halEvent eventHandle, halStream streamHandle) {
                         "halRecordEvent: the event belongs to device {}, the stream to device {}",
                         event->device->ordinal, stream->device->ordinal);
         }
-        // Reused by every record on this thread: capturing allocates nothing in steady state.
-        static thread_local allocator::VectorClock captured;
-        allocator::EventClock::Recording recording(event->clock);
-        stream->device->pool->captureInto(stream->poolStream, &captured);
-        if (halError e = checked(stream->device->vtable->eventRecord(event->native,
-                                                                     stream->native),
-                                 stream->device, "halRecordEvent")) {
-            return e;
-        }
-        recording.commit(captured);
-        event->recorded.store(true, std::memory_order_release);
-        return HAL_SUCCESS;
+        return recordEvent(event, stream, "halRecordEvent");
     });
 }
 
@@ -85,15 +74,7 @@ HAL_API halError halQueryEvent(halEvent handle) {
     return apiCall([&] {
         halEvent_t* event = nullptr;
         if (halError e = resolveEvent(handle, &event, "halQueryEvent")) return e;
-        const uint64_t record = event->clock.generation();
-        if (halError e = checked(event->device->vtable->eventQuery(event->native), event->device,
-                                 "halQueryEvent")) {
-            return e;
-        }
-        event->clock.completeOnce(record, [&](const allocator::VectorClock& reached) {
-            event->device->pool->observeCompleted(reached);
-        });
-        return HAL_SUCCESS;
+        return queryEvent(event, "halQueryEvent");
     });
 }
 
@@ -101,15 +82,7 @@ HAL_API halError halSynchronizeEvent(halEvent handle) {
     return apiCall([&] {
         halEvent_t* event = nullptr;
         if (halError e = resolveEvent(handle, &event, "halSynchronizeEvent")) return e;
-        const uint64_t record = event->clock.generation();
-        if (halError e = checked(event->device->vtable->eventSynchronize(event->native),
-                                 event->device, "halSynchronizeEvent")) {
-            return e;
-        }
-        event->clock.completeOnce(record, [&](const allocator::VectorClock& reached) {
-            event->device->pool->synchronized(reached);
-        });
-        return HAL_SUCCESS;
+        return synchronizeEvent(event, "halSynchronizeEvent");
     });
 }
 

@@ -2,8 +2,8 @@
 // halIpcCloseMemHandle.
 #include <cstring>
 
-#include "api.hpp"
 #include "ipc_handle.hpp"
+#include "stream_ops.hpp"
 
 using namespace polyhal;
 

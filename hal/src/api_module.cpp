@@ -8,7 +8,7 @@
 #include <mutex>
 #include <vector>
 
-#include "api.hpp"
+#include "stream_ops.hpp"
 
 using namespace polyhal;
 
@@ -132,8 +132,11 @@ halError checkLaunch(const halFunction_t* function, const halStream_t* stream, h
     return HAL_SUCCESS;
 }
 
-// Every pointer-sized argument whose value points into a live pool block is a use on `stream`.
-void recordKernelUses(halStream_t* stream, const halKernelArg* args, uint32_t numArgs) {
+// Launches `function` on `stream`. Every pointer-sized argument whose value points into a live
+// pool block is a use on `stream` (the pool ignores the other values cheaply).
+halError launch(halFunction_t* function, halStream_t* stream, halDim3 grid, halDim3 block,
+                size_t sharedBytes, const halKernelArg* args, uint32_t numArgs,
+                const char* operation) {
     constexpr uint32_t kInline = 16;
     const void* inlineValues[kInline];
     std::vector<const void*> manyValues;
@@ -148,8 +151,10 @@ void recordKernelUses(halStream_t* stream, const halKernelArg* args, uint32_t nu
             std::memcpy(&values[count++], args[i].value, sizeof(void*));
         }
     }
-    const uint64_t ticket = noteSubmitted(stream);
-    if (count > 0) stream->device->pool->recordUses(values, count, stream->poolStream, ticket);
+    return submit(stream, operation, values, count, [&] {
+        return stream->device->vtable->launchKernel(stream->native, function->native, grid,
+                                                    block, sharedBytes, args, numArgs);
+    });
 }
 
 }  // namespace
@@ -238,14 +243,8 @@ HAL_API halError halLaunchKernel(halFunction functionHandle, halDim3 grid, halDi
                                      numArgs)) {
             return e;
         }
-        if (halError e = checked(stream->device->vtable->launchKernel(
-                                     stream->native, function->native, grid, block,
-                                     dynamicSharedBytes, args, numArgs),
-                                 stream->device, "halLaunchKernel")) {
-            return e;
-        }
-        recordKernelUses(stream, args, numArgs);
-        return HAL_SUCCESS;
+        return launch(function, stream, grid, block, dynamicSharedBytes, args, numArgs,
+                      "halLaunchKernel");
     });
 }
 

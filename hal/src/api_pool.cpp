@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "api.hpp"
+#include "stream_ops.hpp"
 
 using namespace polyhal;
 
@@ -63,8 +63,7 @@ HAL_API halError halRecordStream(void* ptr, halStream handle) {
         if (ptr == nullptr) return fail(HAL_ERROR_INVALID_VALUE, "halRecordStream: ptr is NULL");
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, "halRecordStream")) return e;
-        // The use is placed after everything submitted so far; any event recorded later covers it.
-        noteSubmitted(stream, {ptr});
+        recordUse(stream, ptr);
         return HAL_SUCCESS;
     });
 }

@@ -73,6 +73,11 @@ inline halError resolveEvent(halEvent handle, halEvent_t** event, const char* op
     return HAL_SUCCESS;
 }
 
+// The handle for `native`, a plugin event of `device` just made; destroys `native` where no
+// handle is left.
+halError makeEventHandle(Device* device, halPluginEvent native, uint32_t flags,
+                         const char* operation, halEvent* event);
+
 // Withdraws every peer access granted to `device` (halResetDevice).
 void revokePeerAccess(Device* device);
 

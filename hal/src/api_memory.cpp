@@ -114,9 +114,9 @@ halError enqueueHostMemset(halStream_t* stream, void* dst, unsigned char value, 
 extern "C" {
 
 HAL_API halError halMalloc(void** ptr, size_t size) {
-    return apiCall([&] {
-        if (halError e = requireOutput(ptr, "halMalloc", "ptr")) return e;
-        if (size == 0) return fail(HAL_ERROR_INVALID_VALUE, "halMalloc: size is 0");
+    return apiCall([&, op = __func__] {
+        if (halError e = requireOutput(ptr, op, "ptr")) return e;
+        if (size == 0) return fail(HAL_ERROR_INVALID_VALUE, "{}: size is 0", op);
         Device* device = currentDevice();
         halStream_t* stream = nullptr;
         if (halError e = defaultStream(device, &stream)) return e;
@@ -124,7 +124,7 @@ HAL_API halError halMalloc(void** ptr, size_t size) {
         if (halError e = device->pool->allocate(size, stream->poolStream, &memory)) return e;
         // The block may have been freed in the default stream's order with work still queued
         // there; every stream may use halMalloc's memory at once, so that work must be done.
-        if (halError e = synchronizeStream(stream, "halMalloc")) {
+        if (halError e = synchronizeStream(stream, op)) {
             device->pool->free(memory, stream->poolStream);
             return e;
         }
@@ -134,11 +134,11 @@ HAL_API halError halMalloc(void** ptr, size_t size) {
 }
 
 HAL_API halError halFree(void* ptr) {
-    return apiCall([&] {
+    return apiCall([&, op = __func__] {
         if (ptr == nullptr) return HAL_SUCCESS;
         const Operand where = locate(ptr);
         Device* device = where.device();
-        if (device == nullptr || where.imported) return refuseFree("halFree", ptr);
+        if (device == nullptr || where.imported) return refuseFree(op, ptr);
         halStream_t* stream = nullptr;
         if (halError e = defaultStream(device, &stream)) return e;
         return device->pool->free(ptr, stream->poolStream);
@@ -146,14 +146,14 @@ HAL_API halError halFree(void* ptr) {
 }
 
 HAL_API halError halMallocHost(void** ptr, size_t size) {
-    return apiCall([&] {
-        if (halError e = requireOutput(ptr, "halMallocHost", "ptr")) return e;
-        if (size == 0) return fail(HAL_ERROR_INVALID_VALUE, "halMallocHost: size is 0");
+    return apiCall([&, op = __func__] {
+        if (halError e = requireOutput(ptr, op, "ptr")) return e;
+        if (size == 0) return fail(HAL_ERROR_INVALID_VALUE, "{}: size is 0", op);
         Device* device = currentDevice();
         void* memory = nullptr;
         if (device->vtable->memAllocHost != nullptr) {
             if (halError e = checked(device->vtable->memAllocHost(device->native, size, &memory),
-                                     device, "halMallocHost")) {
+                                     device, op)) {
                 return e;
             }
         } else {
@@ -162,7 +162,7 @@ HAL_API halError halMallocHost(void** ptr, size_t size) {
             const size_t rounded = (size + kHostAlignment - 1) / kHostAlignment * kHostAlignment;
             memory = rounded >= size ? std::aligned_alloc(kHostAlignment, rounded) : nullptr;
             if (memory == nullptr) {
-                return fail(HAL_ERROR_OUT_OF_MEMORY, "halMallocHost: cannot allocate {} bytes",
+                return fail(HAL_ERROR_OUT_OF_MEMORY, "{}: cannot allocate {} bytes", op,
                             size);
             }
         }
@@ -173,115 +173,114 @@ HAL_API halError halMallocHost(void** ptr, size_t size) {
 }
 
 HAL_API halError halFreeHost(void* ptr) {
-    return apiCall([&] {
+    return apiCall([&, op = __func__] {
         if (ptr == nullptr) return HAL_SUCCESS;
         const auto allocation = runtime().hostAllocations.eraseExact(ptr);
         if (!allocation) {
             return fail(HAL_ERROR_INVALID_VALUE,
-                        "halFreeHost: {} is not the start of a live halMallocHost allocation",
-                        ptr);
+                        "{}: {} is not the start of a live halMallocHost allocation",
+                        op, ptr);
         }
         Device* device = allocation->device;
         if (device->vtable->memFreeHost == nullptr) {
             std::free(ptr);
             return HAL_SUCCESS;
         }
-        return checked(device->vtable->memFreeHost(device->native, ptr), device, "halFreeHost");
+        return checked(device->vtable->memFreeHost(device->native, ptr), device, op);
     });
 }
 
 HAL_API halError halMemcpyAsync(void* dst, size_t dstMax, const void* src, size_t count,
                                 halMemcpyKind kind, halStream handle) {
-    return apiCall([&] {
+    return apiCall([&, op = __func__] {
         halStream_t* stream = nullptr;
-        if (halError e = resolveStream(handle, &stream, "halMemcpyAsync")) return e;
+        if (halError e = resolveStream(handle, &stream, op)) return e;
         CopyPlan plan;
-        if (halError e = planCopy("halMemcpyAsync", dst, dstMax, src, count, enumBits(kind),
+        if (halError e = planCopy(op, dst, dstMax, src, count, enumBits(kind),
                                   &plan)) {
             return e;
         }
         if (count == 0) return HAL_SUCCESS;
-        return enqueueCopy(stream, dst, src, count, plan, "halMemcpyAsync");
+        return enqueueCopy(stream, dst, src, count, plan, op);
     });
 }
 
 HAL_API halError halMemcpy(void* dst, size_t dstMax, const void* src, size_t count,
                            halMemcpyKind kind) {
-    return apiCall([&] {
+    return apiCall([&, op = __func__] {
         CopyPlan plan;
         if (halError e =
-                planCopy("halMemcpy", dst, dstMax, src, count, enumBits(kind), &plan)) {
+                planCopy(op, dst, dstMax, src, count, enumBits(kind), &plan)) {
             return e;
         }
         if (count == 0) return HAL_SUCCESS;
         Device* owner = synchronousCopyDevice(plan);
-        if (halError e = drainSourceDevice(plan, owner, "halMemcpy")) return e;
+        if (halError e = drainSourceDevice(plan, owner, op)) return e;
         halStream_t* stream = nullptr;
         if (halError e = defaultStream(owner, &stream)) return e;
-        if (halError e = enqueueCopy(stream, dst, src, count, plan, "halMemcpy")) return e;
-        return synchronizeStream(stream, "halMemcpy");
+        if (halError e = enqueueCopy(stream, dst, src, count, plan, op)) return e;
+        return synchronizeStream(stream, op);
     });
 }
 
 HAL_API halError halMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
                                   size_t width, size_t height, halMemcpyKind kind,
                                   halStream stream) {
-    return apiCall([&] {
-        return copyBoxAsync(box2D(dst, dpitch, src, spitch, width, height, kind), stream,
-                            "halMemcpy2DAsync");
+    return apiCall([&, op = __func__] {
+        return copyBoxAsync(box2D(dst, dpitch, src, spitch, width, height, kind), stream, op);
     });
 }
 
 HAL_API halError halMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch,
                              size_t width, size_t height, halMemcpyKind kind) {
-    return apiCall([&] {
-        return copyBox(box2D(dst, dpitch, src, spitch, width, height, kind), "halMemcpy2D");
+    return apiCall([&, op = __func__] {
+        return copyBox(box2D(dst, dpitch, src, spitch, width, height, kind), op);
     });
 }
 
 HAL_API halError halMemcpy3DAsync(const halMemcpy3DParams* params, halStream stream) {
-    return apiCall([&] {
+    return apiCall([&, op = __func__] {
         halMemcpy3DParams box;
-        if (halError e = readBox("halMemcpy3DAsync", params, &box)) return e;
-        return copyBoxAsync(box, stream, "halMemcpy3DAsync");
+        if (halError e = readBox(op, params, &box)) return e;
+        return copyBoxAsync(box, stream, op);
     });
 }
 
 HAL_API halError halMemcpy3D(const halMemcpy3DParams* params) {
-    return apiCall([&] {
+    return apiCall([&, op = __func__] {
         halMemcpy3DParams box;
-        if (halError e = readBox("halMemcpy3D", params, &box)) return e;
-        return copyBox(box, "halMemcpy3D");
+        if (halError e = readBox(op, params, &box)) return e;
+        return copyBox(box, op);
     });
 }
 
 HAL_API halError halMemsetAsync(void* dst, size_t dstMax, int value, size_t count,
                                 halStream handle) {
-    return apiCall([&] {
+    return apiCall([&, op = __func__] {
         halStream_t* stream = nullptr;
-        if (halError e = resolveStream(handle, &stream, "halMemsetAsync")) return e;
+        if (halError e = resolveStream(handle, &stream, op)) return e;
         Operand target;
-        if (halError e = planMemset("halMemsetAsync", dst, dstMax, count, &target)) return e;
+        if (halError e = planMemset(op, dst, dstMax, count, &target)) return e;
         if (target.device() != nullptr && target.device() != stream->device) {
             return fail(HAL_ERROR_INVALID_VALUE,
-                        "halMemsetAsync: dst belongs to device {}, the stream to device {}",
-                        target.device()->ordinal, stream->device->ordinal);
+                        "{}: dst belongs to device {}, the stream to device {}",
+                        op, target.device()->ordinal, stream->device->ordinal);
         }
         if (count == 0) return HAL_SUCCESS;
         const auto byte = static_cast<unsigned char>(value);
         if (!pluginCanSet(stream->device, target)) {
-            return enqueueHostMemset(stream, dst, byte, count, "halMemsetAsync");
+            return enqueueHostMemset(stream, dst, byte, count, op);
         }
-        return submit(stream, "halMemsetAsync", {dst}, [&] {
+        return submit(stream, op, {dst}, [&] {
             return stream->device->vtable->memsetAsync(stream->native, dst, byte, count);
         });
     });
 }
 
 HAL_API halError halMemset(void* dst, size_t dstMax, int value, size_t count) {
-    return apiCall([&] {
+    return apiCall([&, op = __func__] {
         Operand target;
-        if (halError e = planMemset("halMemset", dst, dstMax, count, &target)) return e;
+        if (halError e = planMemset(op, dst, dstMax, count, &target)) return e;
         if (count == 0) return HAL_SUCCESS;
         Device* device = target.device() != nullptr ? target.device() : currentDevice();
         halStream_t* stream = nullptr;
@@ -289,16 +288,16 @@ HAL_API halError halMemset(void* dst, size_t dstMax, int value, size_t count) {
         const auto byte = static_cast<unsigned char>(value);
         if (!pluginCanSet(device, target)) {
             // Synchronous anyway: no host function needed.
-            if (halError e = synchronizeStream(stream, "halMemset")) return e;
+            if (halError e = synchronizeStream(stream, op)) return e;
             std::memset(dst, byte, count);
             return HAL_SUCCESS;
         }
-        if (halError e = submit(stream, "halMemset", {dst}, [&] {
+        if (halError e = submit(stream, op, {dst}, [&] {
                 return device->vtable->memsetAsync(stream->native, dst, byte, count);
             })) {
             return e;
         }
-        return synchronizeStream(stream, "halMemset");
+        return synchronizeStream(stream, op);
     });
 }
 

@@ -3,68 +3,75 @@
 
 using namespace polyhal;
 
+namespace {
+
+// halCreateStreamWithConfig's work, shared with halCreateStream so that each reports its own name.
+halError createStreamHandle(halStream* stream, int priority, uint32_t flags, const char* op) {
+    if (halError e = requireOutput(stream, op, "stream")) return e;
+    if (flags != HAL_STREAM_DEFAULT) {
+        return fail(HAL_ERROR_INVALID_VALUE, "{}: unknown flags 0x{:x}", op, flags);
+    }
+    Device* device = currentDevice();
+    return createStream(device, device->clampPriority(priority), flags, op, stream);
+}
+
+}  // namespace
+
 extern "C" {
 
 HAL_API halError halCreateStreamWithConfig(halStream* stream, int priority, uint32_t flags) {
-    return apiCall([&] {
-        if (halError e = requireOutput(stream, "halCreateStream", "stream")) return e;
-        if (flags != HAL_STREAM_DEFAULT) {
-            return fail(HAL_ERROR_INVALID_VALUE,
-                        "halCreateStreamWithConfig: unknown flags 0x{:x}", flags);
-        }
-        Device* device = currentDevice();
-        return createStream(device, device->clampPriority(priority), flags, "halCreateStream",
-                            stream);
-    });
+    return apiCall(
+        [&, op = __func__] { return createStreamHandle(stream, priority, flags, op); });
 }
 
 HAL_API halError halCreateStream(halStream* stream) {
-    return halCreateStreamWithConfig(stream, 0, HAL_STREAM_DEFAULT);
+    return apiCall(
+        [&, op = __func__] { return createStreamHandle(stream, 0, HAL_STREAM_DEFAULT, op); });
 }
 
 HAL_API halError halDestroyStream(halStream handle) {
-    return apiCall([&] {
+    return apiCall([&, op = __func__] {
         if (handle == nullptr) {
             return fail(HAL_ERROR_INVALID_HANDLE,
-                        "halDestroyStream: NULL is the default stream, which cannot be destroyed");
+                        "{}: NULL is the default stream, which cannot be destroyed", op);
         }
         halStream_t* stream = nullptr;
-        if (halError e = resolveStream(handle, &stream, "halDestroyStream")) return e;
-        return destroyStream(stream, "halDestroyStream");
+        if (halError e = resolveStream(handle, &stream, op)) return e;
+        return destroyStream(stream, op);
     });
 }
 
 HAL_API halError halSynchronizeStream(halStream handle) {
-    return apiCall([&] {
+    return apiCall([&, op = __func__] {
         halStream_t* stream = nullptr;
-        if (halError e = resolveStream(handle, &stream, "halSynchronizeStream")) return e;
-        const halError status = synchronizeStream(stream, "halSynchronizeStream");
+        if (halError e = resolveStream(handle, &stream, op)) return e;
+        const halError status = synchronizeStream(stream, op);
         return reportDeferred(stream->device->deferredFailures.take(stream), status);
     });
 }
 
 HAL_API halError halQueryStream(halStream handle) {
-    return apiCall([&] {
+    return apiCall([&, op = __func__] {
         halStream_t* stream = nullptr;
-        if (halError e = resolveStream(handle, &stream, "halQueryStream")) return e;
-        const halError status = queryStream(stream, "halQueryStream");
+        if (halError e = resolveStream(handle, &stream, op)) return e;
+        const halError status = queryStream(stream, op);
         return reportDeferred(stream->device->deferredFailures.take(stream), status);
     });
 }
 
 HAL_API halError halStreamWaitEvent(halStream streamHandle, halEvent eventHandle) {
-    return apiCall([&] {
+    return apiCall([&, op = __func__] {
         halStream_t* stream = nullptr;
         halEvent_t* event = nullptr;
-        if (halError e = resolveStream(streamHandle, &stream, "halStreamWaitEvent")) return e;
-        if (halError e = resolveEvent(eventHandle, &event, "halStreamWaitEvent")) return e;
+        if (halError e = resolveStream(streamHandle, &stream, op)) return e;
+        if (halError e = resolveEvent(eventHandle, &event, op)) return e;
         if (event->device->backend != stream->device->backend) {
             return fail(HAL_ERROR_NOT_SUPPORTED,
-                        "halStreamWaitEvent: the event belongs to the {} backend and the stream "
+                        "{}: the event belongs to the {} backend and the stream "
                         "to the {} backend; synchronize the event on the host instead",
-                        event->device->backend->name, stream->device->backend->name);
+                        op, event->device->backend->name, stream->device->backend->name);
         }
-        return streamWaitEvent(stream, event, "halStreamWaitEvent");
+        return streamWaitEvent(stream, event, op);
     });
 }
 
@@ -78,35 +85,34 @@ HAL_API halError halGetStreamPriorityRange(int* least, int* greatest) {
 }
 
 HAL_API halError halStreamGetNativeHandle(halStream handle, void** native) {
-    return apiCall([&] {
-        if (halError e = requireOutput(native, "halStreamGetNativeHandle", "native")) return e;
+    return apiCall([&, op = __func__] {
+        if (halError e = requireOutput(native, op, "native")) return e;
         halStream_t* stream = nullptr;
-        if (halError e = resolveStream(handle, &stream, "halStreamGetNativeHandle")) return e;
+        if (halError e = resolveStream(handle, &stream, op)) return e;
         const auto* vtable = stream->device->vtable;
         if (vtable->streamGetNativeHandle == nullptr) {
             return fail(HAL_ERROR_NOT_SUPPORTED,
-                        "halStreamGetNativeHandle: the {} backend has no native stream handles",
-                        stream->device->backend->name);
+                        "{}: the {} backend has no native stream handles",
+                        op, stream->device->backend->name);
         }
-        return checked(vtable->streamGetNativeHandle(stream->native, native), stream->device,
-                       "halStreamGetNativeHandle");
+        return checked(vtable->streamGetNativeHandle(stream->native, native), stream->device, op);
     });
 }
 
 HAL_API halError halLaunchHostFunc(halStream handle, halHostFn fn, void* userData) {
-    return apiCall([&] {
+    return apiCall([&, op = __func__] {
         if (fn == nullptr) {
-            return fail(HAL_ERROR_INVALID_VALUE, "halLaunchHostFunc: fn must not be NULL");
+            return fail(HAL_ERROR_INVALID_VALUE, "{}: fn must not be NULL", op);
         }
         halStream_t* stream = nullptr;
-        if (halError e = resolveStream(handle, &stream, "halLaunchHostFunc")) return e;
+        if (halError e = resolveStream(handle, &stream, op)) return e;
         const auto* vtable = stream->device->vtable;
         if (vtable->launchHostFunc == nullptr) {
             return fail(HAL_ERROR_NOT_SUPPORTED,
-                        "halLaunchHostFunc: the {} backend cannot run host functions",
-                        stream->device->backend->name);
+                        "{}: the {} backend cannot run host functions",
+                        op, stream->device->backend->name);
         }
-        return submit(stream, "halLaunchHostFunc", {}, [&] {
+        return submit(stream, op, {}, [&] {
             return launchMarkedHostFunction(*vtable, stream->native, fn, userData);
         });
     });

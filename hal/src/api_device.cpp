@@ -108,8 +108,7 @@ HAL_API halError halGetDeviceProperties(int ordinal, halDeviceProperties* props)
         const size_t minimum = offsetof(halDeviceProperties, name) + sizeof(props->name);
         if (props->size < minimum) {
             return fail(HAL_ERROR_INVALID_VALUE,
-                        "{}: props->size is {}; set it to "
-                        "sizeof(halDeviceProperties) ({})",
+                        "{}: props->size is {}; set it to sizeof(halDeviceProperties) ({})",
                         op, props->size, sizeof(halDeviceProperties));
         }
         if (halError e = requireDevice(ordinal, op)) return e;

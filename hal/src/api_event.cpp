@@ -118,8 +118,7 @@ HAL_API halError halEventElapsedTime(float* ms, halEvent startHandle, halEvent e
         for (const halEvent_t* event : {start, end}) {
             if ((event->flags & HAL_EVENT_DISABLE_TIMING) != 0) {
                 return fail(HAL_ERROR_INVALID_VALUE,
-                            "{}: event {} was created with "
-                            "HAL_EVENT_DISABLE_TIMING",
+                            "{}: event {} was created with HAL_EVENT_DISABLE_TIMING",
                             op, static_cast<const void*>(event));
             }
             if (!event->recorded.load(std::memory_order_acquire)) {

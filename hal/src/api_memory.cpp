@@ -196,8 +196,7 @@ HAL_API halError halMemcpyAsync(void* dst, size_t dstMax, const void* src, size_
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, op)) return e;
         CopyPlan plan;
-        if (halError e = planCopy(op, dst, dstMax, src, count, enumBits(kind),
-                                  &plan)) {
+        if (halError e = planCopy(op, dst, dstMax, src, count, enumBits(kind), &plan)) {
             return e;
         }
         if (count == 0) return HAL_SUCCESS;
@@ -209,8 +208,7 @@ HAL_API halError halMemcpy(void* dst, size_t dstMax, const void* src, size_t cou
                            halMemcpyKind kind) {
     return apiCall([&, op = __func__] {
         CopyPlan plan;
-        if (halError e =
-                planCopy(op, dst, dstMax, src, count, enumBits(kind), &plan)) {
+        if (halError e = planCopy(op, dst, dstMax, src, count, enumBits(kind), &plan)) {
             return e;
         }
         if (count == 0) return HAL_SUCCESS;

@@ -133,8 +133,7 @@ HAL_API halError halDeviceDisablePeerAccess(int peerDevice) {
         const auto found = std::find(peers.begin(), peers.end(), peerDevice);
         if (found == peers.end()) {
             return fail(HAL_ERROR_INVALID_VALUE,
-                        "{}: access from device {} to device {} is not "
-                        "enabled",
+                        "{}: access from device {} to device {} is not enabled",
                         op, device->ordinal, peerDevice);
         }
         if (backendGrants(device, peer)) {

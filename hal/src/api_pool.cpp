@@ -48,8 +48,7 @@ HAL_API halError halFreeAsync(void* ptr, halStream handle) {
             for (const auto& device : runtime().devices) {
                 if (device->pool->find(ptr, &allocation)) {
                     return fail(HAL_ERROR_INVALID_VALUE,
-                                "{}: {} belongs to device {}'s pool, the stream to "
-                                "device {}",
+                                "{}: {} belongs to device {}'s pool, the stream to device {}",
                                 op, ptr, device->ordinal, stream->device->ordinal);
                 }
             }
@@ -74,8 +73,7 @@ HAL_API halError halMemPoolGetStats(int ordinal, halMemPoolStats* stats) {
         const size_t minimum = offsetof(halMemPoolStats, bytesInUse) + sizeof(stats->bytesInUse);
         if (stats->size < minimum) {
             return fail(HAL_ERROR_INVALID_VALUE,
-                        "{}: stats->size is {}; set it to sizeof(halMemPoolStats) "
-                        "({})",
+                        "{}: stats->size is {}; set it to sizeof(halMemPoolStats) ({})",
                         op, stats->size, sizeof(halMemPoolStats));
         }
         Device* device = nullptr;

@@ -1,5 +1,4 @@
-// Copies: where each operand lives, which way a copy goes, and which path carries it (the
-// stream's own device, a peer path, or host staging between backends).
+// Copies: operand location, kind resolution, bounds, and the path (local, peer or staged).
 #include "copy_plan.hpp"
 
 #include <algorithm>

@@ -1,5 +1,4 @@
-// Copy planning: where each operand lives, which way a copy goes, whether it stays inside its
-// allocations, and the path that carries a planned copy.
+// Copy planning: where operands live, which way a copy goes, and the path that carries it.
 #ifndef POLYHAL_HAL_SRC_COPY_PLAN_HPP_
 #define POLYHAL_HAL_SRC_COPY_PLAN_HPP_
 

@@ -1,4 +1,4 @@
-// Stream operations the pool must know of: the plugin call and the pool's bookkeeping together.
+// Stream operations with the pool's bookkeeping: the plugin call and the pool notes together.
 #include "stream_ops.hpp"
 
 #include <mutex>

@@ -1,5 +1,4 @@
-// Where every stream operation meets the device's memory pool: work enqueued, waits on streams,
-// devices and events, and streams made and unmade.
+// Every stream operation the memory pool must know of: enqueues, waits and stream lifetimes.
 #ifndef POLYHAL_HAL_SRC_STREAM_OPS_HPP_
 #define POLYHAL_HAL_SRC_STREAM_OPS_HPP_
 

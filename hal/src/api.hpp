@@ -6,9 +6,7 @@
 #include <polyhal/hal.h>
 
 #include <exception>
-#include <initializer_list>
 #include <new>
-#include <optional>
 
 #include "enum_bits.hpp"
 #include "error.hpp"
@@ -45,7 +43,8 @@ inline halError checked(halError status, const Device* device, const char* opera
     return adoptPluginError(status, device->backend->name.c_str(), operation);
 }
 
-// The default stream of `device`, created on first use.
+// The default stream of `device`, created on first use with the pool's clock for it
+// (stream_ops.cpp).
 halError defaultStream(Device* device, halStream_t** stream);
 
 // A stream handle (NULL: the current device's default stream) as the core's object.
@@ -74,35 +73,13 @@ inline halError resolveEvent(halEvent handle, halEvent_t** event, const char* op
     return HAL_SUCCESS;
 }
 
-// The backend accepted one more operation on `stream`; `uses` are the pointers it touches.
-inline uint64_t noteSubmitted(halStream_t* stream) {
-    return stream->device->pool->submitted(stream->poolStream);
-}
-inline void noteSubmitted(halStream_t* stream, std::initializer_list<const void*> uses) {
-    const uint64_t ticket = noteSubmitted(stream);
-    stream->device->pool->recordUses(uses.begin(), uses.size(), stream->poolStream, ticket);
-}
+// The handle for `native`, a plugin event of `device` just made; destroys `native` where no
+// handle is left.
+halError makeEventHandle(Device* device, halPluginEvent native, uint32_t flags,
+                         const char* operation, halEvent* event);
 
 // Withdraws every peer access granted to `device` (halResetDevice).
 void revokePeerAccess(Device* device);
-
-// Waits for `stream` and tells the pool what has finished. An asynchronous failure of the
-// awaited work is not returned but deferred to the stream's reporting calls (hal.h,
-// "Asynchronous failures"); other plugin errors are returned.
-halError synchronizeStream(halStream_t* stream, const char* operation);
-
-// Waits for all work of `device`, deferring an asynchronous failure as synchronizeStream does.
-halError synchronizeDevice(Device* device, const char* operation);
-
-// The result `status` of a plugin's wait for work of `stream` (nullptr: of the whole device):
-// HAL_ERROR_LAUNCH_FAILED is deferred with its message and HAL_SUCCESS returned; other statuses
-// are passed through as checked() does.
-halError deferAsynchronousFailure(halError status, Device* device, const halStream_t* stream,
-                                  const char* operation);
-
-// Reports `failure` (the thread's error detail becomes its message) if there is one, otherwise
-// returns `status`.
-halError reportDeferred(std::optional<DeferredFailure> failure, halError status);
 
 inline halError requireDevice(int device, const char* operation) {
     const int count = static_cast<int>(runtime().devices.size());

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "api.hpp"
+#include "stream_ops.hpp"
 
 using namespace polyhal;
 
@@ -30,10 +30,7 @@ void releaseDeviceObjects(Device* device) {
         rt.events.destroy(event);
     });
     rt.streams.forEachLive([&](halStream_t* stream) {
-        if (stream->device != device) return;
-        device->pool->removeStream(stream->poolStream);
-        vt.streamDestroy(stream->native);
-        rt.streams.destroy(stream);
+        if (stream->device == device) releaseStream(stream);
     });
     device->pool->reset();
     for (const AddressRange& imported : rt.ipcImports.eraseDevice(device)) {
@@ -57,42 +54,42 @@ HAL_API halError halGetVersion(int* major, int* minor, int* patch) {
 }
 
 HAL_API halError halGetBackendName(const char** name) {
-    return apiCall([&] {
-        if (halError e = requireOutput(name, "halGetBackendName", "name")) return e;
+    return apiCall([&, op = __func__] {
+        if (halError e = requireOutput(name, op, "name")) return e;
         *name = currentDevice()->backend->name.c_str();
         return HAL_SUCCESS;
     });
 }
 
 HAL_API halError halGetDeviceCount(int* count) {
-    return apiCall([&] {
-        if (halError e = requireOutput(count, "halGetDeviceCount", "count")) return e;
+    return apiCall([&, op = __func__] {
+        if (halError e = requireOutput(count, op, "count")) return e;
         *count = static_cast<int>(runtime().devices.size());
         return HAL_SUCCESS;
     });
 }
 
 HAL_API halError halSetDevice(int device) {
-    return apiCall([&] {
-        if (halError e = requireDevice(device, "halSetDevice")) return e;
+    return apiCall([&, op = __func__] {
+        if (halError e = requireDevice(device, op)) return e;
         currentDeviceOrdinal() = device;
         return HAL_SUCCESS;
     });
 }
 
 HAL_API halError halGetDevice(int* device) {
-    return apiCall([&] {
-        if (halError e = requireOutput(device, "halGetDevice", "device")) return e;
+    return apiCall([&, op = __func__] {
+        if (halError e = requireOutput(device, op, "device")) return e;
         *device = currentDeviceOrdinal();
         return HAL_SUCCESS;
     });
 }
 
 HAL_API halError halResetDevice(int ordinal) {
-    return apiCall([&] {
-        if (halError e = requireDevice(ordinal, "halResetDevice")) return e;
+    return apiCall([&, op = __func__] {
+        if (halError e = requireDevice(ordinal, op)) return e;
         Device* device = runtime().devices[ordinal].get();
-        const halError drained = synchronizeDevice(device, "halResetDevice");
+        const halError drained = synchronizeDevice(device, op);
         releaseDeviceObjects(device);
         revokePeerAccess(device);  // as cudaDeviceReset ends the context's peer mappings
         std::optional<DeferredFailure> failure = device->deferredFailures.takeOldest();
@@ -109,16 +106,15 @@ HAL_API halError halResetDevice(int ordinal) {
 }
 
 HAL_API halError halGetDeviceProperties(int ordinal, halDeviceProperties* props) {
-    return apiCall([&] {
-        if (halError e = requireOutput(props, "halGetDeviceProperties", "props")) return e;
+    return apiCall([&, op = __func__] {
+        if (halError e = requireOutput(props, op, "props")) return e;
         const size_t minimum = offsetof(halDeviceProperties, name) + sizeof(props->name);
         if (props->size < minimum) {
             return fail(HAL_ERROR_INVALID_VALUE,
-                        "halGetDeviceProperties: props->size is {}; set it to "
-                        "sizeof(halDeviceProperties) ({})",
-                        props->size, sizeof(halDeviceProperties));
+                        "{}: props->size is {}; set it to sizeof(halDeviceProperties) ({})",
+                        op, props->size, sizeof(halDeviceProperties));
         }
-        if (halError e = requireDevice(ordinal, "halGetDeviceProperties")) return e;
+        if (halError e = requireDevice(ordinal, op)) return e;
         const Device& device = *runtime().devices[ordinal];
         halDeviceProperties full{};
         full.size = sizeof(full);
@@ -149,9 +145,9 @@ HAL_API halError halGetDeviceProperties(int ordinal, halDeviceProperties* props)
 }
 
 HAL_API halError halSynchronizeDevice(void) {
-    return apiCall([] {
+    return apiCall([op = __func__] {
         Device* device = currentDevice();
-        const halError status = synchronizeDevice(device, "halSynchronizeDevice");
+        const halError status = synchronizeDevice(device, op);
         return reportDeferred(device->deferredFailures.takeOldest(), status);
     });
 }

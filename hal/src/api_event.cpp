@@ -1,5 +1,5 @@
 // Events: points in streams.
-#include "api.hpp"
+#include "stream_ops.hpp"
 
 using namespace polyhal;
 
@@ -8,140 +8,123 @@ namespace {
 constexpr uint32_t kKnownEventFlags =
     HAL_EVENT_DISABLE_TIMING | HAL_EVENT_BLOCKING_SYNC | HAL_EVENT_INTERPROCESS;
 
+// halCreateEventWithFlag's work, shared with halCreateEvent so that each reports its own name.
+halError createEventHandle(halEvent* event, uint32_t flags, const char* op) {
+    if (halError e = requireOutput(event, op, "event")) return e;
+    if ((flags & ~kKnownEventFlags) != 0) {
+        return fail(HAL_ERROR_INVALID_VALUE, "{}: unknown flags 0x{:x}", op,
+                    flags & ~kKnownEventFlags);
+    }
+    Device* device = currentDevice();
+    if ((flags & HAL_EVENT_INTERPROCESS) != 0) {
+        if ((flags & HAL_EVENT_DISABLE_TIMING) == 0) {
+            return fail(HAL_ERROR_INVALID_VALUE,
+                        "{}: HAL_EVENT_INTERPROCESS needs HAL_EVENT_DISABLE_TIMING", op);
+        }
+        if (!device->supports(HAL_DEVICE_CAP_IPC_EVENTS)) {
+            return fail(HAL_ERROR_NOT_SUPPORTED,
+                        "{}: the {} backend (device {}) cannot share events between processes "
+                        "(HAL_EVENT_INTERPROCESS)",
+                        op, device->backend->name, device->ordinal);
+        }
+    }
+    halPluginEvent native = nullptr;
+    if (halError e = checked(device->vtable->eventCreate(device->native, flags, &native),
+                             device, op)) {
+        return e;
+    }
+    return makeEventHandle(device, native, flags, op, event);
+}
+
 }  // namespace
+
+namespace polyhal {
+
+halError makeEventHandle(Device* device, halPluginEvent native, uint32_t flags,
+                         const char* operation, halEvent* event) {
+    halEvent_t* object = runtime().events.create();
+    if (object == nullptr) {
+        device->vtable->eventDestroy(native);
+        return fail(HAL_ERROR_OUT_OF_MEMORY, "{}: too many live events", operation);
+    }
+    object->device = device;
+    object->native = native;
+    object->flags = flags;
+    *event = object;
+    return HAL_SUCCESS;
+}
+
+}  // namespace polyhal
 
 extern "C" {
 
 HAL_API halError halCreateEventWithFlag(halEvent* event, uint32_t flags) {
-    return apiCall([&] {
-        if (halError e = requireOutput(event, "halCreateEvent", "event")) return e;
-        if ((flags & ~kKnownEventFlags) != 0) {
-            return fail(HAL_ERROR_INVALID_VALUE, "halCreateEventWithFlag: unknown flags 0x{:x}",
-                        flags & ~kKnownEventFlags);
-        }
-        Device* device = currentDevice();
-        if ((flags & HAL_EVENT_INTERPROCESS) != 0) {
-            if ((flags & HAL_EVENT_DISABLE_TIMING) == 0) {
-                return fail(HAL_ERROR_INVALID_VALUE,
-                            "halCreateEventWithFlag: HAL_EVENT_INTERPROCESS needs "
-                            "HAL_EVENT_DISABLE_TIMING");
-            }
-            if (!device->supports(HAL_DEVICE_CAP_IPC_EVENTS)) {
-                return fail(HAL_ERROR_NOT_SUPPORTED,
-                            "halCreateEventWithFlag: the {} backend (device {}) cannot share "
-                            "events between processes (HAL_EVENT_INTERPROCESS)",
-                            device->backend->name, device->ordinal);
-            }
-        }
-        halPluginEvent native = nullptr;
-        if (halError e = checked(device->vtable->eventCreate(device->native, flags, &native),
-                                 device, "halCreateEvent")) {
-            return e;
-        }
-        halEvent_t* object = runtime().events.create();
-        if (object == nullptr) {
-            device->vtable->eventDestroy(native);
-            return fail(HAL_ERROR_OUT_OF_MEMORY, "halCreateEvent: too many live events");
-        }
-        object->device = device;
-        object->native = native;
-        object->flags = flags;
-        *event = object;
-        return HAL_SUCCESS;
-    });
+    return apiCall([&, op = __func__] { return createEventHandle(event, flags, op); });
 }
 
 HAL_API halError halCreateEvent(halEvent* event) {
-    return halCreateEventWithFlag(event, HAL_EVENT_DEFAULT);
+    return apiCall([&, op = __func__] { return createEventHandle(event, HAL_EVENT_DEFAULT, op); });
 }
 
 HAL_API halError halRecordEvent(halEvent eventHandle, halStream streamHandle) {
-    return apiCall([&] {
+    return apiCall([&, op = __func__] {
         halEvent_t* event = nullptr;
         halStream_t* stream = nullptr;
-        if (halError e = resolveEvent(eventHandle, &event, "halRecordEvent")) return e;
-        if (halError e = resolveStream(streamHandle, &stream, "halRecordEvent")) return e;
+        if (halError e = resolveEvent(eventHandle, &event, op)) return e;
+        if (halError e = resolveStream(streamHandle, &stream, op)) return e;
         if (event->device != stream->device) {
             return fail(HAL_ERROR_INVALID_VALUE,
-                        "halRecordEvent: the event belongs to device {}, the stream to device {}",
-                        event->device->ordinal, stream->device->ordinal);
+                        "{}: the event belongs to device {}, the stream to device {}",
+                        op, event->device->ordinal, stream->device->ordinal);
         }
-        // Reused by every record on this thread: capturing allocates nothing in steady state.
-        static thread_local allocator::VectorClock captured;
-        allocator::EventClock::Recording recording(event->clock);
-        stream->device->pool->captureInto(stream->poolStream, &captured);
-        if (halError e = checked(stream->device->vtable->eventRecord(event->native,
-                                                                     stream->native),
-                                 stream->device, "halRecordEvent")) {
-            return e;
-        }
-        recording.commit(captured);
-        event->recorded.store(true, std::memory_order_release);
-        return HAL_SUCCESS;
+        return recordEvent(event, stream, op);
     });
 }
 
 HAL_API halError halQueryEvent(halEvent handle) {
-    return apiCall([&] {
+    return apiCall([&, op = __func__] {
         halEvent_t* event = nullptr;
-        if (halError e = resolveEvent(handle, &event, "halQueryEvent")) return e;
-        const uint64_t record = event->clock.generation();
-        if (halError e = checked(event->device->vtable->eventQuery(event->native), event->device,
-                                 "halQueryEvent")) {
-            return e;
-        }
-        event->clock.completeOnce(record, [&](const allocator::VectorClock& reached) {
-            event->device->pool->observeCompleted(reached);
-        });
-        return HAL_SUCCESS;
+        if (halError e = resolveEvent(handle, &event, op)) return e;
+        return queryEvent(event, op);
     });
 }
 
 HAL_API halError halSynchronizeEvent(halEvent handle) {
-    return apiCall([&] {
+    return apiCall([&, op = __func__] {
         halEvent_t* event = nullptr;
-        if (halError e = resolveEvent(handle, &event, "halSynchronizeEvent")) return e;
-        const uint64_t record = event->clock.generation();
-        if (halError e = checked(event->device->vtable->eventSynchronize(event->native),
-                                 event->device, "halSynchronizeEvent")) {
-            return e;
-        }
-        event->clock.completeOnce(record, [&](const allocator::VectorClock& reached) {
-            event->device->pool->synchronized(reached);
-        });
-        return HAL_SUCCESS;
+        if (halError e = resolveEvent(handle, &event, op)) return e;
+        return synchronizeEvent(event, op);
     });
 }
 
 HAL_API halError halEventElapsedTime(float* ms, halEvent startHandle, halEvent endHandle) {
-    return apiCall([&] {
-        if (halError e = requireOutput(ms, "halEventElapsedTime", "ms")) return e;
+    return apiCall([&, op = __func__] {
+        if (halError e = requireOutput(ms, op, "ms")) return e;
         halEvent_t* start = nullptr;
         halEvent_t* end = nullptr;
-        if (halError e = resolveEvent(startHandle, &start, "halEventElapsedTime")) return e;
-        if (halError e = resolveEvent(endHandle, &end, "halEventElapsedTime")) return e;
+        if (halError e = resolveEvent(startHandle, &start, op)) return e;
+        if (halError e = resolveEvent(endHandle, &end, op)) return e;
         if (start->device != end->device) {
             return fail(HAL_ERROR_INVALID_VALUE,
-                        "halEventElapsedTime: the events belong to devices {} and {}",
-                        start->device->ordinal, end->device->ordinal);
+                        "{}: the events belong to devices {} and {}",
+                        op, start->device->ordinal, end->device->ordinal);
         }
         const auto* vtable = start->device->vtable;
         if (!start->device->supports(HAL_DEVICE_CAP_TIMING_EVENTS)) {
             return fail(HAL_ERROR_NOT_SUPPORTED,
-                        "halEventElapsedTime: the {} backend has no timing events",
-                        start->device->backend->name);
+                        "{}: the {} backend has no timing events",
+                        op, start->device->backend->name);
         }
         for (const halEvent_t* event : {start, end}) {
             if ((event->flags & HAL_EVENT_DISABLE_TIMING) != 0) {
                 return fail(HAL_ERROR_INVALID_VALUE,
-                            "halEventElapsedTime: event {} was created with "
-                            "HAL_EVENT_DISABLE_TIMING",
-                            static_cast<const void*>(event));
+                            "{}: event {} was created with HAL_EVENT_DISABLE_TIMING",
+                            op, static_cast<const void*>(event));
             }
             if (!event->recorded.load(std::memory_order_acquire)) {
                 return fail(HAL_ERROR_INVALID_VALUE,
-                            "halEventElapsedTime: event {} was never recorded",
-                            static_cast<const void*>(event));
+                            "{}: event {} was never recorded",
+                            op, static_cast<const void*>(event));
             }
         }
         // plugin.h promises the plugin complete events: a timestamp read before the device
@@ -150,24 +133,23 @@ HAL_API halError halEventElapsedTime(float* ms, halEvent startHandle, halEvent e
             const halError status = vtable->eventQuery(event->native);
             if (status == HAL_ERROR_NOT_READY) {
                 return fail(HAL_ERROR_NOT_READY,
-                            "halEventElapsedTime: the {} event has not completed yet",
-                            event == start ? "start" : "end");
+                            "{}: the {} event has not completed yet",
+                            op, event == start ? "start" : "end");
             }
-            if (halError e = checked(status, start->device, "halEventElapsedTime")) return e;
+            if (halError e = checked(status, start->device, op)) return e;
         }
-        return checked(vtable->eventElapsedTime(ms, start->native, end->native), start->device,
-                       "halEventElapsedTime");
+        return checked(vtable->eventElapsedTime(ms, start->native, end->native), start->device, op);
     });
 }
 
 HAL_API halError halDestroyEvent(halEvent handle) {
-    return apiCall([&] {
+    return apiCall([&, op = __func__] {
         halEvent_t* event = nullptr;
-        if (halError e = resolveEvent(handle, &event, "halDestroyEvent")) return e;
+        if (halError e = resolveEvent(handle, &event, op)) return e;
         Device* device = event->device;
         const halPluginEvent native = event->native;
         runtime().events.destroy(event);
-        return checked(device->vtable->eventDestroy(native), device, "halDestroyEvent");
+        return checked(device->vtable->eventDestroy(native), device, op);
     });
 }
 

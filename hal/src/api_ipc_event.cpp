@@ -1,6 +1,4 @@
 // Events shared between processes: halIpcGetEventHandle, halIpcOpenEventHandle.
-#include <cstring>
-
 #include "api.hpp"
 #include "ipc_handle.hpp"
 
@@ -9,8 +7,7 @@ using namespace polyhal;
 extern "C" {
 
 HAL_API halError halIpcGetEventHandle(halIpcEventHandle* handle, halEvent eventHandle) {
-    return apiCall([&] {
-        const char* operation = "halIpcGetEventHandle";
+    return apiCall([&, operation = __func__] {
         if (halError e = requireOutput(handle, operation, "handle")) return e;
         halEvent_t* event = nullptr;
         if (halError e = resolveEvent(eventHandle, &event, operation)) return e;
@@ -26,15 +23,13 @@ HAL_API halError halIpcGetEventHandle(halIpcEventHandle* handle, halEvent eventH
                                  device, operation)) {
             return e;
         }
-        std::memset(handle->reserved, 0, sizeof handle->reserved);
-        std::memcpy(handle->reserved, &exported, sizeof exported);
+        storeIpcHandle(exported, handle);
         return HAL_SUCCESS;
     });
 }
 
 HAL_API halError halIpcOpenEventHandle(halEvent* event, halIpcEventHandle handle) {
-    return apiCall([&] {
-        const char* operation = "halIpcOpenEventHandle";
+    return apiCall([&, operation = __func__] {
         if (halError e = requireOutput(event, operation, "event")) return e;
         Device* device = currentDevice();
         IpcHandle imported;
@@ -53,16 +48,8 @@ HAL_API halError halIpcOpenEventHandle(halEvent* event, halIpcEventHandle handle
                                  device, operation)) {
             return e;
         }
-        halEvent_t* object = runtime().events.create();
-        if (object == nullptr) {
-            device->vtable->eventDestroy(native);
-            return fail(HAL_ERROR_OUT_OF_MEMORY, "{}: too many live events", operation);
-        }
-        object->device = device;
-        object->native = native;
-        object->flags = HAL_EVENT_INTERPROCESS | HAL_EVENT_DISABLE_TIMING;
-        *event = object;
-        return HAL_SUCCESS;
+        return makeEventHandle(device, native, HAL_EVENT_INTERPROCESS | HAL_EVENT_DISABLE_TIMING,
+                               operation, event);
     });
 }
 

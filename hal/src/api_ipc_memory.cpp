@@ -1,9 +1,7 @@
 // Memory shared between processes: halIpcGetMemHandle, halIpcOpenMemHandle,
 // halIpcCloseMemHandle.
-#include <cstring>
-
-#include "api.hpp"
 #include "ipc_handle.hpp"
+#include "stream_ops.hpp"
 
 using namespace polyhal;
 
@@ -21,13 +19,13 @@ halError requireIpcMemory(const Device* device, const char* operation) {
 extern "C" {
 
 HAL_API halError halIpcGetMemHandle(halIpcMemHandle* handle, void* devPtr) {
-    return apiCall([&] {
-        if (halError e = requireOutput(handle, "halIpcGetMemHandle", "handle")) return e;
+    return apiCall([&, op = __func__] {
+        if (halError e = requireOutput(handle, op, "handle")) return e;
         for (const auto& owner : runtime().devices) {
             Device* device = owner.get();
             allocator::ExportedBlock block;
             if (!device->pool->exportBlock(devPtr, &block)) continue;
-            if (halError e = requireIpcMemory(device, "halIpcGetMemHandle")) return e;
+            if (halError e = requireIpcMemory(device, op)) return e;
             IpcHandle exported = makeIpcHandle(IpcKind::kMemory, device);
             exported.allocationSize = block.segmentSize;
             exported.offset = block.offset;
@@ -35,23 +33,21 @@ HAL_API halError halIpcGetMemHandle(halIpcMemHandle* handle, void* devPtr) {
             if (halError e = checked(device->vtable->ipcMemGetHandle(device->native,
                                                                      block.segmentBase,
                                                                      &exported.plugin),
-                                     device, "halIpcGetMemHandle")) {
+                                     device, op)) {
                 return e;
             }
-            std::memset(handle->reserved, 0, sizeof handle->reserved);
-            std::memcpy(handle->reserved, &exported, sizeof exported);
+            storeIpcHandle(exported, handle);
             return HAL_SUCCESS;
         }
         return fail(HAL_ERROR_INVALID_VALUE,
-                    "halIpcGetMemHandle: {} is not the start of a live pool allocation "
+                    "{}: {} is not the start of a live pool allocation "
                     "(halMalloc or halMallocAsync)",
-                    devPtr);
+                    op, devPtr);
     });
 }
 
 HAL_API halError halIpcOpenMemHandle(void** devPtr, halIpcMemHandle handle, uint32_t flags) {
-    return apiCall([&] {
-        const char* operation = "halIpcOpenMemHandle";
+    return apiCall([&, operation = __func__] {
         if (halError e = requireOutput(devPtr, operation, "devPtr")) return e;
         if (flags != 0) {
             return fail(HAL_ERROR_INVALID_VALUE, "{}: flags must be 0 (got {:#x})", operation,
@@ -93,8 +89,7 @@ HAL_API halError halIpcOpenMemHandle(void** devPtr, halIpcMemHandle handle, uint
 }
 
 HAL_API halError halIpcCloseMemHandle(void* devPtr) {
-    return apiCall([&] {
-        const char* operation = "halIpcCloseMemHandle";
+    return apiCall([&, operation = __func__] {
         const auto opened = runtime().ipcImports.find(devPtr);
         if (!opened || opened->base != reinterpret_cast<uintptr_t>(devPtr)) {
             return fail(HAL_ERROR_INVALID_VALUE,

@@ -6,13 +6,13 @@ using namespace polyhal;
 extern "C" {
 
 HAL_API halError halGetMemInfo(size_t* freeBytes, size_t* totalBytes) {
-    return apiCall([&] {
-        if (halError e = requireOutput(freeBytes, "halGetMemInfo", "freeBytes")) return e;
-        if (halError e = requireOutput(totalBytes, "halGetMemInfo", "totalBytes")) return e;
+    return apiCall([&, op = __func__] {
+        if (halError e = requireOutput(freeBytes, op, "freeBytes")) return e;
+        if (halError e = requireOutput(totalBytes, op, "totalBytes")) return e;
         Device* device = currentDevice();
         if (device->vtable->memGetInfo != nullptr) {
             return checked(device->vtable->memGetInfo(device->native, freeBytes, totalBytes),
-                           device, "halGetMemInfo");
+                           device, op);
         }
         // What polyhal itself holds is all it knows of: its pool's segments.
         const uint64_t total = device->info.totalMemory;

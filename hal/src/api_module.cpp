@@ -8,7 +8,7 @@
 #include <mutex>
 #include <vector>
 
-#include "api.hpp"
+#include "stream_ops.hpp"
 
 using namespace polyhal;
 
@@ -49,11 +49,10 @@ halError resolveModule(halModule handle, halModule_t** module, const char* opera
     return HAL_SUCCESS;
 }
 
-// Is dims.x * dims.y * dims.z above `limit`? A product past 2^64 is, rather than wrapping.
 // The whole content of the regular file at `path`; INVALID_VALUE with the OS error otherwise.
-halError readModuleFile(const char* path, std::vector<char>* image) {
-    const auto refuse = [path](const char* problem) {
-        return fail(HAL_ERROR_INVALID_VALUE, "halModuleLoadFile: cannot read '{}': {}", path,
+halError readModuleFile(const char* path, std::vector<char>* image, const char* operation) {
+    const auto refuse = [path, operation](const char* problem) {
+        return fail(HAL_ERROR_INVALID_VALUE, "{}: cannot read '{}': {}", operation, path,
                     problem);
     };
     const int file = open(path, O_RDONLY | O_CLOEXEC);
@@ -80,6 +79,7 @@ halError readModuleFile(const char* path, std::vector<char>* image) {
     return closeFile(HAL_SUCCESS);
 }
 
+// Is dims.x * dims.y * dims.z above `limit`? A product past 2^64 is, rather than wrapping.
 bool exceeds(halDim3 dims, uint64_t limit) {
     uint64_t product = 0;
     return __builtin_mul_overflow(uint64_t{dims.x} * dims.y, dims.z, &product) ||
@@ -88,8 +88,7 @@ bool exceeds(halDim3 dims, uint64_t limit) {
 
 halError checkLaunch(const halFunction_t* function, const halStream_t* stream, halDim3 grid,
                      halDim3 block, size_t sharedBytes, const halKernelArg* args,
-                     uint32_t numArgs) {
-    const char* op = "halLaunchKernel";
+                     uint32_t numArgs, const char* op) {
     const Device* device = stream->device;
     if (function->device != device) {
         return fail(HAL_ERROR_INVALID_VALUE,
@@ -103,13 +102,13 @@ halError checkLaunch(const halFunction_t* function, const halStream_t* stream, h
     }
     if (exceeds(block, device->info.maxThreadsPerBlock)) {
         return fail(HAL_ERROR_INVALID_VALUE,
-                    "{}: block ({},{},{}) has more than the device's {} threads per block", op,
-                    block.x, block.y, block.z, device->info.maxThreadsPerBlock);
+                    "{}: block ({},{},{}) has more than the device's {} threads per block",
+                    op, block.x, block.y, block.z, device->info.maxThreadsPerBlock);
     }
     if (sharedBytes > device->info.maxSharedMemoryPerBlock) {
         return fail(HAL_ERROR_INVALID_VALUE,
-                    "{}: {} bytes of dynamic shared memory exceed the device's {}", op,
-                    sharedBytes, device->info.maxSharedMemoryPerBlock);
+                    "{}: {} bytes of dynamic shared memory exceed the device's {}",
+                    op, sharedBytes, device->info.maxSharedMemoryPerBlock);
     }
     if (numArgs > 0 && args == nullptr) {
         return fail(HAL_ERROR_INVALID_VALUE, "{}: args is NULL but numArgs is {}", op, numArgs);
@@ -132,8 +131,11 @@ halError checkLaunch(const halFunction_t* function, const halStream_t* stream, h
     return HAL_SUCCESS;
 }
 
-// Every pointer-sized argument whose value points into a live pool block is a use on `stream`.
-void recordKernelUses(halStream_t* stream, const halKernelArg* args, uint32_t numArgs) {
+// Launches `function` on `stream`. Every pointer-sized argument whose value points into a live
+// pool block is a use on `stream` (the pool ignores the other values cheaply).
+halError launch(halFunction_t* function, halStream_t* stream, halDim3 grid, halDim3 block,
+                size_t sharedBytes, const halKernelArg* args, uint32_t numArgs,
+                const char* operation) {
     constexpr uint32_t kInline = 16;
     const void* inlineValues[kInline];
     std::vector<const void*> manyValues;
@@ -148,8 +150,10 @@ void recordKernelUses(halStream_t* stream, const halKernelArg* args, uint32_t nu
             std::memcpy(&values[count++], args[i].value, sizeof(void*));
         }
     }
-    const uint64_t ticket = noteSubmitted(stream);
-    if (count > 0) stream->device->pool->recordUses(values, count, stream->poolStream, ticket);
+    return submit(stream, operation, values, count, [&] {
+        return stream->device->vtable->launchKernel(stream->native, function->native, grid,
+                                                    block, sharedBytes, args, numArgs);
+    });
 }
 
 }  // namespace
@@ -157,33 +161,33 @@ void recordKernelUses(halStream_t* stream, const halKernelArg* args, uint32_t nu
 extern "C" {
 
 HAL_API halError halModuleLoadData(halModule* module, const void* image, size_t size) {
-    return apiCall([&] {
-        if (halError e = requireOutput(module, "halModuleLoadData", "module")) return e;
+    return apiCall([&, op = __func__] {
+        if (halError e = requireOutput(module, op, "module")) return e;
         if (image == nullptr || size == 0) {
-            return fail(HAL_ERROR_INVALID_VALUE, "halModuleLoadData: the image is {}",
+            return fail(HAL_ERROR_INVALID_VALUE, "{}: the image is {}", op,
                         image == nullptr ? "NULL" : "empty");
         }
-        return loadModule(module, image, size, "halModuleLoadData");
+        return loadModule(module, image, size, op);
     });
 }
 
 HAL_API halError halModuleLoadFile(halModule* module, const char* path) {
-    return apiCall([&] {
-        if (halError e = requireOutput(module, "halModuleLoadFile", "module")) return e;
-        if (halError e = requireOutput(path, "halModuleLoadFile", "path")) return e;
+    return apiCall([&, op = __func__] {
+        if (halError e = requireOutput(module, op, "module")) return e;
+        if (halError e = requireOutput(path, op, "path")) return e;
         std::vector<char> image;
-        if (halError e = readModuleFile(path, &image)) return e;
-        return loadModule(module, image.data(), image.size(), "halModuleLoadFile");
+        if (halError e = readModuleFile(path, &image, op)) return e;
+        return loadModule(module, image.data(), image.size(), op);
     });
 }
 
 HAL_API halError halModuleGetFunction(halFunction* function, halModule moduleHandle,
                                       const char* name) {
-    return apiCall([&] {
-        if (halError e = requireOutput(function, "halModuleGetFunction", "function")) return e;
-        if (halError e = requireOutput(name, "halModuleGetFunction", "name")) return e;
+    return apiCall([&, op = __func__] {
+        if (halError e = requireOutput(function, op, "function")) return e;
+        if (halError e = requireOutput(name, op, "name")) return e;
         halModule_t* module = nullptr;
-        if (halError e = resolveModule(moduleHandle, &module, "halModuleGetFunction")) return e;
+        if (halError e = resolveModule(moduleHandle, &module, op)) return e;
         std::lock_guard<std::mutex> lock(module->mutex);
         if (auto it = module->functions.find(name); it != module->functions.end()) {
             *function = it->second;
@@ -192,12 +196,12 @@ HAL_API halError halModuleGetFunction(halFunction* function, halModule moduleHan
         Device* device = module->device;
         halPluginFunction native = nullptr;
         if (halError e = checked(device->vtable->moduleGetFunction(module->native, name, &native),
-                                 device, "halModuleGetFunction")) {
+                                 device, op)) {
             return e;
         }
         halFunction_t* object = runtime().functions.create(halFunction_t{device, module, native});
         if (object == nullptr) {
-            return fail(HAL_ERROR_OUT_OF_MEMORY, "halModuleGetFunction: too many functions");
+            return fail(HAL_ERROR_OUT_OF_MEMORY, "{}: too many functions", op);
         }
         module->functions.emplace(name, object);
         *function = object;
@@ -206,17 +210,17 @@ HAL_API halError halModuleGetFunction(halFunction* function, halModule moduleHan
 }
 
 HAL_API halError halModuleUnload(halModule handle) {
-    return apiCall([&] {
+    return apiCall([&, op = __func__] {
         halModule_t* module = nullptr;
-        if (halError e = resolveModule(handle, &module, "halModuleUnload")) return e;
+        if (halError e = resolveModule(handle, &module, op)) return e;
         Device* device = module->device;
         // Kernels from the module may still be queued; the code must outlive them.
-        const halError drained = synchronizeDevice(device, "halModuleUnload");
+        const halError drained = synchronizeDevice(device, op);
         for (auto& entry : module->functions) runtime().functions.destroy(entry.second);
         const halPluginModule native = module->native;
         runtime().modules.destroy(module);
         const halError unloaded =
-            checked(device->vtable->moduleUnload(native), device, "halModuleUnload");
+            checked(device->vtable->moduleUnload(native), device, op);
         return unloaded != HAL_SUCCESS ? unloaded : drained;
     });
 }
@@ -224,28 +228,21 @@ HAL_API halError halModuleUnload(halModule handle) {
 HAL_API halError halLaunchKernel(halFunction functionHandle, halDim3 grid, halDim3 block,
                                  size_t dynamicSharedBytes, const halKernelArg* args,
                                  uint32_t numArgs, halStream streamHandle) {
-    return apiCall([&] {
+    return apiCall([&, op = __func__] {
         halFunction_t* function = runtime().functions.validate(functionHandle);
         if (function == nullptr) {
             return fail(HAL_ERROR_INVALID_HANDLE,
-                        "halLaunchKernel: function {} is not a live kernel function (NULL, or its "
+                        "{}: function {} is not a live kernel function (NULL, or its "
                         "module was unloaded)",
-                        static_cast<const void*>(functionHandle));
+                        op, static_cast<const void*>(functionHandle));
         }
         halStream_t* stream = nullptr;
-        if (halError e = resolveStream(streamHandle, &stream, "halLaunchKernel")) return e;
+        if (halError e = resolveStream(streamHandle, &stream, op)) return e;
         if (halError e = checkLaunch(function, stream, grid, block, dynamicSharedBytes, args,
-                                     numArgs)) {
+                                     numArgs, op)) {
             return e;
         }
-        if (halError e = checked(stream->device->vtable->launchKernel(
-                                     stream->native, function->native, grid, block,
-                                     dynamicSharedBytes, args, numArgs),
-                                 stream->device, "halLaunchKernel")) {
-            return e;
-        }
-        recordKernelUses(stream, args, numArgs);
-        return HAL_SUCCESS;
+        return launch(function, stream, grid, block, dynamicSharedBytes, args, numArgs, op);
     });
 }
 

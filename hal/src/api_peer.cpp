@@ -66,17 +66,16 @@ void revokePeerAccess(Device* device) {
 extern "C" {
 
 HAL_API halError halDeviceCanAccessPeer(int* canAccessPeer, int device, int peerDevice) {
-    return apiCall([&] {
-        if (halError e = requireOutput(canAccessPeer, "halDeviceCanAccessPeer", "canAccessPeer")) {
+    return apiCall([&, op = __func__] {
+        if (halError e = requireOutput(canAccessPeer, op, "canAccessPeer")) {
             return e;
         }
-        if (halError e = requireDevice(device, "halDeviceCanAccessPeer")) return e;
-        if (halError e = requireDevice(peerDevice, "halDeviceCanAccessPeer")) return e;
+        if (halError e = requireDevice(device, op)) return e;
+        if (halError e = requireDevice(peerDevice, op)) return e;
         bool result = false;
         const char* why = nullptr;
         if (halError e = canAccess(runtime().devices[device].get(),
-                                   runtime().devices[peerDevice].get(), &result, &why,
-                                   "halDeviceCanAccessPeer")) {
+                                   runtime().devices[peerDevice].get(), &result, &why, op)) {
             return e;
         }
         *canAccessPeer = result ? 1 : 0;
@@ -85,29 +84,29 @@ HAL_API halError halDeviceCanAccessPeer(int* canAccessPeer, int device, int peer
 }
 
 HAL_API halError halDeviceEnablePeerAccess(int peerDevice, uint32_t flags) {
-    return apiCall([&] {
+    return apiCall([&, op = __func__] {
         if (flags != 0) {
             return fail(HAL_ERROR_INVALID_VALUE,
-                        "halDeviceEnablePeerAccess: flags must be 0 (got {:#x})", flags);
+                        "{}: flags must be 0 (got {:#x})", op, flags);
         }
-        if (halError e = requireDevice(peerDevice, "halDeviceEnablePeerAccess")) return e;
+        if (halError e = requireDevice(peerDevice, op)) return e;
         Device* device = currentDevice();
         Device* peer = runtime().devices[peerDevice].get();
         if (device == peer) {
             return fail(HAL_ERROR_INVALID_DEVICE,
-                        "halDeviceEnablePeerAccess: device {} is the current device; a device "
+                        "{}: device {} is the current device; a device "
                         "always accesses its own memory",
-                        peerDevice);
+                        op, peerDevice);
         }
         bool possible = false;
         const char* why = nullptr;
-        if (halError e = canAccess(device, peer, &possible, &why, "halDeviceEnablePeerAccess")) {
+        if (halError e = canAccess(device, peer, &possible, &why, op)) {
             return e;
         }
         if (!possible) {
             return fail(HAL_ERROR_NOT_SUPPORTED,
-                        "halDeviceEnablePeerAccess: device {} cannot access device {}: {}",
-                        device->ordinal, peerDevice, why);
+                        "{}: device {} cannot access device {}: {}",
+                        op, device->ordinal, peerDevice, why);
         }
         std::lock_guard lock(device->peersMutex);
         auto& peers = device->enabledPeers;
@@ -115,7 +114,7 @@ HAL_API halError halDeviceEnablePeerAccess(int peerDevice, uint32_t flags) {
         if (backendGrants(device, peer)) {
             if (halError e = checked(device->vtable->deviceEnablePeerAccess(device->native,
                                                                             peer->native),
-                                     device, "halDeviceEnablePeerAccess")) {
+                                     device, op)) {
                 return e;
             }
         }
@@ -125,8 +124,8 @@ HAL_API halError halDeviceEnablePeerAccess(int peerDevice, uint32_t flags) {
 }
 
 HAL_API halError halDeviceDisablePeerAccess(int peerDevice) {
-    return apiCall([&] {
-        if (halError e = requireDevice(peerDevice, "halDeviceDisablePeerAccess")) return e;
+    return apiCall([&, op = __func__] {
+        if (halError e = requireDevice(peerDevice, op)) return e;
         Device* device = currentDevice();
         Device* peer = runtime().devices[peerDevice].get();
         std::lock_guard lock(device->peersMutex);
@@ -134,14 +133,13 @@ HAL_API halError halDeviceDisablePeerAccess(int peerDevice) {
         const auto found = std::find(peers.begin(), peers.end(), peerDevice);
         if (found == peers.end()) {
             return fail(HAL_ERROR_INVALID_VALUE,
-                        "halDeviceDisablePeerAccess: access from device {} to device {} is not "
-                        "enabled",
-                        device->ordinal, peerDevice);
+                        "{}: access from device {} to device {} is not enabled",
+                        op, device->ordinal, peerDevice);
         }
         if (backendGrants(device, peer)) {
             if (halError e = checked(device->vtable->deviceDisablePeerAccess(device->native,
                                                                              peer->native),
-                                     device, "halDeviceDisablePeerAccess")) {
+                                     device, op)) {
                 return e;
             }
         }

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "api.hpp"
+#include "stream_ops.hpp"
 
 using namespace polyhal;
 
@@ -29,28 +29,27 @@ halError requireSwitch(uint64_t value, const char* operation) {
 extern "C" {
 
 HAL_API halError halMallocAsync(void** ptr, size_t size, halStream handle) {
-    return apiCall([&] {
-        if (halError e = requireOutput(ptr, "halMallocAsync", "ptr")) return e;
-        if (size == 0) return fail(HAL_ERROR_INVALID_VALUE, "halMallocAsync: size is 0");
+    return apiCall([&, op = __func__] {
+        if (halError e = requireOutput(ptr, op, "ptr")) return e;
+        if (size == 0) return fail(HAL_ERROR_INVALID_VALUE, "{}: size is 0", op);
         halStream_t* stream = nullptr;
-        if (halError e = resolveStream(handle, &stream, "halMallocAsync")) return e;
+        if (halError e = resolveStream(handle, &stream, op)) return e;
         return stream->device->pool->allocate(size, stream->poolStream, ptr);
     });
 }
 
 HAL_API halError halFreeAsync(void* ptr, halStream handle) {
-    return apiCall([&] {
+    return apiCall([&, op = __func__] {
         halStream_t* stream = nullptr;
-        if (halError e = resolveStream(handle, &stream, "halFreeAsync")) return e;
-        if (ptr == nullptr) return fail(HAL_ERROR_INVALID_VALUE, "halFreeAsync: ptr is NULL");
+        if (halError e = resolveStream(handle, &stream, op)) return e;
+        if (ptr == nullptr) return fail(HAL_ERROR_INVALID_VALUE, "{}: ptr is NULL", op);
         allocator::Allocation allocation;
         if (!stream->device->pool->find(ptr, &allocation)) {
             for (const auto& device : runtime().devices) {
                 if (device->pool->find(ptr, &allocation)) {
                     return fail(HAL_ERROR_INVALID_VALUE,
-                                "halFreeAsync: {} belongs to device {}'s pool, the stream to "
-                                "device {}",
-                                ptr, device->ordinal, stream->device->ordinal);
+                                "{}: {} belongs to device {}'s pool, the stream to device {}",
+                                op, ptr, device->ordinal, stream->device->ordinal);
                 }
             }
         }
@@ -59,28 +58,26 @@ HAL_API halError halFreeAsync(void* ptr, halStream handle) {
 }
 
 HAL_API halError halRecordStream(void* ptr, halStream handle) {
-    return apiCall([&] {
-        if (ptr == nullptr) return fail(HAL_ERROR_INVALID_VALUE, "halRecordStream: ptr is NULL");
+    return apiCall([&, op = __func__] {
+        if (ptr == nullptr) return fail(HAL_ERROR_INVALID_VALUE, "{}: ptr is NULL", op);
         halStream_t* stream = nullptr;
-        if (halError e = resolveStream(handle, &stream, "halRecordStream")) return e;
-        // The use is placed after everything submitted so far; any event recorded later covers it.
-        noteSubmitted(stream, {ptr});
+        if (halError e = resolveStream(handle, &stream, op)) return e;
+        recordUse(stream, ptr);
         return HAL_SUCCESS;
     });
 }
 
 HAL_API halError halMemPoolGetStats(int ordinal, halMemPoolStats* stats) {
-    return apiCall([&] {
-        if (halError e = requireOutput(stats, "halMemPoolGetStats", "stats")) return e;
+    return apiCall([&, op = __func__] {
+        if (halError e = requireOutput(stats, op, "stats")) return e;
         const size_t minimum = offsetof(halMemPoolStats, bytesInUse) + sizeof(stats->bytesInUse);
         if (stats->size < minimum) {
             return fail(HAL_ERROR_INVALID_VALUE,
-                        "halMemPoolGetStats: stats->size is {}; set it to sizeof(halMemPoolStats) "
-                        "({})",
-                        stats->size, sizeof(halMemPoolStats));
+                        "{}: stats->size is {}; set it to sizeof(halMemPoolStats) ({})",
+                        op, stats->size, sizeof(halMemPoolStats));
         }
         Device* device = nullptr;
-        if (halError e = requirePoolDevice(ordinal, &device, "halMemPoolGetStats")) return e;
+        if (halError e = requirePoolDevice(ordinal, &device, op)) return e;
         const allocator::PoolStats pool = device->pool->stats();
         halMemPoolStats full{};
         full.size = sizeof(full);
@@ -105,17 +102,16 @@ HAL_API halError halMemPoolGetStats(int ordinal, halMemPoolStats* stats) {
 }
 
 HAL_API halError halMemPoolTrim(int ordinal, size_t bytesToKeep) {
-    return apiCall([&] {
+    return apiCall([&, op = __func__] {
         Device* device = nullptr;
-        if (halError e = requirePoolDevice(ordinal, &device, "halMemPoolTrim")) return e;
+        if (halError e = requirePoolDevice(ordinal, &device, op)) return e;
         return device->pool->trim(bytesToKeep);
     });
 }
 
 HAL_API halError halMemPoolSetAttribute(int ordinal, halMemPoolAttribute attribute,
                                         uint64_t value) {
-    return apiCall([&] {
-        const char* op = "halMemPoolSetAttribute";
+    return apiCall([&, op = __func__] {
         Device* device = nullptr;
         if (halError e = requirePoolDevice(ordinal, &device, op)) return e;
         allocator::PoolAttributes attributes = device->pool->attributes();
@@ -142,8 +138,7 @@ HAL_API halError halMemPoolSetAttribute(int ordinal, halMemPoolAttribute attribu
 
 HAL_API halError halMemPoolGetAttribute(int ordinal, halMemPoolAttribute attribute,
                                         uint64_t* value) {
-    return apiCall([&] {
-        const char* op = "halMemPoolGetAttribute";
+    return apiCall([&, op = __func__] {
         if (halError e = requireOutput(value, op, "value")) return e;
         Device* device = nullptr;
         if (halError e = requirePoolDevice(ordinal, &device, op)) return e;

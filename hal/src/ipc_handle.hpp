@@ -7,6 +7,7 @@
 #include <polyhal/plugin.h>
 
 #include <cstdint>
+#include <cstring>
 
 namespace polyhal {
 
@@ -33,6 +34,14 @@ constexpr uint32_t kIpcLayout = 1;
 
 // Fills the header of a handle of `kind` exported by this process from `device`.
 IpcHandle makeIpcHandle(IpcKind kind, const Device* device);
+
+// Writes `handle` into the bytes of a public handle (halIpcMemHandle, halIpcEventHandle), the
+// rest zeroed.
+template <typename PublicHandle>
+void storeIpcHandle(const IpcHandle& handle, PublicHandle* out) {
+    std::memset(out->reserved, 0, sizeof out->reserved);
+    std::memcpy(out->reserved, &handle, sizeof handle);
+}
 
 // Checks bytes received as a handle of `kind` before anything trusts them: a polyhal handle of
 // that kind, from another process, of the backend of `device` (the importing device).

@@ -1,0 +1,214 @@
+// Stream operations with the pool's bookkeeping: the plugin call and the pool notes together.
+#include "stream_ops.hpp"
+
+#include <mutex>
+#include <utility>
+
+namespace polyhal {
+
+namespace {
+
+// The result `status` of a plugin's wait for work of `stream` (nullptr: of the whole device):
+// HAL_ERROR_LAUNCH_FAILED is deferred with its message and HAL_SUCCESS returned; other statuses
+// are passed through as checked() does.
+halError deferAsynchronousFailure(halError status, Device* device, const halStream_t* stream,
+                                  const char* operation) {
+    if (__builtin_expect(status != HAL_ERROR_LAUNCH_FAILED, 1)) {
+        return checked(status, device, operation);
+    }
+    device->deferredFailures.defer(
+        stream, status,
+        takePluginErrorMessage(status, device->backend->name.c_str(), operation));
+    return HAL_SUCCESS;
+}
+
+// Asks the plugin about `stream` through `wait`; where it succeeds, `finished` tells the pool
+// that the work submitted before is over. The pool's clock is captured before asking, as work
+// submitted meanwhile is not covered, and not at all where the pool has seen it all finish.
+template <typename Wait, typename Finished>
+halError awaitStream(halStream_t* stream, Wait&& wait, Finished&& finished) {
+    allocator::DevicePool& pool = *stream->device->pool;
+    if (pool.fullyObserved(stream->poolStream)) return wait();
+    const allocator::VectorClock reached = pool.capture(stream->poolStream);
+    const halError status = wait();
+    if (status == HAL_SUCCESS) finished(pool, reached);
+    return status;
+}
+
+// Asks the plugin about `event` through `wait`; where it succeeds, `finished` tells the pool,
+// once per record, that what the event follows is over.
+template <typename Wait, typename Finished>
+halError awaitEvent(halEvent_t* event, const char* operation, Wait&& wait, Finished&& finished) {
+    const uint64_t record = event->clock.generation();
+    if (halError e = checked(wait(), event->device, operation)) return e;
+    event->clock.completeOnce(record, [&](const allocator::VectorClock& reached) {
+        finished(*event->device->pool, reached);
+    });
+    return HAL_SUCCESS;
+}
+
+}  // namespace
+
+halError defaultStream(Device* device, halStream_t** stream) {
+    halStream_t* existing = device->defaultStream.load(std::memory_order_acquire);
+    if (__builtin_expect(existing != nullptr, 1)) {
+        *stream = existing;
+        return HAL_SUCCESS;
+    }
+    std::lock_guard<std::mutex> lock(device->defaultStreamMutex);
+    existing = device->defaultStream.load(std::memory_order_relaxed);
+    if (existing == nullptr) {
+        halPluginStream native = nullptr;
+        const halError status =
+            device->vtable->streamCreate(device->native, 0, HAL_STREAM_DEFAULT, &native);
+        if (status != HAL_SUCCESS) return checked(status, device, "creating the default stream");
+        // Lives as long as the process; never in the arena, so no handle can destroy it.
+        existing = new halStream_t{device, native, 0, device->pool->addStream(native)};
+        device->defaultStream.store(existing, std::memory_order_release);
+    }
+    *stream = existing;
+    return HAL_SUCCESS;
+}
+
+bool holdOnDevice(halStream_t* stream, Device* other, const void* operand) {
+    Device* device = stream->device;
+    halStream_t* otherStream = nullptr;
+    halPluginEvent copied = nullptr;
+    if (defaultStream(other, &otherStream) != HAL_SUCCESS ||
+        device->vtable->eventCreate(device->native, HAL_EVENT_DISABLE_TIMING, &copied) !=
+            HAL_SUCCESS) {
+        return false;
+    }
+    const bool held = device->vtable->eventRecord(copied, stream->native) == HAL_SUCCESS &&
+                      other->vtable->streamWaitEvent(otherStream->native, copied) == HAL_SUCCESS;
+    device->vtable->eventDestroy(copied);  // a wait already enqueued on it still holds
+    if (held) noteSubmitted(otherStream, &operand, 1);
+    return held;
+}
+
+halError synchronizeStream(halStream_t* stream, const char* operation) {
+    Device* device = stream->device;
+    return awaitStream(
+        stream,
+        [&] {
+            return deferAsynchronousFailure(device->vtable->streamSynchronize(stream->native),
+                                            device, stream, operation);
+        },
+        [](allocator::DevicePool& pool, const allocator::VectorClock& reached) {
+            pool.synchronized(reached);
+        });
+}
+
+halError queryStream(halStream_t* stream, const char* operation) {
+    Device* device = stream->device;
+    return awaitStream(
+        stream,
+        [&] {
+            // A plugin returns a failure before saying whether the stream is idle: set each one
+            // aside, then ask again.
+            halError status;
+            while ((status = device->vtable->streamQuery(stream->native)) ==
+                   HAL_ERROR_LAUNCH_FAILED) {
+                deferAsynchronousFailure(status, device, stream, operation);
+            }
+            return checked(status, device, operation);
+        },
+        [](allocator::DevicePool& pool, const allocator::VectorClock& reached) {
+            pool.observeCompleted(reached);
+        });
+}
+
+halError synchronizeDevice(Device* device, const char* operation) {
+    const allocator::VectorClock reached = device->pool->captureDevice();
+    if (halError e = deferAsynchronousFailure(device->vtable->deviceSynchronize(device->native),
+                                              device, nullptr, operation)) {
+        return e;
+    }
+    device->pool->synchronized(reached);
+    return HAL_SUCCESS;
+}
+
+halError reportDeferred(std::optional<DeferredFailure> failure, halError status) {
+    if (!failure) return status;
+    setLastErrorMessage(std::move(failure->message));
+    return failure->code;
+}
+
+halError createStream(Device* device, int priority, uint32_t flags, const char* operation,
+                      halStream_t** stream) {
+    halPluginStream native = nullptr;
+    if (halError e = checked(device->vtable->streamCreate(device->native, priority, flags,
+                                                          &native),
+                             device, operation)) {
+        return e;
+    }
+    allocator::Stream* poolStream = device->pool->addStream(native);
+    halStream_t* object =
+        runtime().streams.create(halStream_t{device, native, priority, poolStream});
+    if (object == nullptr) {
+        device->pool->removeStream(poolStream);
+        device->vtable->streamDestroy(native);
+        return fail(HAL_ERROR_OUT_OF_MEMORY, "{}: too many live streams", operation);
+    }
+    *stream = object;
+    return HAL_SUCCESS;
+}
+
+halError releaseStream(halStream_t* stream) {
+    Device* device = stream->device;
+    const halPluginStream native = stream->native;
+    device->pool->removeStream(stream->poolStream);
+    runtime().streams.destroy(stream);
+    return device->vtable->streamDestroy(native);
+}
+
+halError destroyStream(halStream_t* stream, const char* operation) {
+    Device* device = stream->device;
+    device->deferredFailures.orphan(stream);
+    return checked(releaseStream(stream), device, operation);
+}
+
+halError recordEvent(halEvent_t* event, halStream_t* stream, const char* operation) {
+    // Reused by every record on this thread: capturing allocates nothing in steady state.
+    static thread_local allocator::VectorClock captured;
+    allocator::EventClock::Recording recording(event->clock);
+    stream->device->pool->captureInto(stream->poolStream, &captured);
+    if (halError e = checked(stream->device->vtable->eventRecord(event->native, stream->native),
+                             stream->device, operation)) {
+        return e;
+    }
+    recording.commit(captured);
+    event->recorded.store(true, std::memory_order_release);
+    return HAL_SUCCESS;
+}
+
+halError streamWaitEvent(halStream_t* stream, halEvent_t* event, const char* operation) {
+    const uint64_t record = event->clock.generation();
+    if (halError e = checked(stream->device->vtable->streamWaitEvent(stream->native,
+                                                                     event->native),
+                             stream->device, operation)) {
+        return e;
+    }
+    event->clock.applyIfCurrent(record, [&](const allocator::VectorClock& awaited) {
+        stream->device->pool->streamWaited(stream->poolStream, awaited);
+    });
+    return HAL_SUCCESS;
+}
+
+halError queryEvent(halEvent_t* event, const char* operation) {
+    return awaitEvent(
+        event, operation, [&] { return event->device->vtable->eventQuery(event->native); },
+        [](allocator::DevicePool& pool, const allocator::VectorClock& reached) {
+            pool.observeCompleted(reached);
+        });
+}
+
+halError synchronizeEvent(halEvent_t* event, const char* operation) {
+    return awaitEvent(
+        event, operation, [&] { return event->device->vtable->eventSynchronize(event->native); },
+        [](allocator::DevicePool& pool, const allocator::VectorClock& reached) {
+            pool.synchronized(reached);
+        });
+}
+
+}  // namespace polyhal

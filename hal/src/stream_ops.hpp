@@ -1,0 +1,92 @@
+// Every stream operation the memory pool must know of: enqueues, waits and stream lifetimes.
+#ifndef POLYHAL_HAL_SRC_STREAM_OPS_HPP_
+#define POLYHAL_HAL_SRC_STREAM_OPS_HPP_
+
+#include <cstddef>
+#include <initializer_list>
+#include <optional>
+
+#include "api.hpp"
+
+namespace polyhal {
+
+// The pool hands a freed block out again only once it knows the work using it is over, so work
+// it is not told of may have its memory reused while it runs. These record that the backend
+// accepted one more operation on `stream`, which touches `uses`; enqueue through submit() rather
+// than calling them.
+inline uint64_t noteSubmitted(halStream_t* stream, const void* const* uses, size_t count) {
+    const uint64_t ticket = stream->device->pool->submitted(stream->poolStream);
+    if (count > 0) stream->device->pool->recordUses(uses, count, stream->poolStream, ticket);
+    return ticket;
+}
+
+// Enqueues work on `stream` through `enqueue` (a plugin call returning its halError) and, once
+// the backend has accepted it, tells the pool, which then keeps `uses` (the pointers the work
+// touches) from reuse until the work is over. A refusal is adopted as checked() does.
+template <typename Enqueue>
+halError submit(halStream_t* stream, const char* operation, const void* const* uses,
+                size_t count, Enqueue&& enqueue) {
+    if (halError e = checked(enqueue(), stream->device, operation)) return e;
+    noteSubmitted(stream, uses, count);
+    return HAL_SUCCESS;
+}
+
+template <typename Enqueue>
+halError submit(halStream_t* stream, const char* operation, std::initializer_list<const void*> uses,
+                Enqueue&& enqueue) {
+    return submit(stream, operation, uses.begin(), uses.size(), enqueue);
+}
+
+// A use of `ptr` on `stream` that no plugin call enqueued (halRecordStream): placed after
+// everything submitted so far, so any event recorded later covers it.
+inline void recordUse(halStream_t* stream, const void* ptr) { noteSubmitted(stream, &ptr, 1); }
+
+// Makes `other`'s default stream wait for the work just submitted to `stream`, and records the
+// use of `operand` there: the pool of `other` cannot see uses on `stream`, a stream of another
+// device. Returns false, having done nothing, where the backend refuses a step.
+bool holdOnDevice(halStream_t* stream, Device* other, const void* operand);
+
+// Waits for `stream` and tells the pool what has finished. An asynchronous failure of the
+// awaited work is not returned but deferred to the stream's reporting calls (hal.h,
+// "Asynchronous failures"); other plugin errors are returned.
+halError synchronizeStream(halStream_t* stream, const char* operation);
+
+// Asks whether `stream` is idle (HAL_SUCCESS, or HAL_ERROR_NOT_READY) and, when it is, tells the
+// pool; failures are deferred as synchronizeStream does.
+halError queryStream(halStream_t* stream, const char* operation);
+
+// Waits for all work of `device`, deferring an asynchronous failure as synchronizeStream does.
+halError synchronizeDevice(Device* device, const char* operation);
+
+// Reports `failure` (the thread's error detail becomes its message) if there is one, otherwise
+// returns `status`.
+halError reportDeferred(std::optional<DeferredFailure> failure, halError status);
+
+// A new stream of `device` with the pool's clock for it, or an error with nothing left behind.
+halError createStream(Device* device, int priority, uint32_t flags, const char* operation,
+                      halStream_t** stream);
+
+// Destroys `stream` and returns the plugin's result as it is. Uses by work still queued on it
+// stay tracked after it is gone.
+halError releaseStream(halStream_t* stream);
+
+// Destroys `stream` as releaseStream does; its unreported failures stay for the device's
+// reporting calls.
+halError destroyStream(halStream_t* stream, const char* operation);
+
+// Records `event` on `stream`, with the pool's clock of what it follows.
+halError recordEvent(halEvent_t* event, halStream_t* stream, const char* operation);
+
+// Makes `stream` wait for `event`; the pool learns that `stream` follows what the event does.
+halError streamWaitEvent(halStream_t* stream, halEvent_t* event, const char* operation);
+
+// Asks whether `event` has completed (HAL_SUCCESS, or HAL_ERROR_NOT_READY); when it has, the
+// pool learns that what it follows is over.
+halError queryEvent(halEvent_t* event, const char* operation);
+
+// Waits for `event`; then the pool learns that what it follows is over.
+halError synchronizeEvent(halEvent_t* event, const char* operation);
+
+}  // namespace polyhal
+
+#endif  // POLYHAL_HAL_SRC_STREAM_OPS_HPP_

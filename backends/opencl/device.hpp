@@ -1,6 +1,6 @@
-// The backend's device object: one OpenCL device and what it supports.
-#ifndef POLYHAL_OPENCL_DEVICE_HPP_
-#define POLYHAL_OPENCL_DEVICE_HPP_
+// The backend's device object: one OpenCL device, what it supports, and its streams.
+#ifndef POLYHAL_BACKENDS_OPENCL_DEVICE_HPP_
+#define POLYHAL_BACKENDS_OPENCL_DEVICE_HPP_
 
 #include <CL/cl.h>
 #include <polyhal/plugin.h>
@@ -13,38 +13,76 @@
 
 #include "platform.hpp"
 
-struct halPluginDevice_t {
-    halPluginDevice_t(cl_device_id id, polyhal::opencl::Platform& platform);
+namespace polyhal::opencl {
 
-    cl_device_id id;
-    polyhal::opencl::Platform& platform;
-    cl_context context;  // platform.context, shared by the devices of one platform
-    std::string name;
-    cl_device_svm_capabilities svmCapabilities;
-    cl_ulong maxAllocationSize;
-    bool profiling;      // queues can time commands (CL_QUEUE_PROFILING_ENABLE)
-    bool priorityHints;  // cl_khr_priority_hints
-    bool compiler;       // builds OpenCL C source
-    bool acceptsSpirv;   // clCreateProgramWithIL takes SPIR-V
+class Stream;
+
+// What halPluginDevice points to.
+class Device {
+public:
+    using Handle = halPluginDevice;
+
+    // Reads the device's properties. Throws std::bad_alloc.
+    Device(cl_device_id id, Platform& platform);
+    Device(const Device&) = delete;
+    Device& operator=(const Device&) = delete;
+
+    cl_device_id id() const { return id_; }
+    Platform& platform() const { return platform_; }
+    // The platform's context, shared by the devices of one platform.
+    cl_context context() const { return platform_.context; }
+    const std::string& name() const { return name_; }
+    cl_ulong maxAllocationSize() const { return maxAllocationSize_; }
+    // Queues can time commands (CL_QUEUE_PROFILING_ENABLE).
+    bool profiling() const { return profiling_; }
+    // cl_khr_priority_hints.
+    bool priorityHints() const { return priorityHints_; }
+    // Builds OpenCL C source.
+    bool compiler() const { return compiler_; }
+    // clCreateProgramWithIL takes SPIR-V.
+    bool acceptsSpirv() const { return acceptsSpirv_; }
 
     // Device memory is fine-grain (host-dereferenceable) only where the device can also use any
     // host memory (fine-grain system SVM), which is what HAL_DEVICE_CAP_HOST_ACCESSIBLE promises;
     // elsewhere it is coarse-grain, the device-local kind that cudaMalloc corresponds to.
-    bool hostAccessible() const { return (svmCapabilities & CL_DEVICE_SVM_FINE_GRAIN_SYSTEM) != 0; }
+    bool hostAccessible() const {
+        return (svmCapabilities_ & CL_DEVICE_SVM_FINE_GRAIN_SYSTEM) != 0;
+    }
     // Page-locked host memory comes from fine-grain SVM buffers where the device has them, so
     // kernels can use it directly.
     bool fineGrainBuffers() const {
-        return (svmCapabilities & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) != 0;
+        return (svmCapabilities_ & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) != 0;
     }
 
-    // The device's live streams, so that deviceSynchronize can wait for each. Shared ownership
-    // keeps a stream that another thread destroys meanwhile alive until that wait ends.
-    std::mutex streamsMutex;
-    std::unordered_map<const halPluginStream_t*, std::shared_ptr<halPluginStream_t>> streams;
-    // Destroyed streams whose last command had not finished: deviceSynchronize waits for them
-    // too, as cuCtxSynchronize waits for the work of destroyed streams. Each is dropped once seen
-    // idle (by the next streamDestroy or deviceSynchronize). Guarded by streamsMutex.
-    std::vector<std::shared_ptr<halPluginStream_t>> retiring;
+    // Makes `stream`, a new stream of this device, one that synchronize() waits for.
+    void addStream(std::shared_ptr<Stream> stream);
+    // The stream's handle is destroyed: the device lets it go once its work has finished.
+    void retireStream(const Stream& stream);
+    // Waits for every stream of the device, destroyed ones whose work had not finished included;
+    // returns the first unreported failure among them, once.
+    halError synchronize();
+
+private:
+    const cl_device_id id_;
+    Platform& platform_;
+    std::string name_;
+    cl_device_svm_capabilities svmCapabilities_;
+    cl_ulong maxAllocationSize_;
+    bool profiling_;
+    bool priorityHints_;
+    bool compiler_;
+    bool acceptsSpirv_;
+
+    // The device's live streams, so that synchronize can wait for each. Shared ownership keeps a
+    // stream that another thread destroys meanwhile alive until that wait ends.
+    std::mutex streamsMutex_;
+    std::unordered_map<const Stream*, std::shared_ptr<Stream>> streams_;
+    // Destroyed streams whose last command had not finished: synchronize waits for them too, as
+    // cuCtxSynchronize waits for the work of destroyed streams. Each is dropped once seen idle
+    // (by the next retireStream or synchronize). Guarded by streamsMutex_.
+    std::vector<std::shared_ptr<Stream>> retiring_;
 };
 
-#endif  // POLYHAL_OPENCL_DEVICE_HPP_
+}  // namespace polyhal::opencl
+
+#endif  // POLYHAL_BACKENDS_OPENCL_DEVICE_HPP_

@@ -1,62 +1,54 @@
-// The dispatch-table entries of the OpenCL backend, one group per source file. Each does what
-// its slot in <polyhal/plugin.h> specifies.
-#ifndef POLYHAL_OPENCL_ENTRIES_HPP_
-#define POLYHAL_OPENCL_ENTRIES_HPP_
+// The dispatch-table entries of the OpenCL backend, one group per source file, declared with
+// their slots' signatures (<polyhal/plugin.h> says what each must do). plugin.cpp builds the
+// table from them; entries left out (peer copies, 3-D copies, memory info, IPC) stay absent.
+#ifndef POLYHAL_BACKENDS_OPENCL_ENTRIES_HPP_
+#define POLYHAL_BACKENDS_OPENCL_ENTRIES_HPP_
 
-#include <polyhal/plugin.h>
+#include <polyhal/plugin_support.hpp>
 
 namespace polyhal::opencl {
 
 // platform.cpp
-halError initialize();
-halError deviceGetCount(int* count);
+POLYHAL_PLUGIN_ENTRY(initialize);
+POLYHAL_PLUGIN_ENTRY(deviceGetCount);
 
 // device.cpp
-halError deviceOpen(int ordinal, halPluginDevice* device);
-void deviceClose(halPluginDevice device);
-halError deviceGetInfo(halPluginDevice device, halPluginDeviceInfo* info);
-halError deviceSynchronize(halPluginDevice device);
+POLYHAL_PLUGIN_ENTRY(deviceOpen);
+POLYHAL_PLUGIN_ENTRY(deviceClose);
+POLYHAL_PLUGIN_ENTRY(deviceGetInfo);
+POLYHAL_PLUGIN_ENTRY(deviceSynchronize);
 
 // stream.cpp
-halError streamCreate(halPluginDevice device, int priority, uint32_t flags,
-                      halPluginStream* stream);
-halError streamDestroy(halPluginStream stream);
-halError streamSynchronize(halPluginStream stream);
-halError streamQuery(halPluginStream stream);
-halError streamWaitEvent(halPluginStream stream, halPluginEvent event);
-halError streamGetNativeHandle(halPluginStream stream, void** native);
+POLYHAL_PLUGIN_ENTRY(streamCreate);
+POLYHAL_PLUGIN_ENTRY(streamDestroy);
+POLYHAL_PLUGIN_ENTRY(streamSynchronize);
+POLYHAL_PLUGIN_ENTRY(streamQuery);
+POLYHAL_PLUGIN_ENTRY(streamWaitEvent);
+POLYHAL_PLUGIN_ENTRY(streamGetNativeHandle);
+POLYHAL_PLUGIN_ENTRY(launchHostFunc);
 
 // event.cpp
-halError eventCreate(halPluginDevice device, uint32_t flags, halPluginEvent* event);
-halError eventDestroy(halPluginEvent event);
-halError eventRecord(halPluginEvent event, halPluginStream stream);
-halError eventQuery(halPluginEvent event);
-halError eventSynchronize(halPluginEvent event);
-halError eventElapsedTime(float* ms, halPluginEvent start, halPluginEvent end);
+POLYHAL_PLUGIN_ENTRY(eventCreate);
+POLYHAL_PLUGIN_ENTRY(eventDestroy);
+POLYHAL_PLUGIN_ENTRY(eventRecord);
+POLYHAL_PLUGIN_ENTRY(eventQuery);
+POLYHAL_PLUGIN_ENTRY(eventSynchronize);
+POLYHAL_PLUGIN_ENTRY(eventElapsedTime);
 
 // memory.cpp
-halError memAllocDevice(halPluginDevice device, size_t size, void** ptr);
-halError memFreeDevice(halPluginDevice device, void* ptr);
-halError memAllocHost(halPluginDevice device, size_t size, void** ptr);
-halError memFreeHost(halPluginDevice device, void* ptr);
-halError memcpyAsync(halPluginStream stream, void* dst, const void* src, size_t count,
-                     halMemcpyKind kind);
-halError memsetAsync(halPluginStream stream, void* dst, unsigned char value, size_t count);
-
-// host_func.cpp
-halError launchHostFunc(halPluginStream stream, halHostFn fn, void* userData);
+POLYHAL_PLUGIN_ENTRY(memAllocDevice);
+POLYHAL_PLUGIN_ENTRY(memFreeDevice);
+POLYHAL_PLUGIN_ENTRY(memAllocHost);
+POLYHAL_PLUGIN_ENTRY(memFreeHost);
+POLYHAL_PLUGIN_ENTRY(memcpyAsync);
+POLYHAL_PLUGIN_ENTRY(memsetAsync);
 
 // module.cpp
-halError moduleLoadData(halPluginDevice device, const void* image, size_t size,
-                        halPluginModule* module);
-halError moduleUnload(halPluginModule module);
-halError moduleGetFunction(halPluginModule module, const char* name, halPluginFunction* function);
-
-// launch.cpp
-halError launchKernel(halPluginStream stream, halPluginFunction function, halDim3 grid,
-                      halDim3 block, size_t dynamicSharedBytes, const halKernelArg* args,
-                      uint32_t numArgs);
+POLYHAL_PLUGIN_ENTRY(moduleLoadData);
+POLYHAL_PLUGIN_ENTRY(moduleUnload);
+POLYHAL_PLUGIN_ENTRY(moduleGetFunction);
+POLYHAL_PLUGIN_ENTRY(launchKernel);
 
 }  // namespace polyhal::opencl
 
-#endif  // POLYHAL_OPENCL_ENTRIES_HPP_
+#endif  // POLYHAL_BACKENDS_OPENCL_ENTRIES_HPP_

@@ -1,22 +1,25 @@
 // Events are marker commands: recording enqueues a marker and makes it the event's point.
 #include "event.hpp"
 
-#include "cl_info.hpp"
+#include "device.hpp"
+#include "engine/cl_info.hpp"
+#include "engine/error.hpp"
 #include "entries.hpp"
-#include "error.hpp"
 #include "stream.hpp"
 
-halPluginEvent_t::~halPluginEvent_t() {
+namespace polyhal::opencl {
+
+Event::~Event() {
     if (marker_ != nullptr) clReleaseEvent(marker_);
 }
 
-cl_event halPluginEvent_t::marker() const {
+cl_event Event::marker() const {
     std::lock_guard lock(mutex_);
     if (marker_ != nullptr) clRetainEvent(marker_);
     return marker_;
 }
 
-void halPluginEvent_t::moveTo(cl_event marker) {
+void Event::moveTo(cl_event marker) {
     cl_event previous = nullptr;
     {
         std::lock_guard lock(mutex_);
@@ -25,8 +28,6 @@ void halPluginEvent_t::moveTo(cl_event marker) {
     }
     if (previous != nullptr) clReleaseEvent(previous);
 }
-
-namespace polyhal::opencl {
 
 namespace {
 
@@ -50,22 +51,22 @@ halError completedAt(cl_event marker, cl_ulong* nanoseconds) {
 
 }  // namespace
 
-halError eventCreate(halPluginDevice device, uint32_t, halPluginEvent* event) {
-    return guard("eventCreate", [&] {
-        *event = new halPluginEvent_t(device);
-        return HAL_SUCCESS;
-    });
+halError eventCreate(halPluginDevice device, uint32_t /*flags*/, halPluginEvent* event) {
+    *event = plugin::toHandle(new Event(plugin::fromHandle<Device>(device)));
+    return HAL_SUCCESS;
 }
 
 halError eventDestroy(halPluginEvent event) {
-    delete event;  // a barrier already waiting holds its own reference to the marker
+    // A barrier already waiting holds its own reference to the marker.
+    delete &plugin::fromHandle<Event>(event);
     return HAL_SUCCESS;
 }
 
 halError eventRecord(halPluginEvent event, halPluginStream stream) {
+    Stream& recording = plugin::fromHandle<Stream>(stream);
     cl_event marker = nullptr;
-    const halError result = stream->submit([&](cl_event* last) {
-        const cl_int error = clEnqueueMarkerWithWaitList(stream->queue, 0, nullptr, last);
+    const halError result = recording.submit([&](cl_event* last) {
+        const cl_int error = clEnqueueMarkerWithWaitList(recording.queue(), 0, nullptr, last);
         if (error != CL_SUCCESS) return checkCall(error, "clEnqueueMarkerWithWaitList");
         marker = *last;
         clRetainEvent(marker);
@@ -74,13 +75,13 @@ halError eventRecord(halPluginEvent event, halPluginStream stream) {
     if (result != HAL_SUCCESS) return result;
     // Another queue may wait for this marker; OpenCL requires the queue holding it to be
     // flushed for such a wait to end.
-    clFlush(stream->queue);
-    event->moveTo(marker);
+    clFlush(recording.queue());
+    plugin::fromHandle<Event>(event).moveTo(marker);
     return HAL_SUCCESS;
 }
 
 halError eventQuery(halPluginEvent event) {
-    cl_event marker = event->marker();
+    cl_event marker = plugin::fromHandle<Event>(event).marker();
     if (marker == nullptr) return HAL_SUCCESS;
     cl_int status = CL_COMPLETE;
     const halError result = executionStatus(marker, &status);
@@ -89,7 +90,7 @@ halError eventQuery(halPluginEvent event) {
 }
 
 halError eventSynchronize(halPluginEvent event) {
-    cl_event marker = event->marker();
+    cl_event marker = plugin::fromHandle<Event>(event).marker();
     if (marker == nullptr) return HAL_SUCCESS;
     cl_int status = CL_COMPLETE;
     const halError result = waitForCommand(marker, &status);
@@ -98,7 +99,8 @@ halError eventSynchronize(halPluginEvent event) {
 }
 
 halError eventElapsedTime(float* ms, halPluginEvent start, halPluginEvent end) {
-    cl_event markers[2] = {start->marker(), end->marker()};
+    cl_event markers[2] = {plugin::fromHandle<Event>(start).marker(),
+                           plugin::fromHandle<Event>(end).marker()};
     cl_ulong nanoseconds[2] = {0, 0};
     halError result = completedAt(markers[0], &nanoseconds[0]);
     if (result == HAL_SUCCESS) result = completedAt(markers[1], &nanoseconds[1]);

@@ -1,17 +1,27 @@
 // The backend's event: the marker command of its latest record.
-#ifndef POLYHAL_OPENCL_EVENT_HPP_
-#define POLYHAL_OPENCL_EVENT_HPP_
+#ifndef POLYHAL_BACKENDS_OPENCL_EVENT_HPP_
+#define POLYHAL_BACKENDS_OPENCL_EVENT_HPP_
 
 #include <CL/cl.h>
 #include <polyhal/plugin.h>
 
 #include <mutex>
 
-struct halPluginEvent_t {
-    explicit halPluginEvent_t(halPluginDevice device) : device(device) {}
-    ~halPluginEvent_t();
-    halPluginEvent_t(const halPluginEvent_t&) = delete;
-    halPluginEvent_t& operator=(const halPluginEvent_t&) = delete;
+namespace polyhal::opencl {
+
+class Device;
+
+// What halPluginEvent points to.
+class Event {
+public:
+    using Handle = halPluginEvent;
+
+    explicit Event(Device& device) : device_(device) {}
+    ~Event();
+    Event(const Event&) = delete;
+    Event& operator=(const Event&) = delete;
+
+    Device& device() const { return device_; }
 
     // The marker of the latest record, retained for the caller, who releases it; nullptr when
     // never recorded. A snapshot: recording again later does not move waits built from it.
@@ -19,11 +29,12 @@ struct halPluginEvent_t {
     // Makes `marker` (a reference the event takes over) the event's point.
     void moveTo(cl_event marker);
 
-    halPluginDevice device;
-
 private:
+    Device& device_;
     mutable std::mutex mutex_;
     cl_event marker_ = nullptr;
 };
 
-#endif  // POLYHAL_OPENCL_EVENT_HPP_
+}  // namespace polyhal::opencl
+
+#endif  // POLYHAL_BACKENDS_OPENCL_EVENT_HPP_

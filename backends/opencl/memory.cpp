@@ -12,8 +12,9 @@
 #include <cstdlib>
 
 #include "device.hpp"
+#include "engine/error.hpp"
+#include "engine/svm_registry.hpp"
 #include "entries.hpp"
-#include "error.hpp"
 #include "stream.hpp"
 
 namespace polyhal::opencl {
@@ -25,73 +26,72 @@ constexpr size_t kAlignment = 256;  // what the plugin ABI promises for device m
 // clSVMAlloc only aligns as far as every device of the context supports (128 bytes on PoCL):
 // below 256 the allocation is made larger by the difference and handed out from its first
 // 256-byte boundary; the registry remembers the base for clSVMFree.
-halError allocateSvm(halPluginDevice device, cl_svm_mem_flags flags, size_t size, void** ptr) {
-    const size_t alignment = device->platform.svmAlignment;
+halError allocateSvm(const Device& device, cl_svm_mem_flags flags, size_t size, void** ptr) {
+    const size_t alignment = device.platform().svmAlignment;
     const size_t slack = kAlignment - alignment;
-    if (size > device->maxAllocationSize || slack > device->maxAllocationSize - size) {
+    if (size > device.maxAllocationSize() || slack > device.maxAllocationSize() - size) {
         return plugin::fail(HAL_ERROR_OUT_OF_MEMORY,
                             "clSVMAlloc: %zu bytes exceed CL_DEVICE_MAX_MEM_ALLOC_SIZE (%llu) "
                             "of OpenCL device '%s'",
-                            size, static_cast<unsigned long long>(device->maxAllocationSize),
-                            device->name.c_str());
+                            size, static_cast<unsigned long long>(device.maxAllocationSize()),
+                            device.name().c_str());
     }
-    void* base = clSVMAlloc(device->context, flags, size + slack, static_cast<cl_uint>(alignment));
+    void* base = clSVMAlloc(device.context(), flags, size + slack, static_cast<cl_uint>(alignment));
     if (base == nullptr) {
         return plugin::fail(HAL_ERROR_OUT_OF_MEMORY,
                             "clSVMAlloc returned NULL for %zu bytes on OpenCL device '%s'", size,
-                            device->name.c_str());
+                            device.name().c_str());
     }
     const auto address = reinterpret_cast<std::uintptr_t>(base);
     void* start = reinterpret_cast<void*>((address + kAlignment - 1) / kAlignment * kAlignment);
     try {
-        device->platform.svm.add(start, size, base);
+        device.platform().svm.add(start, size, base);
     } catch (...) {
-        clSVMFree(device->context, base);
+        clSVMFree(device.context(), base);
         throw;
     }
     *ptr = start;
     return HAL_SUCCESS;
 }
 
-void freeSvm(halPluginDevice device, void* ptr) {
-    clSVMFree(device->context, device->platform.svm.remove(ptr));
+void freeSvm(const Device& device, void* ptr) {
+    clSVMFree(device.context(), device.platform().svm.remove(ptr));
 }
 
 }  // namespace
 
 halError memAllocDevice(halPluginDevice device, size_t size, void** ptr) {
-    return guard("memAllocDevice", [&] {
-        const cl_svm_mem_flags flags =
-            CL_MEM_READ_WRITE | (device->hostAccessible() ? CL_MEM_SVM_FINE_GRAIN_BUFFER : 0);
-        return allocateSvm(device, flags, size, ptr);
-    });
+    const Device& owner = plugin::fromHandle<Device>(device);
+    const cl_svm_mem_flags flags =
+        CL_MEM_READ_WRITE | (owner.hostAccessible() ? CL_MEM_SVM_FINE_GRAIN_BUFFER : 0);
+    return allocateSvm(owner, flags, size, ptr);
 }
 
 halError memFreeDevice(halPluginDevice device, void* ptr) {
-    freeSvm(device, ptr);
+    freeSvm(plugin::fromHandle<Device>(device), ptr);
     return HAL_SUCCESS;
 }
 
 halError memAllocHost(halPluginDevice device, size_t size, void** ptr) {
-    return guard("memAllocHost", [&] {
-        if (device->fineGrainBuffers()) {
-            return allocateSvm(device, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, size, ptr);
-        }
-        // aligned_alloc wants a multiple of the alignment.
-        void* memory =
-            std::aligned_alloc(kAlignment, (size + kAlignment - 1) / kAlignment * kAlignment);
-        if (memory == nullptr) {
-            return plugin::fail(HAL_ERROR_OUT_OF_MEMORY,
-                                "aligned_alloc failed for %zu bytes of host memory", size);
-        }
-        *ptr = memory;
-        return HAL_SUCCESS;
-    });
+    const Device& owner = plugin::fromHandle<Device>(device);
+    if (owner.fineGrainBuffers()) {
+        return allocateSvm(owner, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, size, ptr);
+    }
+    // aligned_alloc wants a multiple of the alignment.
+    void* memory =
+        std::aligned_alloc(kAlignment, (size + kAlignment - 1) / kAlignment * kAlignment);
+    if (memory == nullptr) {
+        return plugin::fail(HAL_ERROR_OUT_OF_MEMORY,
+                            "aligned_alloc failed for %zu bytes of host memory", size);
+    }
+    *ptr = memory;
+    return HAL_SUCCESS;
 }
 
 halError memFreeHost(halPluginDevice device, void* ptr) {
-    if (device->fineGrainBuffers()) {
-        freeSvm(device, ptr);
+    const Device& owner = plugin::fromHandle<Device>(device);
+    if (owner.fineGrainBuffers()) {
+        freeSvm(owner, ptr);
     } else {
         std::free(ptr);
     }
@@ -99,18 +99,20 @@ halError memFreeHost(halPluginDevice device, void* ptr) {
 }
 
 halError memcpyAsync(halPluginStream stream, void* dst, const void* src, size_t count,
-                     halMemcpyKind) {
-    return stream->submit([&](cl_event* last) {
+                     halMemcpyKind /*kind*/) {
+    Stream& self = plugin::fromHandle<Stream>(stream);
+    return self.submit([&](cl_event* last) {
         return checkCall(
-            clEnqueueSVMMemcpy(stream->queue, CL_FALSE, dst, src, count, 0, nullptr, last),
+            clEnqueueSVMMemcpy(self.queue(), CL_FALSE, dst, src, count, 0, nullptr, last),
             "clEnqueueSVMMemcpy");
     });
 }
 
 halError memsetAsync(halPluginStream stream, void* dst, unsigned char value, size_t count) {
-    return stream->submit([&](cl_event* last) {
+    Stream& self = plugin::fromHandle<Stream>(stream);
+    return self.submit([&](cl_event* last) {
         return checkCall(
-            clEnqueueSVMMemFill(stream->queue, dst, &value, sizeof value, count, 0, nullptr, last),
+            clEnqueueSVMMemFill(self.queue(), dst, &value, sizeof value, count, 0, nullptr, last),
             "clEnqueueSVMMemFill");
     });
 }

@@ -1,4 +1,5 @@
-// Modules are OpenCL programs built from OpenCL C source or SPIR-V; functions are kernels.
+// Modules are OpenCL programs built from OpenCL C source or SPIR-V; functions are kernels, which
+// launchKernel runs as an NDRange.
 #include "module.hpp"
 
 #include <algorithm>
@@ -6,8 +7,10 @@
 #include <string>
 
 #include "device.hpp"
+#include "engine/error.hpp"
+#include "engine/svm_registry.hpp"
 #include "entries.hpp"
-#include "error.hpp"
+#include "stream.hpp"
 
 namespace polyhal::opencl {
 
@@ -22,23 +25,23 @@ bool isSpirv(const void* image, size_t size) {
     return word == kSpirvMagic || word == __builtin_bswap32(kSpirvMagic);  // either byte order
 }
 
-halError createFromSpirv(halPluginDevice device, const void* image, size_t size,
+halError createFromSpirv(const Device& device, const void* image, size_t size,
                          cl_program* program) {
-    if (!device->acceptsSpirv) {
+    if (!device.acceptsSpirv()) {
         return plugin::fail(HAL_ERROR_INVALID_IMAGE,
                             "the image is SPIR-V, which OpenCL device '%s' does not accept (its "
                             "CL_DEVICE_IL_VERSION names no SPIR-V); load OpenCL C source instead",
-                            device->name.c_str());
+                            device.name().c_str());
     }
     cl_int error = CL_SUCCESS;
-    *program = clCreateProgramWithIL(device->context, image, size, &error);
+    *program = clCreateProgramWithIL(device.context(), image, size, &error);
     if (*program != nullptr) return HAL_SUCCESS;
     return error == CL_INVALID_VALUE
                ? failCall(HAL_ERROR_INVALID_IMAGE, "clCreateProgramWithIL", error)
                : checkCall(error, "clCreateProgramWithIL");
 }
 
-halError createFromSource(halPluginDevice device, const void* image, size_t size,
+halError createFromSource(const Device& device, const void* image, size_t size,
                           cl_program* program) {
     const char* text = static_cast<const char*>(image);
     // The text ends at the first NUL; only more NULs may follow (a terminator counted in size).
@@ -50,14 +53,14 @@ halError createFromSource(halPluginDevice device, const void* image, size_t size
                             length);
     }
     if (length == 0) return plugin::fail(HAL_ERROR_INVALID_IMAGE, "the OpenCL C source is empty");
-    if (!device->compiler) {
+    if (!device.compiler()) {
         return plugin::fail(HAL_ERROR_INVALID_IMAGE,
                             "OpenCL device '%s' cannot compile OpenCL C source "
                             "(CL_DEVICE_COMPILER_AVAILABLE is false)",
-                            device->name.c_str());
+                            device.name().c_str());
     }
     cl_int error = CL_SUCCESS;
-    *program = clCreateProgramWithSource(device->context, 1, &text, &length, &error);
+    *program = clCreateProgramWithSource(device.context(), 1, &text, &length, &error);
     return *program != nullptr ? HAL_SUCCESS : checkCall(error, "clCreateProgramWithSource");
 }
 
@@ -74,77 +77,174 @@ std::string buildLog(cl_program program, cl_device_id device) {
     return log;
 }
 
-halError build(halPluginDevice device, cl_program program) {
-    const cl_int error = clBuildProgram(program, 1, &device->id, "", nullptr, nullptr);
+halError build(const Device& device, cl_program program) {
+    const cl_device_id id = device.id();
+    const cl_int error = clBuildProgram(program, 1, &id, "", nullptr, nullptr);
     if (error == CL_BUILD_PROGRAM_FAILURE || error == CL_INVALID_BINARY) {
         return plugin::fail(HAL_ERROR_INVALID_IMAGE,
                             "clBuildProgram: %s (%d) on OpenCL device '%s'; build log:\n%s",
-                            errorName(error), error, device->name.c_str(),
-                            buildLog(program, device->id).c_str());
+                            errorName(error), error, device.name().c_str(),
+                            buildLog(program, id).c_str());
     }
     return checkCall(error, "clBuildProgram");
 }
 
 }  // namespace
 
+halError Module::function(const char* name, Function** function) {
+    std::lock_guard lock(functionsMutex_);
+    if (auto found = functions_.find(name); found != functions_.end()) {
+        *function = found->second.get();
+        return HAL_SUCCESS;
+    }
+    cl_int error = CL_SUCCESS;
+    cl_kernel kernel = clCreateKernel(program_, name, &error);
+    if (kernel == nullptr) {
+        if (error != CL_INVALID_KERNEL_NAME) return checkCall(error, "clCreateKernel");
+        return plugin::fail(HAL_ERROR_NOT_FOUND,
+                            "no kernel named '%s' in the module (clCreateKernel: %s (%d))", name,
+                            errorName(error), error);
+    }
+    cl_uint numArgs = 0;
+    error = clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof numArgs, &numArgs, nullptr);
+    if (error != CL_SUCCESS) {
+        clReleaseKernel(kernel);
+        return checkCall(error, "clGetKernelInfo(CL_KERNEL_NUM_ARGS)");
+    }
+    std::unique_ptr<Function> created;
+    try {
+        created = std::make_unique<Function>(kernel, name, numArgs);
+    } catch (...) {
+        clReleaseKernel(kernel);
+        throw;
+    }
+    Function* raw = created.get();
+    functions_.emplace(name, std::move(created));
+    *function = raw;
+    return HAL_SUCCESS;
+}
+
 halError moduleLoadData(halPluginDevice device, const void* image, size_t size,
                         halPluginModule* module) {
-    return guard("moduleLoadData", [&] {
-        cl_program program = nullptr;
-        halError result = isSpirv(image, size) ? createFromSpirv(device, image, size, &program)
-                                               : createFromSource(device, image, size, &program);
-        if (result == HAL_SUCCESS) result = build(device, program);
-        if (result == HAL_SUCCESS) {
-            try {
-                *module = new halPluginModule_t(device, program);
-                return HAL_SUCCESS;
-            } catch (...) {
-                clReleaseProgram(program);
-                throw;
-            }
+    Device& owner = plugin::fromHandle<Device>(device);
+    cl_program program = nullptr;
+    halError result = isSpirv(image, size) ? createFromSpirv(owner, image, size, &program)
+                                           : createFromSource(owner, image, size, &program);
+    if (result == HAL_SUCCESS) result = build(owner, program);
+    if (result == HAL_SUCCESS) {
+        try {
+            *module = plugin::toHandle(new Module(owner, program));
+            return HAL_SUCCESS;
+        } catch (...) {
+            clReleaseProgram(program);
+            throw;
         }
-        if (program != nullptr) clReleaseProgram(program);
-        return result;
-    });
+    }
+    if (program != nullptr) clReleaseProgram(program);
+    return result;
 }
 
 halError moduleUnload(halPluginModule module) {
-    delete module;
+    delete &plugin::fromHandle<Module>(module);
     return HAL_SUCCESS;
 }
 
 halError moduleGetFunction(halPluginModule module, const char* name, halPluginFunction* function) {
-    return guard("moduleGetFunction", [&] {
-        std::lock_guard lock(module->functionsMutex);
-        if (auto found = module->functions.find(name); found != module->functions.end()) {
-            *function = found->second.get();
-            return HAL_SUCCESS;
+    Function* found = nullptr;
+    const halError result = plugin::fromHandle<Module>(module).function(name, &found);
+    if (result == HAL_SUCCESS) *function = plugin::toHandle(found);
+    return result;
+}
+
+// ---- launchKernel: polyhal's untyped arguments and grid/block launch mapped onto an NDRange.
+//
+// Arguments arrive as bytes without their parameter types:
+// - an argument of pointer size whose value points into SVM memory of the device's context
+//   (memAllocDevice, or memAllocHost on devices with fine-grain SVM) is passed with
+//   clSetKernelArgSVMPointer: it feeds a __global or __constant pointer parameter;
+// - every other argument is passed by value with clSetKernelArg.
+//
+// Dynamic shared memory: with dynamicSharedBytes > 0, the kernel's LAST parameter must be a
+// __local pointer. It receives dynamicSharedBytes bytes of local memory and is not part of
+// `args`, e.g. `kernel void reduce(global const float* in, global float* out, uint n,
+// local float* scratch)` is launched with the three arguments in, out and n.
+//
+// Geometry: a block is a work-group, so the global size is grid * block in each dimension and the
+// local size is block; get_group_id() is the block index and get_local_id() the thread index.
+
+namespace {
+
+halError setArgument(const Function& function, const SvmRegistry& svm, cl_uint index,
+                     const halKernelArg& arg) {
+    const void* pointer = nullptr;
+    if (arg.size == sizeof pointer) std::memcpy(&pointer, arg.value, sizeof pointer);
+    const bool svmPointer = arg.size == sizeof pointer && svm.contains(pointer);
+    const cl_int error = svmPointer ? clSetKernelArgSVMPointer(function.kernel(), index, pointer)
+                                    : clSetKernelArg(function.kernel(), index, arg.size, arg.value);
+    if (error == CL_SUCCESS) return HAL_SUCCESS;
+    const halError code = error == CL_OUT_OF_HOST_MEMORY || error == CL_OUT_OF_RESOURCES
+                              ? HAL_ERROR_OUT_OF_MEMORY
+                              : HAL_ERROR_INVALID_VALUE;
+    return plugin::fail(code, "argument %u (%zu bytes) of kernel '%s': %s: %s (%d)", index,
+                        arg.size, function.name().c_str(),
+                        svmPointer ? "clSetKernelArgSVMPointer" : "clSetKernelArg",
+                        errorName(error), error);
+}
+
+halError setDynamicShared(const Function& function, cl_uint index, size_t bytes) {
+    const cl_int error = clSetKernelArg(function.kernel(), index, bytes, nullptr);
+    if (error == CL_SUCCESS) return HAL_SUCCESS;
+    return plugin::fail(HAL_ERROR_INVALID_VALUE,
+                        "kernel '%s' cannot take %zu bytes of dynamic shared memory: its last "
+                        "parameter must be a __local pointer (clSetKernelArg: %s (%d))",
+                        function.name().c_str(), bytes, errorName(error), error);
+}
+
+// Errors of clEnqueueNDRangeKernel that mean the launch did not fit the kernel or the device.
+bool isLaunchShapeError(cl_int error) {
+    return error == CL_INVALID_WORK_GROUP_SIZE || error == CL_INVALID_WORK_ITEM_SIZE ||
+           error == CL_INVALID_GLOBAL_WORK_SIZE || error == CL_INVALID_KERNEL_ARGS;
+}
+
+}  // namespace
+
+halError launchKernel(halPluginStream stream, halPluginFunction function, halDim3 grid,
+                      halDim3 block, size_t dynamicSharedBytes, const halKernelArg* args,
+                      uint32_t numArgs) {
+    Stream& self = plugin::fromHandle<Stream>(stream);
+    const Function& kernel = plugin::fromHandle<Function>(function);
+    const bool dynamicShared = dynamicSharedBytes > 0;
+    if (numArgs + (dynamicShared ? 1u : 0u) != kernel.numArgs()) {
+        return plugin::fail(
+            HAL_ERROR_INVALID_VALUE,
+            "kernel '%s' has %u parameters; the launch passes %u argument(s)%s",
+            kernel.name().c_str(), kernel.numArgs(), numArgs,
+            dynamicShared ? " and the __local pointer for dynamic shared memory" : "");
+    }
+    const size_t global[3] = {size_t{grid.x} * block.x, size_t{grid.y} * block.y,
+                              size_t{grid.z} * block.z};
+    const size_t local[3] = {block.x, block.y, block.z};
+    std::lock_guard lock(kernel.launchMutex());
+    for (uint32_t i = 0; i < numArgs; ++i) {
+        const halError error = setArgument(kernel, self.device().platform().svm, i, args[i]);
+        if (error != HAL_SUCCESS) return error;
+    }
+    if (dynamicShared) {
+        if (halError error = setDynamicShared(kernel, numArgs, dynamicSharedBytes)) {
+            return error;
         }
-        cl_int error = CL_SUCCESS;
-        cl_kernel kernel = clCreateKernel(module->program, name, &error);
-        if (kernel == nullptr) {
-            if (error != CL_INVALID_KERNEL_NAME) return checkCall(error, "clCreateKernel");
-            return plugin::fail(HAL_ERROR_NOT_FOUND,
-                                "no kernel named '%s' in the module (clCreateKernel: %s (%d))",
-                                name, errorName(error), error);
+    }
+    return self.submit([&](cl_event* last) {
+        const cl_int error = clEnqueueNDRangeKernel(self.queue(), kernel.kernel(), 3, nullptr,
+                                                    global, local, 0, nullptr, last);
+        if (isLaunchShapeError(error)) {
+            return plugin::fail(HAL_ERROR_INVALID_VALUE,
+                                "kernel '%s' with blocks of %ux%ux%u: clEnqueueNDRangeKernel: "
+                                "%s (%d)",
+                                kernel.name().c_str(), block.x, block.y, block.z,
+                                errorName(error), error);
         }
-        cl_uint numArgs = 0;
-        error = clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof numArgs, &numArgs, nullptr);
-        if (error != CL_SUCCESS) {
-            clReleaseKernel(kernel);
-            return checkCall(error, "clGetKernelInfo(CL_KERNEL_NUM_ARGS)");
-        }
-        std::unique_ptr<halPluginFunction_t> created;
-        try {
-            created = std::make_unique<halPluginFunction_t>(kernel, name, numArgs);
-        } catch (...) {
-            clReleaseKernel(kernel);
-            throw;
-        }
-        halPluginFunction_t* raw = created.get();
-        module->functions.emplace(name, std::move(created));
-        *function = raw;
-        return HAL_SUCCESS;
+        return checkCall(error, "clEnqueueNDRangeKernel");
     });
 }
 

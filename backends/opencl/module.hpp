@@ -1,6 +1,6 @@
 // The backend's module (a built cl_program) and function (a cl_kernel).
-#ifndef POLYHAL_OPENCL_MODULE_HPP_
-#define POLYHAL_OPENCL_MODULE_HPP_
+#ifndef POLYHAL_BACKENDS_OPENCL_MODULE_HPP_
+#define POLYHAL_BACKENDS_OPENCL_MODULE_HPP_
 
 #include <CL/cl.h>
 #include <polyhal/plugin.h>
@@ -10,33 +10,63 @@
 #include <string>
 #include <unordered_map>
 
-struct halPluginFunction_t {
-    halPluginFunction_t(cl_kernel kernel, std::string name, cl_uint numArgs)
-        : kernel(kernel), name(std::move(name)), numArgs(numArgs) {}
-    ~halPluginFunction_t() { clReleaseKernel(kernel); }
-    halPluginFunction_t(const halPluginFunction_t&) = delete;
-    halPluginFunction_t& operator=(const halPluginFunction_t&) = delete;
+namespace polyhal::opencl {
 
-    cl_kernel kernel;
-    const std::string name;
-    const cl_uint numArgs;  // CL_KERNEL_NUM_ARGS
+class Device;
+
+// What halPluginFunction points to.
+class Function {
+public:
+    using Handle = halPluginFunction;
+
+    // Takes over `kernel`, which has `numArgs` parameters (CL_KERNEL_NUM_ARGS).
+    Function(cl_kernel kernel, std::string name, cl_uint numArgs)
+        : kernel_(kernel), name_(std::move(name)), numArgs_(numArgs) {}
+    ~Function() { clReleaseKernel(kernel_); }
+    Function(const Function&) = delete;
+    Function& operator=(const Function&) = delete;
+
+    cl_kernel kernel() const { return kernel_; }
+    const std::string& name() const { return name_; }
+    cl_uint numArgs() const { return numArgs_; }
+
     // A cl_kernel holds its arguments between clSetKernelArg and the enqueue that reads them,
-    // so launches of one function from several threads take turns.
-    std::mutex launchMutex;
+    // so launches of one function from several threads take turns under this lock.
+    std::mutex& launchMutex() const { return launchMutex_; }
+
+private:
+    const cl_kernel kernel_;
+    const std::string name_;
+    const cl_uint numArgs_;
+    mutable std::mutex launchMutex_;
 };
 
-struct halPluginModule_t {
-    halPluginModule_t(halPluginDevice device, cl_program program)
-        : device(device), program(program) {}
-    ~halPluginModule_t() { clReleaseProgram(program); }  // kernels hold their own reference
-    halPluginModule_t(const halPluginModule_t&) = delete;
-    halPluginModule_t& operator=(const halPluginModule_t&) = delete;
+// What halPluginModule points to.
+class Module {
+public:
+    using Handle = halPluginModule;
 
-    halPluginDevice device;
-    cl_program program;
-    // One function per name, created on first lookup and kept until the module is unloaded.
-    std::mutex functionsMutex;
-    std::unordered_map<std::string, std::unique_ptr<halPluginFunction_t>> functions;
+    // Takes over `program`, built for `device`.
+    Module(Device& device, cl_program program) : device_(device), program_(program) {}
+    ~Module() { clReleaseProgram(program_); }  // kernels hold their own reference
+    Module(const Module&) = delete;
+    Module& operator=(const Module&) = delete;
+
+    Device& device() const { return device_; }
+    cl_program program() const { return program_; }
+
+    // The kernel `name` of the program, created on first lookup and kept until the module is
+    // unloaded; HAL_ERROR_NOT_FOUND when the program has no kernel of that name. Throws
+    // std::bad_alloc.
+    halError function(const char* name, Function** function);
+
+private:
+    Device& device_;
+    const cl_program program_;
+    std::mutex functionsMutex_;  // guards functions_
+    std::unordered_map<std::string, std::unique_ptr<Function>> functions_;
 };
 
-#endif  // POLYHAL_OPENCL_MODULE_HPP_
+}  // namespace polyhal::opencl
+
+#endif  // POLYHAL_BACKENDS_OPENCL_MODULE_HPP_

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "cl_info.hpp"
+#include "engine/cl_info.hpp"
+#include "engine/error.hpp"
 #include "entries.hpp"
-#include "error.hpp"
 
 namespace polyhal::opencl {
 
@@ -95,38 +95,36 @@ void addPlatform(cl_platform_id id, std::string& skipped) {
 const DeviceEntry& deviceEntry(int ordinal) { return gDevices[static_cast<size_t>(ordinal)]; }
 
 halError initialize() {
-    return guard("initialize", [] {
-        cl_uint count = 0;
-        const cl_int error = clGetPlatformIDs(0, nullptr, &count);
-        if (error == CL_PLATFORM_NOT_FOUND_KHR || (error == CL_SUCCESS && count == 0)) {
-            return plugin::fail(HAL_ERROR_NO_DEVICE,
-                                "clGetPlatformIDs: %s (%d): no OpenCL platform is installed "
-                                "(the ICD loader found no driver listed in /etc/OpenCL/vendors "
-                                "or OCL_ICD_VENDORS)",
-                                errorName(CL_PLATFORM_NOT_FOUND_KHR), CL_PLATFORM_NOT_FOUND_KHR);
-        }
-        if (error != CL_SUCCESS) return failCall(HAL_ERROR_NO_DEVICE, "clGetPlatformIDs", error);
-        std::vector<cl_platform_id> platforms(count);
-        if (cl_int e = clGetPlatformIDs(count, platforms.data(), nullptr); e != CL_SUCCESS) {
-            return failCall(HAL_ERROR_NO_DEVICE, "clGetPlatformIDs", e);
-        }
-        std::string skipped;
-        for (cl_platform_id platform : platforms) addPlatform(platform, skipped);
-        if (gDevices.empty()) {
-            return plugin::fail(HAL_ERROR_NO_DEVICE, "no usable OpenCL device on %u platform(s):%s",
-                                count, skipped.empty() ? " none has a device" : skipped.c_str());
-        }
-        // Accelerators before CPU devices, so that device 0 is a GPU when there is one.
-        std::stable_partition(gDevices.begin(), gDevices.end(), [](const DeviceEntry& entry) {
-            return !(deviceInfo<cl_device_type>(entry.id, CL_DEVICE_TYPE, 0) & CL_DEVICE_TYPE_CPU);
-        });
-        for (size_t i = 0; i < gDevices.size(); ++i) {
-            plugin::log(HAL_LOG_INFO, "OpenCL device %zu: '%s' (%s)", i,
-                        deviceInfoString(gDevices[i].id, CL_DEVICE_NAME).c_str(),
-                        deviceInfoString(gDevices[i].id, CL_DEVICE_VERSION).c_str());
-        }
-        return HAL_SUCCESS;
+    cl_uint count = 0;
+    const cl_int error = clGetPlatformIDs(0, nullptr, &count);
+    if (error == CL_PLATFORM_NOT_FOUND_KHR || (error == CL_SUCCESS && count == 0)) {
+        return plugin::fail(HAL_ERROR_NO_DEVICE,
+                            "clGetPlatformIDs: %s (%d): no OpenCL platform is installed "
+                            "(the ICD loader found no driver listed in /etc/OpenCL/vendors "
+                            "or OCL_ICD_VENDORS)",
+                            errorName(CL_PLATFORM_NOT_FOUND_KHR), CL_PLATFORM_NOT_FOUND_KHR);
+    }
+    if (error != CL_SUCCESS) return failCall(HAL_ERROR_NO_DEVICE, "clGetPlatformIDs", error);
+    std::vector<cl_platform_id> platforms(count);
+    if (cl_int e = clGetPlatformIDs(count, platforms.data(), nullptr); e != CL_SUCCESS) {
+        return failCall(HAL_ERROR_NO_DEVICE, "clGetPlatformIDs", e);
+    }
+    std::string skipped;
+    for (cl_platform_id platform : platforms) addPlatform(platform, skipped);
+    if (gDevices.empty()) {
+        return plugin::fail(HAL_ERROR_NO_DEVICE, "no usable OpenCL device on %u platform(s):%s",
+                            count, skipped.empty() ? " none has a device" : skipped.c_str());
+    }
+    // Accelerators before CPU devices, so that device 0 is a GPU when there is one.
+    std::stable_partition(gDevices.begin(), gDevices.end(), [](const DeviceEntry& entry) {
+        return !(deviceInfo<cl_device_type>(entry.id, CL_DEVICE_TYPE, 0) & CL_DEVICE_TYPE_CPU);
     });
+    for (size_t i = 0; i < gDevices.size(); ++i) {
+        plugin::log(HAL_LOG_INFO, "OpenCL device %zu: '%s' (%s)", i,
+                    deviceInfoString(gDevices[i].id, CL_DEVICE_NAME).c_str(),
+                    deviceInfoString(gDevices[i].id, CL_DEVICE_VERSION).c_str());
+    }
+    return HAL_SUCCESS;
 }
 
 halError deviceGetCount(int* count) {

@@ -1,11 +1,11 @@
 // Discovery of the OpenCL platforms and devices the backend uses.
-#ifndef POLYHAL_OPENCL_PLATFORM_HPP_
-#define POLYHAL_OPENCL_PLATFORM_HPP_
+#ifndef POLYHAL_BACKENDS_OPENCL_PLATFORM_HPP_
+#define POLYHAL_BACKENDS_OPENCL_PLATFORM_HPP_
 
 #include <CL/cl.h>
 #include <polyhal/plugin.h>
 
-#include "svm_registry.hpp"
+#include "engine/svm_registry.hpp"
 
 namespace polyhal::opencl {
 
@@ -29,4 +29,4 @@ const DeviceEntry& deviceEntry(int ordinal);
 
 }  // namespace polyhal::opencl
 
-#endif  // POLYHAL_OPENCL_PLATFORM_HPP_
+#endif  // POLYHAL_BACKENDS_OPENCL_PLATFORM_HPP_

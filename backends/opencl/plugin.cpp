@@ -1,54 +1,12 @@
-// The entry point: fills polyhal's dispatch table with the OpenCL backend's entries.
+// The entry point, the plugin's one exported symbol: it hands polyhal the dispatch table built
+// from the entries entries.hpp declares. No entry catches exceptions itself: the table turns
+// one into a halError with a message naming the entry.
 #include <polyhal/plugin_support.hpp>
 
 #include "entries.hpp"
 
-namespace {
+namespace polyhal::opencl {
+POLYHAL_PLUGIN_DISPATCH_TABLE("opencl")
+}  // namespace polyhal::opencl
 
-using namespace polyhal::opencl;
-
-halPluginDispatchTable makeTable() {
-    halPluginDispatchTable table{};
-    table.size = sizeof table;
-    table.abiVersion = HAL_PLUGIN_ABI_VERSION;
-    table.name = "opencl";
-    table.initialize = initialize;
-    table.deviceGetCount = deviceGetCount;
-    table.deviceOpen = deviceOpen;
-    table.deviceClose = deviceClose;
-    table.deviceGetInfo = deviceGetInfo;
-    table.deviceSynchronize = deviceSynchronize;
-    table.streamCreate = streamCreate;
-    table.streamDestroy = streamDestroy;
-    table.streamSynchronize = streamSynchronize;
-    table.streamQuery = streamQuery;
-    table.streamWaitEvent = streamWaitEvent;
-    table.eventCreate = eventCreate;
-    table.eventDestroy = eventDestroy;
-    table.eventRecord = eventRecord;
-    table.eventQuery = eventQuery;
-    table.eventSynchronize = eventSynchronize;
-    table.eventElapsedTime = eventElapsedTime;
-    table.memAllocDevice = memAllocDevice;
-    table.memFreeDevice = memFreeDevice;
-    table.memAllocHost = memAllocHost;
-    table.memFreeHost = memFreeHost;
-    table.memcpyAsync = memcpyAsync;
-    table.memsetAsync = memsetAsync;
-    table.launchHostFunc = launchHostFunc;
-    table.moduleLoadData = moduleLoadData;
-    table.moduleUnload = moduleUnload;
-    table.moduleGetFunction = moduleGetFunction;
-    table.launchKernel = launchKernel;
-    table.streamGetNativeHandle = streamGetNativeHandle;
-    return table;
-}
-
-}  // namespace
-
-extern "C" HAL_PLUGIN_EXPORT halError halPluginGetDispatchTable(uint32_t coreAbiVersion,
-                                                                const halPluginHost* host,
-                                                                halPluginDispatchTable* table) {
-    static const halPluginDispatchTable kTable = makeTable();
-    return polyhal::plugin::negotiate(coreAbiVersion, host, table, kTable);
-}
+POLYHAL_PLUGIN_DEFINE_ENTRY_POINT(polyhal::opencl::dispatchTable())

@@ -1,44 +1,45 @@
-// Streams are in-order OpenCL command queues.
+// Streams are in-order OpenCL command queues; host functions run in their order on a thread of
+// the stream's own (engine/host_func_thread.hpp).
 #include "stream.hpp"
 
 #include <CL/cl_ext.h>
 
-#include <algorithm>
-#include <iterator>
-#include <vector>
+#include <memory>
 
-#include "cl_info.hpp"
 #include "device.hpp"
+#include "engine/cl_info.hpp"
+#include "engine/error.hpp"
 #include "entries.hpp"
-#include "error.hpp"
 #include "event.hpp"
 
-halPluginStream_t::~halPluginStream_t() {
+namespace polyhal::opencl {
+
+Stream::~Stream() {
     if (last_ != nullptr) clReleaseEvent(last_);
-    if (queue != nullptr) clReleaseCommandQueue(queue);
+    clReleaseCommandQueue(queue_);
 }
 
-polyhal::opencl::HostFuncThread& halPluginStream_t::hostFuncThread() {
-    if (!hostFuncs_) hostFuncs_ = std::make_unique<polyhal::opencl::HostFuncThread>();
+HostFuncThread& Stream::hostFuncThread() {
+    if (!hostFuncs_) hostFuncs_ = std::make_unique<HostFuncThread>();
     return *hostFuncs_;
 }
 
-halError halPluginStream_t::query() {
+halError Stream::query() {
     {
         std::lock_guard lock(mutex_);
         if (last_ == nullptr) return HAL_SUCCESS;
         cl_int status = CL_COMPLETE;
-        if (halError error = polyhal::opencl::executionStatus(last_, &status)) return error;
+        if (halError error = executionStatus(last_, &status)) return error;
         if (status == CL_COMPLETE) return HAL_SUCCESS;
         if (status < 0) return reportFailure(status, sequence_);
     }
     // OpenCL starts commands for certain only once they are flushed; a caller polling the
     // stream relies on them starting.
-    clFlush(queue);
+    clFlush(queue_);
     return HAL_ERROR_NOT_READY;
 }
 
-halError halPluginStream_t::waitForLast(cl_int* status, uint64_t* sequence) {
+halError Stream::waitForLast(cl_int* status, uint64_t* sequence) {
     cl_event last = nullptr;
     {
         std::lock_guard lock(mutex_);
@@ -48,13 +49,13 @@ halError halPluginStream_t::waitForLast(cl_int* status, uint64_t* sequence) {
         last = last_;
         clRetainEvent(last);
     }
-    clFlush(queue);
-    const halError result = polyhal::opencl::waitForCommand(last, status);
+    clFlush(queue_);
+    const halError result = waitForCommand(last, status);
     clReleaseEvent(last);
     return result;
 }
 
-halError halPluginStream_t::synchronize() {
+halError Stream::synchronize() {
     cl_int status = CL_COMPLETE;
     uint64_t sequence = 0;
     if (halError error = waitForLast(&status, &sequence)) return error;
@@ -63,20 +64,18 @@ halError halPluginStream_t::synchronize() {
     return reportFailure(status, sequence);
 }
 
-halError halPluginStream_t::waitIdle() {
+halError Stream::waitIdle() {
     cl_int status = CL_COMPLETE;
     uint64_t sequence = 0;
     return waitForLast(&status, &sequence);
 }
 
-halError halPluginStream_t::reportFailure(cl_int status, uint64_t sequence) {
+halError Stream::reportFailure(cl_int status, uint64_t sequence) {
     if (sequence == reportedSequence_) return HAL_SUCCESS;
     reportedSequence_ = sequence;
-    return polyhal::plugin::fail(HAL_ERROR_LAUNCH_FAILED, "work on the stream failed: %s (%d)",
-                                 polyhal::opencl::errorName(status), status);
+    return plugin::fail(HAL_ERROR_LAUNCH_FAILED, "work on the stream failed: %s (%d)",
+                        errorName(status), status);
 }
-
-namespace polyhal::opencl {
 
 namespace {
 
@@ -113,65 +112,62 @@ halError standInFor(cl_event foreign, cl_context context, cl_event* standIn) {
 
 }  // namespace
 
-halError streamCreate(halPluginDevice device, int priority, uint32_t, halPluginStream* stream) {
-    return guard("streamCreate", [&] {
-        cl_queue_properties properties[5] = {0};
-        size_t next = 0;
-        if (device->profiling) {
-            properties[next++] = CL_QUEUE_PROPERTIES;
-            properties[next++] = CL_QUEUE_PROFILING_ENABLE;
-        }
-        if (device->priorityHints) {
-            properties[next++] = CL_QUEUE_PRIORITY_KHR;
-            properties[next++] = priorityHint(priority);
-        }
-        auto created = std::make_shared<halPluginStream_t>(device);
-        cl_int error = CL_SUCCESS;
-        created->queue =
-            clCreateCommandQueueWithProperties(device->context, device->id, properties, &error);
-        if (created->queue == nullptr) {
-            return checkCall(error, "clCreateCommandQueueWithProperties");
-        }
-        std::lock_guard lock(device->streamsMutex);
-        device->streams.emplace(created.get(), created);
-        *stream = created.get();
-        return HAL_SUCCESS;
-    });
-}
-
-halError streamDestroy(halPluginStream stream) {
-    std::vector<std::shared_ptr<halPluginStream_t>> released;  // destroyed after the lock
-    halPluginDevice device = stream->device;
-    std::lock_guard lock(device->streamsMutex);
-    auto found = device->streams.find(stream);
-    device->retiring.push_back(std::move(found->second));
-    device->streams.erase(found);
-    // A destroyed stream's failure has no one left to report it to: query only tells idle.
-    auto idle = std::partition(device->retiring.begin(), device->retiring.end(),
-                               [](const auto& retired) {
-                                   return retired->query() == HAL_ERROR_NOT_READY;
-                               });
-    std::move(idle, device->retiring.end(), std::back_inserter(released));
-    device->retiring.erase(idle, device->retiring.end());
+halError streamCreate(halPluginDevice device, int priority, uint32_t /*flags: none defined*/,
+                      halPluginStream* stream) {
+    Device& owner = plugin::fromHandle<Device>(device);
+    cl_queue_properties properties[5] = {0};
+    size_t next = 0;
+    if (owner.profiling()) {
+        properties[next++] = CL_QUEUE_PROPERTIES;
+        properties[next++] = CL_QUEUE_PROFILING_ENABLE;
+    }
+    if (owner.priorityHints()) {
+        properties[next++] = CL_QUEUE_PRIORITY_KHR;
+        properties[next++] = priorityHint(priority);
+    }
+    cl_int error = CL_SUCCESS;
+    cl_command_queue queue =
+        clCreateCommandQueueWithProperties(owner.context(), owner.id(), properties, &error);
+    if (queue == nullptr) return checkCall(error, "clCreateCommandQueueWithProperties");
+    std::shared_ptr<Stream> created;
+    try {
+        created = std::make_shared<Stream>(owner, queue);
+    } catch (...) {
+        clReleaseCommandQueue(queue);
+        throw;
+    }
+    Stream* handle = created.get();
+    owner.addStream(std::move(created));
+    *stream = plugin::toHandle(handle);
     return HAL_SUCCESS;
 }
 
-halError streamSynchronize(halPluginStream stream) { return stream->synchronize(); }
+halError streamDestroy(halPluginStream stream) {
+    const Stream& self = plugin::fromHandle<Stream>(stream);
+    self.device().retireStream(self);
+    return HAL_SUCCESS;
+}
 
-halError streamQuery(halPluginStream stream) { return stream->query(); }
+halError streamSynchronize(halPluginStream stream) {
+    return plugin::fromHandle<Stream>(stream).synchronize();
+}
+
+halError streamQuery(halPluginStream stream) { return plugin::fromHandle<Stream>(stream).query(); }
 
 halError streamWaitEvent(halPluginStream stream, halPluginEvent event) {
-    cl_event marker = event->marker();
+    Stream& self = plugin::fromHandle<Stream>(stream);
+    const Event& awaited = plugin::fromHandle<Event>(event);
+    cl_event marker = awaited.marker();
     if (marker == nullptr) return HAL_SUCCESS;
     cl_event waitFor = marker;
     halError result = HAL_SUCCESS;
-    if (event->device->context != stream->device->context) {
-        result = standInFor(marker, stream->device->context, &waitFor);
+    if (awaited.device().context() != self.device().context()) {
+        result = standInFor(marker, self.device().context(), &waitFor);
         clReleaseEvent(marker);
         if (result != HAL_SUCCESS) return result;
     }
-    result = stream->submit([&](cl_event* last) {
-        return checkCall(clEnqueueBarrierWithWaitList(stream->queue, 1, &waitFor, last),
+    result = self.submit([&](cl_event* last) {
+        return checkCall(clEnqueueBarrierWithWaitList(self.queue(), 1, &waitFor, last),
                          "clEnqueueBarrierWithWaitList");
     });
     clReleaseEvent(waitFor);
@@ -179,8 +175,38 @@ halError streamWaitEvent(halPluginStream stream, halPluginEvent event) {
 }
 
 halError streamGetNativeHandle(halPluginStream stream, void** native) {
-    *native = stream->queue;
+    *native = plugin::fromHandle<Stream>(stream).queue();
     return HAL_SUCCESS;
+}
+
+// Enqueues a marker `ready` and a barrier on a user event `done`; the stream's host-function
+// thread runs `fn` once `ready` completes, then completes `done` (engine/host_func_thread.hpp).
+halError launchHostFunc(halPluginStream stream, halHostFn fn, void* userData) {
+    Stream& self = plugin::fromHandle<Stream>(stream);
+    HostFuncCalls call{{nullptr, fn, userData, nullptr}};
+    return self.submit([&](cl_event* last) {
+        HostFuncThread& thread = self.hostFuncThread();
+        cl_int error = CL_SUCCESS;
+        cl_event done = clCreateUserEvent(self.device().context(), &error);
+        if (done == nullptr) return checkCall(error, "clCreateUserEvent");
+        cl_event ready = nullptr;
+        error = clEnqueueMarkerWithWaitList(self.queue(), 0, nullptr, &ready);
+        if (error != CL_SUCCESS) {
+            clReleaseEvent(done);
+            return checkCall(error, "clEnqueueMarkerWithWaitList");
+        }
+        error = clEnqueueBarrierWithWaitList(self.queue(), 1, &done, last);
+        if (error != CL_SUCCESS) {
+            clReleaseEvent(done);
+            *last = ready;  // enqueued: the stream's last command now
+            return checkCall(error, "clEnqueueBarrierWithWaitList");
+        }
+        clFlush(self.queue());  // the host thread waits for `ready`: make sure it starts
+        call.front().ready = ready;
+        call.front().done = done;
+        thread.post(call);
+        return HAL_SUCCESS;
+    });
 }
 
 }  // namespace polyhal::opencl

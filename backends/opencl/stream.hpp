@@ -1,6 +1,6 @@
 // The backend's stream: an in-order OpenCL command queue and its last command.
-#ifndef POLYHAL_OPENCL_STREAM_HPP_
-#define POLYHAL_OPENCL_STREAM_HPP_
+#ifndef POLYHAL_BACKENDS_OPENCL_STREAM_HPP_
+#define POLYHAL_BACKENDS_OPENCL_STREAM_HPP_
 
 #include <CL/cl.h>
 #include <polyhal/plugin.h>
@@ -9,17 +9,27 @@
 #include <memory>
 #include <mutex>
 
-#include "host_func.hpp"
+#include "engine/host_func_thread.hpp"
 
-struct halPluginStream_t {
-    explicit halPluginStream_t(halPluginDevice device) : device(device) {}
+namespace polyhal::opencl {
+
+class Device;
+
+// What halPluginStream points to. Owned jointly by its device and by whoever waits for it
+// (Device::synchronize), so that a stream destroyed meanwhile stays alive until the wait ends.
+class Stream {
+public:
+    using Handle = halPluginStream;
+
+    // Takes over `queue` (in order, profiling enabled where the device can).
+    Stream(Device& device, cl_command_queue queue) : device_(device), queue_(queue) {}
     // Releases the queue; OpenCL finishes its submitted work and deletes it afterwards.
-    ~halPluginStream_t();
-    halPluginStream_t(const halPluginStream_t&) = delete;
-    halPluginStream_t& operator=(const halPluginStream_t&) = delete;
+    ~Stream();
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
 
-    halPluginDevice device;
-    cl_command_queue queue = nullptr;  // in order, profiling enabled where the device can
+    Device& device() const { return device_; }
+    cl_command_queue queue() const { return queue_; }
 
     // Enqueues work under the stream's lock, so that the commands of one `body` are adjacent in
     // the queue. `body(cl_event* last)` returns a halError and stores the event of the last
@@ -48,7 +58,7 @@ struct halPluginStream_t {
 
     // The thread that runs this stream's host functions, started on first use. Only from a
     // submit body, which holds the stream's lock.
-    polyhal::opencl::HostFuncThread& hostFuncThread();
+    HostFuncThread& hostFuncThread();
 
 private:
     // Waits for the command that was last when called; gives its final status and number.
@@ -56,11 +66,16 @@ private:
     // Reports a failed command once; HAL_SUCCESS when it was reported before. Lock held.
     halError reportFailure(cl_int status, uint64_t sequence);
 
+    Device& device_;
+    const cl_command_queue queue_;
+
     std::mutex mutex_;
     cl_event last_ = nullptr;
     uint64_t sequence_ = 0;          // commands that became last_, numbering them
     uint64_t reportedSequence_ = 0;  // the last_ whose failure was already reported
-    std::unique_ptr<polyhal::opencl::HostFuncThread> hostFuncs_;
+    std::unique_ptr<HostFuncThread> hostFuncs_;
 };
 
-#endif  // POLYHAL_OPENCL_STREAM_HPP_
+}  // namespace polyhal::opencl
+
+#endif  // POLYHAL_BACKENDS_OPENCL_STREAM_HPP_

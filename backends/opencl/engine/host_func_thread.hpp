@@ -1,16 +1,16 @@
-// Host functions in stream order.
+// The per-stream thread that runs host functions in stream order.
 //
-// launchHostFunc enqueues two commands: a marker `ready` (completes when the work before it has)
-// and a barrier that waits for a user event `done`. The stream's HostFuncThread waits for `ready`,
-// runs the function, then completes `done`, which releases the work after it.
+// launchHostFunc (stream.cpp) enqueues two commands: a marker `ready` (completes when the work
+// before it has) and a barrier that waits for a user event `done`. The stream's HostFuncThread
+// waits for `ready`, runs the function, then completes `done`, which releases the work after it.
 //
 // The function runs on a thread of the backend's own, one per stream, rather than inside an
 // OpenCL event callback: a callback runs on the OpenCL runtime's thread, where a function that
 // blocks (or waits for other OpenCL work, which the specification leaves undefined inside a
 // callback) could stall the runtime and deadlock it. One thread per stream keeps host functions
 // of different streams concurrent and those of one stream in order.
-#ifndef POLYHAL_OPENCL_HOST_FUNC_HPP_
-#define POLYHAL_OPENCL_HOST_FUNC_HPP_
+#ifndef POLYHAL_BACKENDS_OPENCL_ENGINE_HOST_FUNC_THREAD_HPP_
+#define POLYHAL_BACKENDS_OPENCL_ENGINE_HOST_FUNC_THREAD_HPP_
 
 #include <CL/cl.h>
 #include <polyhal/hal.h>
@@ -55,4 +55,4 @@ private:
 
 }  // namespace polyhal::opencl
 
-#endif  // POLYHAL_OPENCL_HOST_FUNC_HPP_
+#endif  // POLYHAL_BACKENDS_OPENCL_ENGINE_HOST_FUNC_THREAD_HPP_

@@ -1,6 +1,6 @@
 // Typed reads of clGetDeviceInfo and clGetEventInfo.
-#ifndef POLYHAL_OPENCL_CL_INFO_HPP_
-#define POLYHAL_OPENCL_CL_INFO_HPP_
+#ifndef POLYHAL_BACKENDS_OPENCL_ENGINE_CL_INFO_HPP_
+#define POLYHAL_BACKENDS_OPENCL_ENGINE_CL_INFO_HPP_
 
 #include <CL/cl.h>
 #include <polyhal/hal.h>
@@ -30,4 +30,4 @@ halError waitForCommand(cl_event event, cl_int* status);
 
 }  // namespace polyhal::opencl
 
-#endif  // POLYHAL_OPENCL_CL_INFO_HPP_
+#endif  // POLYHAL_BACKENDS_OPENCL_ENGINE_CL_INFO_HPP_

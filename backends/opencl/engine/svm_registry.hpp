@@ -1,6 +1,6 @@
 // The shared-virtual-memory allocations of one OpenCL context.
-#ifndef POLYHAL_OPENCL_SVM_REGISTRY_HPP_
-#define POLYHAL_OPENCL_SVM_REGISTRY_HPP_
+#ifndef POLYHAL_BACKENDS_OPENCL_ENGINE_SVM_REGISTRY_HPP_
+#define POLYHAL_BACKENDS_OPENCL_ENGINE_SVM_REGISTRY_HPP_
 
 #include <cstddef>
 #include <cstdint>
@@ -31,4 +31,4 @@ private:
 
 }  // namespace polyhal::opencl
 
-#endif  // POLYHAL_OPENCL_SVM_REGISTRY_HPP_
+#endif  // POLYHAL_BACKENDS_OPENCL_ENGINE_SVM_REGISTRY_HPP_

@@ -1,4 +1,5 @@
-#include "svm_registry.hpp"
+// The shared-virtual-memory allocations of one OpenCL context (see svm_registry.hpp).
+#include "engine/svm_registry.hpp"
 
 #include <iterator>
 #include <mutex>

@@ -1,13 +1,12 @@
-// launchHostFunc and the per-stream thread that runs host functions (see host_func.hpp).
-#include "host_func.hpp"
+// The per-stream thread that runs host functions (see host_func_thread.hpp).
+#include "engine/host_func_thread.hpp"
+
+#include <polyhal/plugin_support.hpp>
 
 #include <condition_variable>
 #include <mutex>
 
-#include "device.hpp"
-#include "entries.hpp"
-#include "error.hpp"
-#include "stream.hpp"
+#include "engine/error.hpp"
 
 namespace polyhal::opencl {
 
@@ -75,35 +74,6 @@ void HostFuncThread::post(HostFuncCalls& calls) noexcept {
         queue_->calls.splice(queue_->calls.end(), calls);
     }
     queue_->wake.notify_one();
-}
-
-halError launchHostFunc(halPluginStream stream, halHostFn fn, void* userData) {
-    return guard("launchHostFunc", [&] {
-        HostFuncCalls call{{nullptr, fn, userData, nullptr}};
-        return stream->submit([&](cl_event* last) {
-            HostFuncThread& thread = stream->hostFuncThread();
-            cl_int error = CL_SUCCESS;
-            cl_event done = clCreateUserEvent(stream->device->context, &error);
-            if (done == nullptr) return checkCall(error, "clCreateUserEvent");
-            cl_event ready = nullptr;
-            error = clEnqueueMarkerWithWaitList(stream->queue, 0, nullptr, &ready);
-            if (error != CL_SUCCESS) {
-                clReleaseEvent(done);
-                return checkCall(error, "clEnqueueMarkerWithWaitList");
-            }
-            error = clEnqueueBarrierWithWaitList(stream->queue, 1, &done, last);
-            if (error != CL_SUCCESS) {
-                clReleaseEvent(done);
-                *last = ready;  // enqueued: the stream's last command now
-                return checkCall(error, "clEnqueueBarrierWithWaitList");
-            }
-            clFlush(stream->queue);  // the host thread waits for `ready`: make sure it starts
-            call.front().ready = ready;
-            call.front().done = done;
-            thread.post(call);
-            return HAL_SUCCESS;
-        });
-    });
 }
 
 }  // namespace polyhal::opencl

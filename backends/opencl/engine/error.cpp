@@ -1,4 +1,5 @@
-#include "error.hpp"
+// The names of OpenCL's error codes, and their translation into polyhal errors.
+#include "engine/error.hpp"
 
 #include <CL/cl_ext.h>
 

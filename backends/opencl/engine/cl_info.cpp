@@ -1,6 +1,7 @@
-#include "cl_info.hpp"
+// Typed reads of clGetDeviceInfo and clGetEventInfo, and waits for one command.
+#include "engine/cl_info.hpp"
 
-#include "error.hpp"
+#include "engine/error.hpp"
 
 namespace polyhal::opencl {
 

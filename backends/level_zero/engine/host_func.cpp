@@ -1,11 +1,10 @@
 // A stream's host-function thread.
 #include "engine/host_func.hpp"
 
-#include <cstdint>
 #include <cstdio>
 
-#include "error.hpp"
 #include "engine/host_wait.hpp"
+#include "error.hpp"
 #include "stream.hpp"
 #include "symbols.hpp"
 

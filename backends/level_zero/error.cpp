@@ -1,4 +1,5 @@
-#include "error.h"
+// Level Zero's results as polyhal errors and messages.
+#include "error.hpp"
 
 #include <polyhal/plugin_support.hpp>
 

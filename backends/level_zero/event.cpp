@@ -1,64 +1,71 @@
-#include "event.h"
-
-#include <cstdint>
+// Events recorded on streams: the event entries.
+#include "event.hpp"
 
 #include <polyhal/plugin_support.hpp>
 
-#include "device.h"
-#include "error.h"
-#include "host_wait.h"
-#include "stream.h"
-#include "symbols.h"
-#include "translate.h"
+#include <cstdint>
+
+#include "device.hpp"
+#include "engine/host_wait.hpp"
+#include "engine/translate.hpp"
+#include "entries.hpp"
+#include "error.hpp"
+#include "stream.hpp"
+#include "symbols.hpp"
 
 namespace polyhal::level_zero {
 
 halError eventCreate(halPluginDevice device, uint32_t flags, halPluginEvent* event) {
-    *event = new halPluginEvent_t(device, (flags & HAL_EVENT_DISABLE_TIMING) == 0,
-                                  (flags & HAL_EVENT_BLOCKING_SYNC) != 0);
+    *event = plugin::toHandle(new Event(&plugin::fromHandle<Device>(device),
+                                        (flags & HAL_EVENT_DISABLE_TIMING) == 0,
+                                        (flags & HAL_EVENT_BLOCKING_SYNC) != 0));
     return HAL_SUCCESS;
 }
 
 halError eventDestroy(halPluginEvent event) {
     // The slot of a pending record stays reserved until it and the waits on it have run.
-    delete event;
+    delete &plugin::fromHandle<Event>(event);
     return HAL_SUCCESS;
 }
 
-halError eventRecord(halPluginEvent event, halPluginStream stream) {
+halError eventRecord(halPluginEvent eventHandle, halPluginStream streamHandle) {
+    Event& event = plugin::fromHandle<Event>(eventHandle);
+    Stream& stream = plugin::fromHandle<Stream>(streamHandle);
     SlotRef slot;
-    if (halError error = stream->device()->events().acquire(&slot); error != HAL_SUCCESS) {
+    if (halError error = stream.device().events().acquire(&slot); error != HAL_SUCCESS) {
         return error;
     }
-    const halError error = event->timing() ? stream->signalWithTimestamp(slot)
-                                           : stream->signalAfterPriorWork(slot);
+    const halError error =
+        event.timing() ? stream.signalWithTimestamp(slot) : stream.signalAfterPriorWork(slot);
     if (error != HAL_SUCCESS) return error;
-    event->setLastRecord(std::move(slot));
+    event.setLastRecord(std::move(slot));
     return HAL_SUCCESS;
 }
 
 halError eventQuery(halPluginEvent event) {
-    const SlotRef recorded = event->lastRecord();
+    const SlotRef recorded = plugin::fromHandle<Event>(event).lastRecord();
     if (!recorded) return HAL_SUCCESS;
-    const ze_result_t status = ze.zeEventQueryStatus(recorded->event);
+    const ze_result_t status = ze.zeEventQueryStatus.address(recorded->event);
     if (status == ZE_RESULT_NOT_READY) return HAL_ERROR_NOT_READY;
     return check(status, "zeEventQueryStatus");
 }
 
-halError eventSynchronize(halPluginEvent event) {
-    const SlotRef recorded = event->lastRecord();
+halError eventSynchronize(halPluginEvent handle) {
+    Event& event = plugin::fromHandle<Event>(handle);
+    const SlotRef recorded = event.lastRecord();
     if (!recorded) return HAL_SUCCESS;
-    // Level Zero has no sleeping wait of its own (see host_wait.h).
-    if (event->blockingSync()) return check(waitSleeping(recorded->event), "zeEventQueryStatus");
-    return check(ze.zeEventHostSynchronize(recorded->event, UINT64_MAX), "zeEventHostSynchronize");
+    // Level Zero has no sleeping wait of its own (see engine/host_wait.hpp).
+    if (event.blockingSync()) return check(waitSleeping(recorded->event), "zeEventQueryStatus");
+    return check(ze.zeEventHostSynchronize.address(recorded->event, UINT64_MAX),
+                 "zeEventHostSynchronize");
 }
 
 halError eventElapsedTime(float* ms, halPluginEvent start, halPluginEvent end) {
-    const SlotRef first = start->lastRecord();
-    const SlotRef last = end->lastRecord();
+    const SlotRef first = plugin::fromHandle<Event>(start).lastRecord();
+    const SlotRef last = plugin::fromHandle<Event>(end).lastRecord();
     // The timestamps are written when the records run: both must have completed.
     for (const SlotRef& slot : {first, last}) {
-        const ze_result_t status = ze.zeEventQueryStatus(slot->event);
+        const ze_result_t status = ze.zeEventQueryStatus.address(slot->event);
         if (status == ZE_RESULT_NOT_READY) {
             return plugin::fail(HAL_ERROR_NOT_READY,
                                 "an event of halEventElapsedTime has not completed");
@@ -67,7 +74,7 @@ halError eventElapsedTime(float* ms, halPluginEvent start, halPluginEvent end) {
             return error;
         }
     }
-    const ze_device_properties_t& properties = start->device()->properties;
+    const ze_device_properties_t& properties = plugin::fromHandle<Event>(start).device().properties;
     *ms = elapsedMilliseconds(*first->timestamp, *last->timestamp, properties.timestampValidBits,
                               properties.timerResolution);
     return HAL_SUCCESS;

@@ -1,11 +1,12 @@
-#include "memory.h"
-
+// Device and host memory, copies and fills: the memory entries.
 #include <polyhal/plugin_support.hpp>
 
-#include "device.h"
-#include "error.h"
-#include "stream.h"
-#include "symbols.h"
+#include "device.hpp"
+#include "engine/copy.hpp"
+#include "entries.hpp"
+#include "error.hpp"
+#include "stream.hpp"
+#include "symbols.hpp"
 
 namespace polyhal::level_zero {
 namespace {
@@ -27,82 +28,85 @@ halError checkAllocation(ze_result_t result, const char* call, size_t size) {
 
 }  // namespace
 
-halError memAllocDevice(halPluginDevice device, size_t size, void** ptr) {
+halError memAllocDevice(halPluginDevice handle, size_t size, void** ptr) {
+    const Device& device = plugin::fromHandle<Device>(handle);
     // Beyond the device's maxMemAllocSize, an allocation needs the relaxed-allocation-limits
     // extension; a driver without it rejects the size as it would have anyway.
     const ze_relaxed_allocation_limits_exp_desc_t relaxed{
         ZE_STRUCTURE_TYPE_RELAXED_ALLOCATION_LIMITS_EXP_DESC, nullptr,
         ZE_RELAXED_ALLOCATION_LIMITS_EXP_FLAG_MAX_SIZE};
-    const bool large = size > device->properties.maxMemAllocSize;
+    const bool large = size > device.properties.maxMemAllocSize;
     const ze_device_mem_alloc_desc_t desc{ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC,
                                           large ? &relaxed : nullptr, 0, 0};
-    return checkAllocation(ze.zeMemAllocDevice(device->driver->context, &desc, size, kAlignment,
-                                               device->device, ptr),
+    return checkAllocation(ze.zeMemAllocDevice.address(device.driver->context, &desc, size,
+                                                       kAlignment, device.device, ptr),
                            "zeMemAllocDevice", size);
 }
 
 halError memFreeDevice(halPluginDevice device, void* ptr) {
-    POLYHAL_ZE_RETURN_IF_ERROR(zeMemFree, device->driver->context, ptr);
+    POLYHAL_ZE_RETURN_IF_ERROR(zeMemFree, plugin::fromHandle<Device>(device).driver->context, ptr);
     return HAL_SUCCESS;
 }
 
 halError memAllocHost(halPluginDevice device, size_t size, void** ptr) {
     const ze_host_mem_alloc_desc_t desc{ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, nullptr, 0};
     return checkAllocation(
-        ze.zeMemAllocHost(device->driver->context, &desc, size, kAlignment, ptr),
+        ze.zeMemAllocHost.address(plugin::fromHandle<Device>(device).driver->context, &desc, size,
+                                  kAlignment, ptr),
         "zeMemAllocHost", size);
 }
 
 halError memFreeHost(halPluginDevice device, void* ptr) {
-    POLYHAL_ZE_RETURN_IF_ERROR(zeMemFree, device->driver->context, ptr);
+    POLYHAL_ZE_RETURN_IF_ERROR(zeMemFree, plugin::fromHandle<Device>(device).driver->context, ptr);
     return HAL_SUCCESS;
 }
 
 // One call serves every kind: Level Zero copies between any memory its device can reach.
 halError memcpyAsync(halPluginStream stream, void* dst, const void* src, size_t count,
                      halMemcpyKind /*kind*/) {
-    return stream->appendCopy(Copy::linear(dst, src, count));
+    return plugin::fromHandle<Stream>(stream).appendCopy(Copy::linear(dst, src, count));
 }
 
 // One region copy; a box beyond the 32-bit region fields goes a row at a time.
-halError memcpy3DAsync(halPluginStream stream, const halMemcpy3DParams* box) {
-    if (Copy::fitsRegion(*box)) return stream->appendCopy(Copy::region(*box));
+halError memcpy3DAsync(halPluginStream handle, const halMemcpy3DParams* box) {
+    Stream& stream = plugin::fromHandle<Stream>(handle);
+    if (Copy::fitsRegion(*box)) return stream.appendCopy(Copy::region(*box));
     auto* dst = static_cast<unsigned char*>(box->dst);
     const auto* src = static_cast<const unsigned char*>(box->src);
     for (size_t slice = 0; slice < box->depth; ++slice) {
         for (size_t row = 0; row < box->height; ++row) {
-            const Copy copy = Copy::linear(dst + slice * box->dstSlicePitch + row * box->dstPitch,
-                                           src + slice * box->srcSlicePitch + row * box->srcPitch,
-                                           box->width);
-            if (halError error = stream->appendCopy(copy); error != HAL_SUCCESS) return error;
+            const Copy copy =
+                Copy::linear(dst + slice * box->dstSlicePitch + row * box->dstPitch,
+                             src + slice * box->srcSlicePitch + row * box->srcPitch, box->width);
+            if (halError error = stream.appendCopy(copy); error != HAL_SUCCESS) return error;
         }
     }
     return HAL_SUCCESS;
 }
 
-halError memcpyPeerAsync(halPluginStream stream, void* dst, halPluginDevice dstDevice,
-                         const void* src, halPluginDevice srcDevice, size_t count) {
+halError memcpyPeerAsync(halPluginStream stream, void* dst, halPluginDevice dstHandle,
+                         const void* src, halPluginDevice srcHandle, size_t count) {
+    const Device& dstDevice = plugin::fromHandle<Device>(dstHandle);
+    const Device& srcDevice = plugin::fromHandle<Device>(srcHandle);
     // The core calls this only between devices reporting HAL_DEVICE_CAP_PEER_COPY, which share
     // one context; anything else would be a copy Level Zero cannot make.
-    if (!dstDevice->peerCopy || !srcDevice->peerCopy ||
-        dstDevice->driver != srcDevice->driver) {
+    if (!dstDevice.peerCopy || !srcDevice.peerCopy || dstDevice.driver != srcDevice.driver) {
         return plugin::fail(HAL_ERROR_NOT_SUPPORTED,
                             "no peer copy from Level Zero device '%s' to '%s': they do not share "
-                            "a driver context with peer access", srcDevice->properties.name,
-                            dstDevice->properties.name);
+                            "a driver context with peer access",
+                            srcDevice.properties.name, dstDevice.properties.name);
     }
-    return stream->appendCopy(Copy::linear(dst, src, count));
+    return plugin::fromHandle<Stream>(stream).appendCopy(Copy::linear(dst, src, count));
 }
 
 halError memsetAsync(halPluginStream stream, void* dst, unsigned char value, size_t count) {
     // A one-byte pattern. Level Zero reads the pattern during the append call (the
     // specification asks nothing of its lifetime, unlike the copy operands), so a local will do.
-    return stream->appendCommand("zeCommandListAppendMemoryFill",
-                                 [&](ze_command_list_handle_t list) {
-                                     return ze.zeCommandListAppendMemoryFill(
-                                         list, dst, &value, sizeof value, count, nullptr, 0,
-                                         nullptr);
-                                 });
+    return plugin::fromHandle<Stream>(stream).appendCommand(
+        "zeCommandListAppendMemoryFill", [&](ze_command_list_handle_t list) {
+            return ze.zeCommandListAppendMemoryFill.address(list, dst, &value, sizeof value, count,
+                                                            nullptr, 0, nullptr);
+        });
 }
 
 }  // namespace polyhal::level_zero

@@ -1,4 +1,5 @@
-#include "stream.h"
+// Streams on immediate command lists, and the stream entries.
+#include "stream.hpp"
 
 #include <polyhal/plugin_support.hpp>
 
@@ -6,32 +7,29 @@
 #include <cstdio>
 #include <iterator>
 
-#include "device.h"
-#include "event.h"
-#include "symbols.h"
-#include "translate.h"
+#include "device.hpp"
+#include "engine/translate.hpp"
+#include "entries.hpp"
+#include "event.hpp"
+#include "symbols.hpp"
 
-using polyhal::level_zero::check;
-using polyhal::level_zero::SlotRef;
-using polyhal::level_zero::ze;
+namespace polyhal::level_zero {
 
-halPluginStream_t::halPluginStream_t(halPluginDevice_t* device, ze_command_list_handle_t list,
-                                     ze_command_queue_priority_t priority)
+Stream::Stream(Device* device, ze_command_list_handle_t list, ze_command_queue_priority_t priority)
     : device_(device), list_(list), priority_(priority) {}
 
-halPluginStream_t::~halPluginStream_t() {
+Stream::~Stream() {
     hostFuncs_.reset();
     for (ze_command_list_handle_t list : {list_, copyList_}) {
         if (list == nullptr) continue;
-        const ze_result_t result = ze.zeCommandListDestroy(list);
+        const ze_result_t result = ze.zeCommandListDestroy.address(list);
         if (result != ZE_RESULT_SUCCESS) {
-            polyhal::plugin::log(HAL_LOG_WARN, "zeCommandListDestroy: %s",
-                                 polyhal::level_zero::resultName(result));
+            plugin::log(HAL_LOG_WARN, "zeCommandListDestroy: %s", resultName(result));
         }
     }
 }
 
-halError halPluginStream_t::joinCopiesLocked() {
+halError Stream::joinCopiesLocked() {
     if (!copyTail_) return HAL_SUCCESS;
     SlotRef acknowledgement;
     if (halError error = device_->events().acquire(&acknowledgement); error != HAL_SUCCESS) {
@@ -47,7 +45,7 @@ halError halPluginStream_t::joinCopiesLocked() {
     return HAL_SUCCESS;
 }
 
-halError halPluginStream_t::copyListLocked(ze_command_list_handle_t* list) {
+halError Stream::copyListLocked(ze_command_list_handle_t* list) {
     if (copyList_ == nullptr) {
         // Copy engines taken in turn, as the compute engines are.
         const uint32_t engine = device_->copyListsCreated++ % device_->copyQueueCount;
@@ -65,7 +63,7 @@ halError halPluginStream_t::copyListLocked(ze_command_list_handle_t* list) {
     return HAL_SUCCESS;
 }
 
-halError halPluginStream_t::appendCopy(const polyhal::level_zero::Copy& copy) {
+halError Stream::appendCopy(const Copy& copy) {
     if (device_->copyQueueOrdinal < 0) {
         return appendCommand(copy.call(), [&](ze_command_list_handle_t list) {
             return copy.append(list, nullptr, 0, nullptr);
@@ -92,9 +90,9 @@ halError halPluginStream_t::appendCopy(const polyhal::level_zero::Copy& copy) {
         after->addWaitAcknowledgement(done);
         wait = after->event;
     }
-    if (halError error = check(copy.append(copies, done->event, after ? 1u : 0u,
-                                           after ? &wait : nullptr),
-                               copy.call());
+    if (halError error =
+            check(copy.append(copies, done->event, after ? 1u : 0u, after ? &wait : nullptr),
+                  copy.call());
         error != HAL_SUCCESS) {
         return error;
     }
@@ -105,14 +103,14 @@ halError halPluginStream_t::appendCopy(const polyhal::level_zero::Copy& copy) {
     return HAL_SUCCESS;
 }
 
-halError halPluginStream_t::orderAfterPriorCommandsLocked() {
+halError Stream::orderAfterPriorCommandsLocked() {
     if (ordered_) return HAL_SUCCESS;
     POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendBarrier, list_, nullptr, 0, nullptr);
     ordered_ = true;
     return HAL_SUCCESS;
 }
 
-halError halPluginStream_t::signalAfterPriorWork(const SlotRef& slot) {
+halError Stream::signalAfterPriorWork(const SlotRef& slot) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (halError error = joinCopiesLocked(); error != HAL_SUCCESS) return error;
     // A barrier without wait events starts once every earlier command has finished.
@@ -123,17 +121,17 @@ halError halPluginStream_t::signalAfterPriorWork(const SlotRef& slot) {
     return HAL_SUCCESS;
 }
 
-halError halPluginStream_t::signalWithTimestamp(const SlotRef& slot) {
+halError Stream::signalWithTimestamp(const SlotRef& slot) {
     const halError error = appendCommand(
         "zeCommandListAppendWriteGlobalTimestamp", [&](ze_command_list_handle_t list) {
-            return ze.zeCommandListAppendWriteGlobalTimestamp(list, slot->timestamp, slot->event,
-                                                             0, nullptr);
+            return ze.zeCommandListAppendWriteGlobalTimestamp.address(list, slot->timestamp,
+                                                                      slot->event, 0, nullptr);
         });
     if (error == HAL_SUCCESS) slot->submitted = true;
     return error;
 }
 
-halError halPluginStream_t::waitFor(const SlotRef& slot) {
+halError Stream::waitFor(const SlotRef& slot) {
     SlotRef acknowledgement;
     if (halError error = device_->events().acquire(&acknowledgement); error != HAL_SUCCESS) {
         return error;
@@ -151,10 +149,10 @@ halError halPluginStream_t::waitFor(const SlotRef& slot) {
     return HAL_SUCCESS;
 }
 
-halError halPluginStream_t::launchHostFunc(polyhal::level_zero::HostFuncCall call) {
+halError Stream::launchHostFunc(HostFuncCall call) {
     const SlotRef started = call.started;
     const SlotRef finished = call.finished;
-    std::list<polyhal::level_zero::HostFuncCall> calls;
+    std::list<HostFuncCall> calls;
     calls.push_back(std::move(call));
     SlotRef acknowledgement;
     if (halError error = device_->events().acquire(&acknowledgement); error != HAL_SUCCESS) {
@@ -164,7 +162,7 @@ halError halPluginStream_t::launchHostFunc(polyhal::level_zero::HostFuncCall cal
 
     std::lock_guard<std::mutex> lock(mutex_);
     if (halError error = joinCopiesLocked(); error != HAL_SUCCESS) return error;
-    if (!hostFuncs_) hostFuncs_ = std::make_unique<polyhal::level_zero::HostFuncThread>(this);
+    if (!hostFuncs_) hostFuncs_ = std::make_unique<HostFuncThread>(this);
     POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendBarrier, list_, started->event, 0, nullptr);
     started->submitted = true;
     ordered_ = true;
@@ -179,7 +177,7 @@ halError halPluginStream_t::launchHostFunc(polyhal::level_zero::HostFuncCall cal
     return HAL_SUCCESS;
 }
 
-halError halPluginStream_t::markerLocked(SlotRef* marker) {
+halError Stream::markerLocked(SlotRef* marker) {
     if (halError error = joinCopiesLocked(); error != HAL_SUCCESS) return error;
     if (appended_ == 0 || (marker_ && markerAppended_ == appended_)) {
         *marker = marker_;
@@ -196,148 +194,160 @@ halError halPluginStream_t::markerLocked(SlotRef* marker) {
     return HAL_SUCCESS;
 }
 
-halError halPluginStream_t::appendMarker(SlotRef* marker) {
+halError Stream::appendMarker(SlotRef* marker) {
     std::lock_guard<std::mutex> lock(mutex_);
     return markerLocked(marker);
 }
 
-halError halPluginStream_t::query() {
+halError Stream::query() {
     SlotRef marker;
     if (halError error = appendMarker(&marker); error != HAL_SUCCESS) return error;
     if (halError error = takeAsyncError(); error != HAL_SUCCESS) return error;
     if (!marker) return HAL_SUCCESS;
-    const ze_result_t status = ze.zeEventQueryStatus(marker->event);
+    const ze_result_t status = ze.zeEventQueryStatus.address(marker->event);
     if (status == ZE_RESULT_NOT_READY) return HAL_ERROR_NOT_READY;
     return check(status, "zeEventQueryStatus");
 }
 
-halError halPluginStream_t::synchronize() {
+halError Stream::synchronize() {
     SlotRef marker;
     if (halError error = appendMarker(&marker); error != HAL_SUCCESS) return error;
     // Waited for without the lock, so other threads may keep appending meanwhile.
     const halError waited =
-        marker ? check(ze.zeEventHostSynchronize(marker->event, UINT64_MAX),
+        marker ? check(ze.zeEventHostSynchronize.address(marker->event, UINT64_MAX),
                        "zeEventHostSynchronize")
                : HAL_SUCCESS;
     const halError asyncError = takeAsyncError();
     return asyncError != HAL_SUCCESS ? asyncError : waited;
 }
 
-void halPluginStream_t::waitIdle() {
+void Stream::waitIdle() {
     SlotRef marker;
     if (appendMarker(&marker) != HAL_SUCCESS || !marker) return;
-    const ze_result_t result = ze.zeEventHostSynchronize(marker->event, UINT64_MAX);
+    const ze_result_t result = ze.zeEventHostSynchronize.address(marker->event, UINT64_MAX);
     if (result != ZE_RESULT_SUCCESS) {
-        polyhal::plugin::log(HAL_LOG_WARN, "waiting for a stream: zeEventHostSynchronize: %s",
-                             polyhal::level_zero::resultName(result));
+        plugin::log(HAL_LOG_WARN, "waiting for a stream: zeEventHostSynchronize: %s",
+                    resultName(result));
     }
 }
 
-halError halPluginStream_t::markEnd() {
+halError Stream::markEnd() {
     SlotRef marker;
     return appendMarker(&marker);
 }
 
-bool halPluginStream_t::isFinished() {
+bool Stream::isFinished() {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (copyTail_) return false;  // copies not followed by a marker
+    if (copyTail_) return false;                                // copies not followed by a marker
     if (marker_ && markerAppended_ != appended_) return false;  // work after the last marker
-    return !marker_ || ze.zeEventQueryStatus(marker_->event) != ZE_RESULT_NOT_READY;
+    return !marker_ || ze.zeEventQueryStatus.address(marker_->event) != ZE_RESULT_NOT_READY;
 }
 
-void halPluginStream_t::setAsyncError(halError code, const char* message) noexcept {
+void Stream::setAsyncError(halError code, const char* message) noexcept {
     std::lock_guard<std::mutex> lock(asyncErrorMutex_);
     if (asyncError_ != HAL_SUCCESS) return;
     asyncError_ = code;
     std::snprintf(asyncErrorMessage_, sizeof asyncErrorMessage_, "%s", message);
 }
 
-halError halPluginStream_t::takeAsyncError() {
+halError Stream::takeAsyncError() {
     std::lock_guard<std::mutex> lock(asyncErrorMutex_);
     const halError error = asyncError_;
     if (error == HAL_SUCCESS) return HAL_SUCCESS;
     asyncError_ = HAL_SUCCESS;
-    return polyhal::plugin::fail(error, "%s", asyncErrorMessage_);
+    return plugin::fail(error, "%s", asyncErrorMessage_);
 }
 
-namespace polyhal::level_zero {
-
-halError streamCreate(halPluginDevice device, int priority, uint32_t /*flags: none defined*/,
+halError streamCreate(halPluginDevice handle, int priority, uint32_t /*flags: none defined*/,
                       halPluginStream* stream) {
+    Device& device = plugin::fromHandle<Device>(handle);
     reapRetiredStreams(device, false);
     // Streams take the group's engines in turn, so that independent streams run side by side
     // rather than queue behind one another on one engine.
-    const uint32_t engine = device->streamsCreated++ % device->computeQueueCount;
+    const uint32_t engine = device.streamsCreated++ % device.computeQueueCount;
     const ze_command_queue_desc_t desc{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
                                        nullptr,
-                                       device->computeQueueOrdinal,
+                                       device.computeQueueOrdinal,
                                        engine,
                                        0,
                                        ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
                                        toQueuePriority(priority)};
     ze_command_list_handle_t list = nullptr;
-    POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListCreateImmediate, device->driver->context,
-                               device->device, &desc, &list);
-    std::shared_ptr<halPluginStream_t> created;
+    POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListCreateImmediate, device.driver->context, device.device,
+                               &desc, &list);
+    std::shared_ptr<Stream> created;
     try {
-        created = std::make_shared<halPluginStream_t>(device, list, desc.priority);
+        created = std::make_shared<Stream>(&device, list, desc.priority);
     } catch (...) {
-        ze.zeCommandListDestroy(list);
+        ze.zeCommandListDestroy.address(list);
         throw;
     }
     // From here the stream owns the list: should registering it throw, it is destroyed.
-    std::lock_guard<std::mutex> lock(device->streamsMutex);
-    device->streams.push_back(created);
-    *stream = created.get();
+    std::lock_guard<std::mutex> lock(device.streamsMutex);
+    device.streams.push_back(created);
+    *stream = plugin::toHandle(created.get());
     return HAL_SUCCESS;
 }
 
-halError streamDestroy(halPluginStream stream) {
-    halPluginDevice device = stream->device();
+halError streamDestroy(halPluginStream handle) {
+    Stream* stream = &plugin::fromHandle<Stream>(handle);
+    Device& device = stream->device();
     // The command list may be destroyed only when idle, and destroying must not wait: mark the
     // end of its work and let reapRetiredStreams destroy it once that has finished. If marking
     // fails, the stream stays as it was.
     if (halError error = stream->markEnd(); error != HAL_SUCCESS) return error;
     {
-        std::lock_guard<std::mutex> lock(device->streamsMutex);
-        auto& streams = device->streams;
+        std::lock_guard<std::mutex> lock(device.streamsMutex);
+        auto& streams = device.streams;
         const auto found = std::find_if(streams.begin(), streams.end(),
                                         [&](const auto& live) { return live.get() == stream; });
         // Reserved first, so that moving the stream between the lists cannot fail halfway.
-        device->retiringStreams.reserve(device->retiringStreams.size() + 1);
-        device->retiringStreams.push_back(std::move(*found));
+        device.retiringStreams.reserve(device.retiringStreams.size() + 1);
+        device.retiringStreams.push_back(std::move(*found));
         streams.erase(found);
     }
     reapRetiredStreams(device, false);
     return HAL_SUCCESS;
 }
 
-halError streamSynchronize(halPluginStream stream) { return stream->synchronize(); }
+halError streamSynchronize(halPluginStream stream) {
+    return plugin::fromHandle<Stream>(stream).synchronize();
+}
 
-halError streamQuery(halPluginStream stream) { return stream->query(); }
+halError streamQuery(halPluginStream stream) { return plugin::fromHandle<Stream>(stream).query(); }
 
 halError streamWaitEvent(halPluginStream stream, halPluginEvent event) {
-    const SlotRef recorded = event->lastRecord();
+    const SlotRef recorded = plugin::fromHandle<Event>(event).lastRecord();
     if (!recorded) return HAL_SUCCESS;
-    return stream->waitFor(recorded);
+    return plugin::fromHandle<Stream>(stream).waitFor(recorded);
 }
 
 halError streamGetNativeHandle(halPluginStream stream, void** native) {
-    *native = stream->list();
+    *native = plugin::fromHandle<Stream>(stream).list();
     return HAL_SUCCESS;
 }
 
-void reapRetiredStreams(halPluginDevice device, bool wait) {
-    std::vector<std::shared_ptr<halPluginStream_t>> finished;  // destroyed after unlocking
+halError launchHostFunc(halPluginStream handle, halHostFn fn, void* userData) {
+    Stream& stream = plugin::fromHandle<Stream>(handle);
+    HostFuncCall call;
+    call.fn = fn;
+    call.userData = userData;
+    EventSlotPool& events = stream.device().events();
+    if (halError error = events.acquire(&call.started); error != HAL_SUCCESS) return error;
+    if (halError error = events.acquire(&call.finished); error != HAL_SUCCESS) return error;
+    return stream.launchHostFunc(std::move(call));
+}
+
+void reapRetiredStreams(Device& device, bool wait) {
+    std::vector<std::shared_ptr<Stream>> finished;  // destroyed after unlocking
     {
-        std::lock_guard<std::mutex> lock(device->streamsMutex);
-        auto& retiring = device->retiringStreams;
+        std::lock_guard<std::mutex> lock(device.streamsMutex);
+        auto& retiring = device.retiringStreams;
         if (wait) {
             finished.swap(retiring);
         } else {
-            const auto idle = std::partition(retiring.begin(), retiring.end(), [](const auto& s) {
-                return !s->isFinished();
-            });
+            const auto idle = std::partition(retiring.begin(), retiring.end(),
+                                             [](const auto& s) { return !s->isFinished(); });
             finished.reserve(static_cast<size_t>(retiring.end() - idle));
             std::move(idle, retiring.end(), std::back_inserter(finished));
             retiring.erase(idle, retiring.end());

@@ -1,8 +1,9 @@
-#include "symbols.h"
-
-#include <dlfcn.h>
+// Loading the Level Zero loader and resolving the functions of symbols.hpp.
+#include "symbols.hpp"
 
 #include <polyhal/plugin_support.hpp>
+
+#include <string>
 
 namespace polyhal::level_zero {
 
@@ -13,24 +14,22 @@ constexpr const char* kLoaderName = "libze_loader.so.1";
 }  // namespace
 
 halError loadSymbols() {
-    void* loader = dlopen(kLoaderName, RTLD_NOW | RTLD_LOCAL);
-    if (loader == nullptr) {
+    std::string error;
+    DynamicLibrary loader = DynamicLibrary::open(kLoaderName, &error);
+    if (!loader) {
         return plugin::fail(HAL_ERROR_NO_DEVICE,
                             "no Level Zero driver was found: cannot load %s (%s)", kLoaderName,
-                            dlerror());
+                            error.c_str());
     }
     Symbols resolved;
-#define POLYHAL_LEVEL_ZERO_RESOLVE(name)                                                       \
-    resolved.name = reinterpret_cast<decltype(resolved.name)>(dlsym(loader, #name));          \
-    if (resolved.name == nullptr) {                                                            \
-        const halError missing = plugin::fail(                                                 \
-            HAL_ERROR_NO_DEVICE, "no usable Level Zero loader: %s lacks %s (%s), so it "       \
-            "predates the Level Zero 1.4 API", kLoaderName, #name, dlerror());                \
-        dlclose(loader);                                                                       \
-        return missing;                                                                        \
+    if (const char* missing = resolved.resolve(loader)) {
+        return plugin::fail(HAL_ERROR_NO_DEVICE,
+                            "no usable Level Zero loader: %s lacks %s, so it predates the Level "
+                            "Zero 1.4 API",
+                            kLoaderName, missing);
     }
-    POLYHAL_LEVEL_ZERO_SYMBOLS(POLYHAL_LEVEL_ZERO_RESOLVE)
-#undef POLYHAL_LEVEL_ZERO_RESOLVE
+    // The driver tears itself down at exit; unloading it earlier would leave `ze` dangling.
+    loader.keepLoaded();
     ze = resolved;
     return HAL_SUCCESS;
 }

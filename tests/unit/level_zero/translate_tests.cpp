@@ -7,8 +7,8 @@
 #include <cstring>
 #include <string>
 
-#include "error.h"
-#include "translate.h"
+#include "engine/translate.hpp"
+#include "error.hpp"
 
 using namespace polyhal::level_zero;
 

@@ -1,4 +1,5 @@
-#include "translate.h"
+// Translations between polyhal's terms and Level Zero's, free of driver calls.
+#include "engine/translate.hpp"
 
 #include <algorithm>
 #include <cstring>

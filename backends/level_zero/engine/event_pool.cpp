@@ -1,11 +1,12 @@
-#include "event_pool.h"
+// The pool of recyclable event slots of one Level Zero context.
+#include "engine/event_pool.hpp"
 
 #include <algorithm>
 
 #include <polyhal/plugin_support.hpp>
 
-#include "error.h"
-#include "symbols.h"
+#include "error.hpp"
+#include "symbols.hpp"
 
 namespace polyhal::level_zero {
 namespace {
@@ -16,13 +17,14 @@ constexpr uint32_t kSlotsPerBlock = 128;
 constexpr size_t kScanLimit = 8;
 
 bool hasSignalled(const EventSlot& slot) {
-    return !slot.submitted || ze.zeEventQueryStatus(slot.event) == ZE_RESULT_SUCCESS;
+    return !slot.submitted || ze.zeEventQueryStatus.address(slot.event) == ZE_RESULT_SUCCESS;
 }
 
 bool isReusable(const EventSlot& slot) {
     if (!hasSignalled(slot)) return false;
-    return std::all_of(slot.waitAcknowledgements.begin(), slot.waitAcknowledgements.end(),
-                       [](const SlotRef& acknowledgement) { return hasSignalled(*acknowledgement); });
+    return std::all_of(
+        slot.waitAcknowledgements.begin(), slot.waitAcknowledgements.end(),
+        [](const SlotRef& acknowledgement) { return hasSignalled(*acknowledgement); });
 }
 
 }  // namespace
@@ -39,13 +41,13 @@ EventSlotPool::~EventSlotPool() {
     }
     for (const Block& block : blocks_) {
         for (uint32_t i = 0; i < block.used; ++i) {
-            const ze_result_t result = ze.zeEventDestroy(block.slots[i].event);
+            const ze_result_t result = ze.zeEventDestroy.address(block.slots[i].event);
             if (result != ZE_RESULT_SUCCESS) {
                 plugin::log(HAL_LOG_WARN, "zeEventDestroy: %s", resultName(result));
             }
         }
-        const ze_result_t destroyed = ze.zeEventPoolDestroy(block.pool);
-        const ze_result_t freed = ze.zeMemFree(context_, block.timestamps);
+        const ze_result_t destroyed = ze.zeEventPoolDestroy.address(block.pool);
+        const ze_result_t freed = ze.zeMemFree.address(context_, block.timestamps);
         if (destroyed != ZE_RESULT_SUCCESS || freed != ZE_RESULT_SUCCESS) {
             plugin::log(HAL_LOG_WARN, "zeEventPoolDestroy: %s, zeMemFree: %s",
                         resultName(destroyed), resultName(freed));
@@ -80,7 +82,7 @@ EventSlot* EventSlotPool::takeReusableLocked(std::vector<SlotRef>* finished, hal
             continue;
         }
         if (slot->submitted) {
-            const ze_result_t result = ze.zeEventHostReset(slot->event);
+            const ze_result_t result = ze.zeEventHostReset.address(slot->event);
             if (result != ZE_RESULT_SUCCESS) {
                 pushReleasedLocked(slot);
                 *error = check(result, "zeEventHostReset");
@@ -123,9 +125,10 @@ halError EventSlotPool::addBlockLocked() {
     // Host-visible, and with no device list: usable by every device of the context.
     const ze_event_pool_desc_t poolDesc{ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, nullptr,
                                         ZE_EVENT_POOL_FLAG_HOST_VISIBLE, kSlotsPerBlock};
-    const ze_result_t result = ze.zeEventPoolCreate(context_, &poolDesc, 0, nullptr, &block.pool);
+    const ze_result_t result =
+        ze.zeEventPoolCreate.address(context_, &poolDesc, 0, nullptr, &block.pool);
     if (result != ZE_RESULT_SUCCESS) {
-        ze.zeMemFree(context_, timestamps);
+        ze.zeMemFree.address(context_, timestamps);
         return check(result, "zeEventPoolCreate");
     }
     blocks_.push_back(std::move(block));

@@ -9,8 +9,8 @@
 //   - it has signalled, and
 //   - every wait enqueued on it has executed: each such wait is a barrier that signals an
 //     acknowledgement slot of its own, kept in `waitAcknowledgements`.
-#ifndef POLYHAL_BACKENDS_LEVEL_ZERO_EVENT_POOL_H_
-#define POLYHAL_BACKENDS_LEVEL_ZERO_EVENT_POOL_H_
+#ifndef POLYHAL_BACKENDS_LEVEL_ZERO_ENGINE_EVENT_POOL_HPP_
+#define POLYHAL_BACKENDS_LEVEL_ZERO_ENGINE_EVENT_POOL_HPP_
 
 #include <level_zero/ze_api.h>
 #include <polyhal/hal.h>
@@ -49,7 +49,7 @@ struct EventSlot {
 // The slots of one Level Zero context: host-visible events usable by all its devices.
 // Thread-safe.
 class EventSlotPool {
-public:
+  public:
     explicit EventSlotPool(ze_context_handle_t context) : context_(context) {}
     // Destroys every event and event pool. No slot may be in use by a device any more.
     ~EventSlotPool();
@@ -59,7 +59,7 @@ public:
     // A reset slot, recycled when one is free, otherwise created.
     halError acquire(SlotRef* slot);
 
-private:
+  private:
     // One Level Zero event pool and the slots over its events.
     struct Block {
         ze_event_pool_handle_t pool = nullptr;
@@ -90,4 +90,4 @@ private:
 
 }  // namespace polyhal::level_zero
 
-#endif  // POLYHAL_BACKENDS_LEVEL_ZERO_EVENT_POOL_H_
+#endif  // POLYHAL_BACKENDS_LEVEL_ZERO_ENGINE_EVENT_POOL_HPP_

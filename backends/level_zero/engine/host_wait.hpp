@@ -3,8 +3,8 @@
 // zeEventHostSynchronize busy-waits on Intel's driver: right for short waits of latency-bound
 // code, wrong for HAL_EVENT_BLOCKING_SYNC events (which promise to sleep) and for threads that
 // may wait for long, such as a stream's host-function thread.
-#ifndef POLYHAL_BACKENDS_LEVEL_ZERO_HOST_WAIT_H_
-#define POLYHAL_BACKENDS_LEVEL_ZERO_HOST_WAIT_H_
+#ifndef POLYHAL_BACKENDS_LEVEL_ZERO_ENGINE_HOST_WAIT_HPP_
+#define POLYHAL_BACKENDS_LEVEL_ZERO_ENGINE_HOST_WAIT_HPP_
 
 #include <level_zero/ze_api.h>
 
@@ -16,4 +16,4 @@ ze_result_t waitSleeping(ze_event_handle_t event);
 
 }  // namespace polyhal::level_zero
 
-#endif  // POLYHAL_BACKENDS_LEVEL_ZERO_HOST_WAIT_H_
+#endif  // POLYHAL_BACKENDS_LEVEL_ZERO_ENGINE_HOST_WAIT_HPP_

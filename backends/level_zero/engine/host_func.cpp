@@ -1,18 +1,16 @@
-#include "host_func.h"
+// A stream's host-function thread.
+#include "engine/host_func.hpp"
 
-#include <cstdint>
 #include <cstdio>
 
-#include "device.h"
-#include "error.h"
-#include "host_wait.h"
-#include "stream.h"
-#include "symbols.h"
+#include "engine/host_wait.hpp"
+#include "error.hpp"
+#include "stream.hpp"
+#include "symbols.hpp"
 
 namespace polyhal::level_zero {
 
-HostFuncThread::HostFuncThread(halPluginStream_t* stream)
-    : stream_(stream), thread_([this] { run(); }) {}
+HostFuncThread::HostFuncThread(Stream* stream) : stream_(stream), thread_([this] { run(); }) {}
 
 HostFuncThread::~HostFuncThread() {
     {
@@ -57,23 +55,12 @@ void HostFuncThread::execute(const HostFuncCall& call) noexcept {
         stream_->setAsyncError(toHalError(waited), message);
     }
     // Signalled even when the function did not run, so the stream does not wait forever.
-    const ze_result_t signalled = ze.zeEventHostSignal(call.finished->event);
+    const ze_result_t signalled = ze.zeEventHostSignal.address(call.finished->event);
     if (signalled != ZE_RESULT_SUCCESS) {
-        std::snprintf(message, sizeof message,
-                      "after a host function: zeEventHostSignal: %s (%s)", resultName(signalled),
-                      resultDescription(signalled));
+        std::snprintf(message, sizeof message, "after a host function: zeEventHostSignal: %s (%s)",
+                      resultName(signalled), resultDescription(signalled));
         stream_->setAsyncError(toHalError(signalled), message);
     }
-}
-
-halError launchHostFunc(halPluginStream stream, halHostFn fn, void* userData) {
-    HostFuncCall call;
-    call.fn = fn;
-    call.userData = userData;
-    EventSlotPool& events = stream->device()->events();
-    if (halError error = events.acquire(&call.started); error != HAL_SUCCESS) return error;
-    if (halError error = events.acquire(&call.finished); error != HAL_SUCCESS) return error;
-    return stream->launchHostFunc(std::move(call));
 }
 
 }  // namespace polyhal::level_zero

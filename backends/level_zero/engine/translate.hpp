@@ -1,7 +1,7 @@
 // Pure translations between polyhal's terms and Level Zero's, kept free of driver calls so unit
 // tests can check them on any machine.
-#ifndef POLYHAL_BACKENDS_LEVEL_ZERO_TRANSLATE_H_
-#define POLYHAL_BACKENDS_LEVEL_ZERO_TRANSLATE_H_
+#ifndef POLYHAL_BACKENDS_LEVEL_ZERO_ENGINE_TRANSLATE_HPP_
+#define POLYHAL_BACKENDS_LEVEL_ZERO_ENGINE_TRANSLATE_HPP_
 
 #include <level_zero/ze_api.h>
 #include <polyhal/plugin.h>
@@ -15,6 +15,14 @@ namespace polyhal::level_zero {
 // (greatest, HIGH) and the default priority 0 is NORMAL.
 inline constexpr int kLeastStreamPriority = 1;
 inline constexpr int kGreatestStreamPriority = -1;
+
+// A driver's structure of type `type`, all else zero, ready to be filled.
+template <typename Properties>
+Properties describedAs(ze_structure_type_t type) {
+    Properties properties{};
+    properties.stype = type;
+    return properties;
+}
 
 // `priority` is within [kGreatestStreamPriority, kLeastStreamPriority] (the core clamps it).
 ze_command_queue_priority_t toQueuePriority(int priority);
@@ -56,4 +64,4 @@ void fillDeviceInfo(const ze_device_properties_t& properties,
 
 }  // namespace polyhal::level_zero
 
-#endif  // POLYHAL_BACKENDS_LEVEL_ZERO_TRANSLATE_H_
+#endif  // POLYHAL_BACKENDS_LEVEL_ZERO_ENGINE_TRANSLATE_HPP_

@@ -1,6 +1,6 @@
 // Converting ze_result_t to polyhal errors, keeping Level Zero's own name in the message.
-#ifndef POLYHAL_BACKENDS_LEVEL_ZERO_ERROR_H_
-#define POLYHAL_BACKENDS_LEVEL_ZERO_ERROR_H_
+#ifndef POLYHAL_BACKENDS_LEVEL_ZERO_ERROR_HPP_
+#define POLYHAL_BACKENDS_LEVEL_ZERO_ERROR_HPP_
 
 #include <level_zero/ze_api.h>
 #include <polyhal/hal.h>
@@ -27,13 +27,12 @@ halError check(ze_result_t result, const char* call);
 
 }  // namespace polyhal::level_zero
 
-// Calls ze.<function>(args...) and returns from the enclosing function on failure.
-#define POLYHAL_ZE_RETURN_IF_ERROR(function, ...)                                           \
-    do {                                                                                    \
-        const halError polyhal_ze_error_ =                                                  \
-            ::polyhal::level_zero::check(::polyhal::level_zero::ze.function(__VA_ARGS__),  \
-                                         #function);                                        \
-        if (polyhal_ze_error_ != HAL_SUCCESS) return polyhal_ze_error_;                     \
+// Calls ze.<function>.address(args...) and returns from the enclosing function on failure.
+#define POLYHAL_ZE_RETURN_IF_ERROR(function, ...)                                \
+    do {                                                                         \
+        const halError polyhal_ze_error_ = ::polyhal::level_zero::check(         \
+            ::polyhal::level_zero::ze.function.address(__VA_ARGS__), #function); \
+        if (polyhal_ze_error_ != HAL_SUCCESS) return polyhal_ze_error_;          \
     } while (false)
 
-#endif  // POLYHAL_BACKENDS_LEVEL_ZERO_ERROR_H_
+#endif  // POLYHAL_BACKENDS_LEVEL_ZERO_ERROR_HPP_

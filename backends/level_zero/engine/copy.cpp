@@ -1,9 +1,10 @@
-#include "copy.h"
+// Appending a linear or region copy to a command list.
+#include "engine/copy.hpp"
 
 #include <cstdint>
 #include <limits>
 
-#include "symbols.h"
+#include "symbols.hpp"
 
 namespace polyhal::level_zero {
 namespace {
@@ -35,9 +36,8 @@ Copy Copy::region(const halMemcpy3DParams& box) {
 
 bool Copy::fitsRegion(const halMemcpy3DParams& box) {
     size_t dstSlice = 0, srcSlice = 0;
-    return fits32(box.width) && fits32(box.height) && fits32(box.depth) &&
-           fits32(box.dstPitch) && fits32(box.srcPitch) &&
-           !__builtin_mul_overflow(box.dstPitch, box.height, &dstSlice) &&
+    return fits32(box.width) && fits32(box.height) && fits32(box.depth) && fits32(box.dstPitch) &&
+           fits32(box.srcPitch) && !__builtin_mul_overflow(box.dstPitch, box.height, &dstSlice) &&
            !__builtin_mul_overflow(box.srcPitch, box.height, &srcSlice) &&
            fits32(slicePitch(box, box.dstPitch, box.dstSlicePitch)) &&
            fits32(slicePitch(box, box.srcPitch, box.srcSlicePitch));
@@ -51,8 +51,8 @@ const char* Copy::call() const {
 ze_result_t Copy::append(ze_command_list_handle_t list, ze_event_handle_t signal,
                          uint32_t numWaitEvents, ze_event_handle_t* waitEvents) const {
     if (box_ == nullptr) {
-        return ze.zeCommandListAppendMemoryCopy(list, dst_, src_, count_, signal, numWaitEvents,
-                                                waitEvents);
+        return ze.zeCommandListAppendMemoryCopy.address(list, dst_, src_, count_, signal,
+                                                        numWaitEvents, waitEvents);
     }
     const halMemcpy3DParams& box = *box_;
     // Both regions start at the pointers themselves; widths are in bytes.
@@ -62,7 +62,7 @@ ze_result_t Copy::append(ze_command_list_handle_t list, ze_event_handle_t signal
                                   static_cast<uint32_t>(box.width),
                                   static_cast<uint32_t>(box.height),
                                   static_cast<uint32_t>(box.depth)};
-    return ze.zeCommandListAppendMemoryCopyRegion(
+    return ze.zeCommandListAppendMemoryCopyRegion.address(
         list, dst_, &extent, static_cast<uint32_t>(box.dstPitch),
         static_cast<uint32_t>(slicePitch(box, box.dstPitch, box.dstSlicePitch)), src_, &extent,
         static_cast<uint32_t>(box.srcPitch),

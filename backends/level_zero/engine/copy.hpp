@@ -1,7 +1,7 @@
 // A copy a stream appends: `count` bytes (zeCommandListAppendMemoryCopy) or a box
 // (zeCommandListAppendMemoryCopyRegion), given the signal and waits the stream chooses for it.
-#ifndef POLYHAL_BACKENDS_LEVEL_ZERO_COPY_H_
-#define POLYHAL_BACKENDS_LEVEL_ZERO_COPY_H_
+#ifndef POLYHAL_BACKENDS_LEVEL_ZERO_ENGINE_COPY_HPP_
+#define POLYHAL_BACKENDS_LEVEL_ZERO_ENGINE_COPY_HPP_
 
 #include <level_zero/ze_api.h>
 #include <polyhal/hal.h>
@@ -32,4 +32,4 @@ class Copy {
 
 }  // namespace polyhal::level_zero
 
-#endif  // POLYHAL_BACKENDS_LEVEL_ZERO_COPY_H_
+#endif  // POLYHAL_BACKENDS_LEVEL_ZERO_ENGINE_COPY_HPP_

@@ -11,8 +11,8 @@
 // the next work of the first list waits for the copies before it (joinCopiesLocked). Markers,
 // records, waits and host functions all live on the first list, which thus stays the stream's
 // one timeline.
-#ifndef POLYHAL_BACKENDS_LEVEL_ZERO_STREAM_H_
-#define POLYHAL_BACKENDS_LEVEL_ZERO_STREAM_H_
+#ifndef POLYHAL_BACKENDS_LEVEL_ZERO_STREAM_HPP_
+#define POLYHAL_BACKENDS_LEVEL_ZERO_STREAM_HPP_
 
 #include <level_zero/ze_api.h>
 #include <polyhal/plugin.h>
@@ -21,21 +21,26 @@
 #include <memory>
 #include <mutex>
 
-#include "copy.h"
-#include "error.h"
-#include "event_pool.h"
-#include "host_func.h"
+#include "engine/copy.hpp"
+#include "engine/event_pool.hpp"
+#include "engine/host_func.hpp"
+#include "error.hpp"
 
-struct halPluginStream_t {
-public:
-    halPluginStream_t(halPluginDevice_t* device, ze_command_list_handle_t list,
-                      ze_command_queue_priority_t priority);
+namespace polyhal::level_zero {
+
+class Device;
+
+class Stream {
+  public:
+    using Handle = halPluginStream;
+
+    Stream(Device* device, ze_command_list_handle_t list, ze_command_queue_priority_t priority);
     // Destroys the command list; its work must have finished.
-    ~halPluginStream_t();
-    halPluginStream_t(const halPluginStream_t&) = delete;
-    halPluginStream_t& operator=(const halPluginStream_t&) = delete;
+    ~Stream();
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
 
-    halPluginDevice_t* device() const { return device_; }
+    Device& device() const { return *device_; }
     ze_command_list_handle_t list() const { return list_; }
 
     // Appends one command, in order after everything appended before. `append` receives the
@@ -45,8 +50,7 @@ public:
         std::lock_guard<std::mutex> lock(mutex_);
         if (halError error = joinCopiesLocked(); error != HAL_SUCCESS) return error;
         if (halError error = orderAfterPriorCommandsLocked(); error != HAL_SUCCESS) return error;
-        if (halError error = polyhal::level_zero::check(append(list_), call); error != HAL_SUCCESS)
-            return error;
+        if (halError error = check(append(list_), call); error != HAL_SUCCESS) return error;
         ordered_ = false;
         ++appended_;
         return HAL_SUCCESS;
@@ -54,16 +58,16 @@ public:
 
     // Appends a copy, in order after everything appended before: on a copy engine when the
     // device has one.
-    halError appendCopy(const polyhal::level_zero::Copy& copy);
+    halError appendCopy(const Copy& copy);
 
     // `slot` signals once everything appended so far has finished.
-    halError signalAfterPriorWork(const polyhal::level_zero::SlotRef& slot);
+    halError signalAfterPriorWork(const SlotRef& slot);
     // As signalAfterPriorWork, and the device's global timestamp is written to slot->timestamp.
-    halError signalWithTimestamp(const polyhal::level_zero::SlotRef& slot);
+    halError signalWithTimestamp(const SlotRef& slot);
     // Later commands start only after `slot` has signalled. Does not block the host.
-    halError waitFor(const polyhal::level_zero::SlotRef& slot);
+    halError waitFor(const SlotRef& slot);
     // Runs `call` on this stream's host-function thread in stream order.
-    halError launchHostFunc(polyhal::level_zero::HostFuncCall call);
+    halError launchHostFunc(HostFuncCall call);
 
     // HAL_SUCCESS when everything appended has finished, HAL_ERROR_NOT_READY otherwise, or an
     // asynchronous failure (reported once).
@@ -80,52 +84,42 @@ public:
     // Remembers a failure of work that ran after its call returned (the first one wins).
     void setAsyncError(halError code, const char* message) noexcept;
 
-private:
+  private:
     halError orderAfterPriorCommandsLocked();
     // Makes later work of list_ wait for the copies appended so far.
     halError joinCopiesLocked();
     halError copyListLocked(ze_command_list_handle_t* list);
     // A slot that signals when everything appended so far has finished; null if nothing was
     // ever appended. Reuses the last marker when nothing was appended since.
-    halError markerLocked(polyhal::level_zero::SlotRef* marker);
-    halError appendMarker(polyhal::level_zero::SlotRef* marker);
+    halError markerLocked(SlotRef* marker);
+    halError appendMarker(SlotRef* marker);
     halError takeAsyncError();
 
-    halPluginDevice_t* const device_;
+    Device* const device_;
     const ze_command_list_handle_t list_;
     const ze_command_queue_priority_t priority_;
 
     // Level Zero forbids appending to one command list from two threads at once, and a host
     // function's signal, wait and hand-over to its thread must not interleave with other work.
     std::mutex mutex_;
-    bool ordered_ = true;     // no command appended since the last full barrier
-    uint64_t appended_ = 0;   // commands and waits appended so far
-    polyhal::level_zero::SlotRef marker_;
-    uint64_t markerAppended_ = 0;  // appended_ when marker_ was appended
-    std::unique_ptr<polyhal::level_zero::HostFuncThread> hostFuncs_;  // started on first use
+    bool ordered_ = true;    // no command appended since the last full barrier
+    uint64_t appended_ = 0;  // commands and waits appended so far
+    SlotRef marker_;
+    uint64_t markerAppended_ = 0;                  // appended_ when marker_ was appended
+    std::unique_ptr<HostFuncThread> hostFuncs_;    // started on first use
     ze_command_list_handle_t copyList_ = nullptr;  // on a copy engine; created on first copy
-    bool copyOrdered_ = true;     // ordered_, for copyList_
-    uint64_t copyForkedAt_ = 0;   // appended_ when a copy last waited for list_'s work
-    polyhal::level_zero::SlotRef copyTail_;  // the last copy's, until list_ waits for it
+    bool copyOrdered_ = true;                      // ordered_, for copyList_
+    uint64_t copyForkedAt_ = 0;  // appended_ when a copy last waited for list_'s work
+    SlotRef copyTail_;           // the last copy's, until list_ waits for it
 
     std::mutex asyncErrorMutex_;
     halError asyncError_ = HAL_SUCCESS;
     char asyncErrorMessage_[256] = {};
 };
 
-namespace polyhal::level_zero {
-
-halError streamCreate(halPluginDevice device, int priority, uint32_t flags,
-                      halPluginStream* stream);
-halError streamDestroy(halPluginStream stream);
-halError streamSynchronize(halPluginStream stream);
-halError streamQuery(halPluginStream stream);
-halError streamWaitEvent(halPluginStream stream, halPluginEvent event);
-halError streamGetNativeHandle(halPluginStream stream, void** native);
-
 // Destroys the device's retired streams whose work has finished; with `wait`, waits for all.
-void reapRetiredStreams(halPluginDevice device, bool wait);
+void reapRetiredStreams(Device& device, bool wait);
 
 }  // namespace polyhal::level_zero
 
-#endif  // POLYHAL_BACKENDS_LEVEL_ZERO_STREAM_H_
+#endif  // POLYHAL_BACKENDS_LEVEL_ZERO_STREAM_HPP_

@@ -1,22 +1,24 @@
 // Host functions in stream order.
 //
-// halLaunchHostFunc appends, in one step, a barrier that signals `started` once the earlier work
+// launchHostFunc appends, in one step, a barrier that signals `started` once the earlier work
 // has finished and a barrier that holds later work until `finished` has signalled. The stream's
 // host-function thread waits for `started` on the host, runs the function and signals
 // `finished` from the host (zeEventHostSignal).
-#ifndef POLYHAL_BACKENDS_LEVEL_ZERO_HOST_FUNC_H_
-#define POLYHAL_BACKENDS_LEVEL_ZERO_HOST_FUNC_H_
+#ifndef POLYHAL_BACKENDS_LEVEL_ZERO_ENGINE_HOST_FUNC_HPP_
+#define POLYHAL_BACKENDS_LEVEL_ZERO_ENGINE_HOST_FUNC_HPP_
 
-#include <polyhal/plugin.h>
+#include <polyhal/hal.h>
 
 #include <condition_variable>
 #include <list>
 #include <mutex>
 #include <thread>
 
-#include "event_pool.h"
+#include "engine/event_pool.hpp"
 
 namespace polyhal::level_zero {
+
+class Stream;
 
 struct HostFuncCall {
     halHostFn fn = nullptr;
@@ -27,9 +29,9 @@ struct HostFuncCall {
 
 // The thread that runs one stream's host functions, in submission order.
 class HostFuncThread {
-public:
+  public:
     // Starts the thread (throws std::system_error when it cannot).
-    explicit HostFuncThread(halPluginStream_t* stream);
+    explicit HostFuncThread(Stream* stream);
     // Runs the calls still queued (they wait for their `started` slots), then joins.
     ~HostFuncThread();
     HostFuncThread(const HostFuncThread&) = delete;
@@ -39,11 +41,11 @@ public:
     // appends that cannot be undone.
     void submit(std::list<HostFuncCall>* calls) noexcept;
 
-private:
+  private:
     void run() noexcept;
     void execute(const HostFuncCall& call) noexcept;
 
-    halPluginStream_t* const stream_;  // where failures of the wait or signal are reported
+    Stream* const stream_;  // where failures of the wait or signal are reported
     std::mutex mutex_;
     std::condition_variable ready_;
     std::list<HostFuncCall> queue_;
@@ -51,8 +53,6 @@ private:
     std::thread thread_;
 };
 
-halError launchHostFunc(halPluginStream stream, halHostFn fn, void* userData);
-
 }  // namespace polyhal::level_zero
 
-#endif  // POLYHAL_BACKENDS_LEVEL_ZERO_HOST_FUNC_H_
+#endif  // POLYHAL_BACKENDS_LEVEL_ZERO_ENGINE_HOST_FUNC_HPP_

@@ -1,0 +1,41 @@
+// Modules (SPIR-V or native binaries) and kernel launches.
+#ifndef POLYHAL_BACKENDS_LEVEL_ZERO_MODULE_HPP_
+#define POLYHAL_BACKENDS_LEVEL_ZERO_MODULE_HPP_
+
+#include <level_zero/ze_api.h>
+#include <polyhal/plugin.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace polyhal::level_zero {
+
+class Function {
+  public:
+    using Handle = halPluginFunction;
+
+    ze_kernel_handle_t kernel = nullptr;
+    const char* name = nullptr;  // the module's key for it
+    uint32_t numParameters = 0;  // as the kernel declares them
+    // A kernel's group size and arguments are state of the kernel object that the launch
+    // reads when it is appended: setting them and appending must not interleave with another
+    // launch of the same function.
+    std::mutex launchMutex;
+};
+
+class Module {
+  public:
+    using Handle = halPluginModule;
+
+    ze_module_handle_t module = nullptr;
+    // Functions by name, created on first request and destroyed with the module.
+    std::mutex functionsMutex;
+    std::map<std::string, std::unique_ptr<Function>> functions;
+};
+
+}  // namespace polyhal::level_zero
+
+#endif  // POLYHAL_BACKENDS_LEVEL_ZERO_MODULE_HPP_

@@ -1,0 +1,101 @@
+// Finding the Level Zero drivers and their GPUs: initialize and deviceGetCount.
+#include "platform.hpp"
+
+#include <polyhal/plugin_support.hpp>
+
+#include <utility>
+
+#include "engine/translate.hpp"
+#include "entries.hpp"
+#include "error.hpp"
+#include "symbols.hpp"
+
+namespace polyhal::level_zero {
+namespace {
+
+// Set by initialize() and never destroyed: a loaded plugin is never unloaded, and its objects
+// may be in use until the process exits, when the loader may already have been finalised.
+const Platform* found = nullptr;
+
+// The GPU devices of `handle`, with the driver (and its context) when there is one.
+halError discoverDriver(ze_driver_handle_t handle, Platform* platform) {
+    uint32_t count = 0;
+    POLYHAL_ZE_RETURN_IF_ERROR(zeDeviceGet, handle, &count, nullptr);
+    std::vector<ze_device_handle_t> devices(count);
+    POLYHAL_ZE_RETURN_IF_ERROR(zeDeviceGet, handle, &count, devices.data());
+    std::vector<ze_device_handle_t> gpus;
+    for (ze_device_handle_t device : devices) {
+        auto properties = describedAs<ze_device_properties_t>(ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES);
+        POLYHAL_ZE_RETURN_IF_ERROR(zeDeviceGetProperties, device, &properties);
+        if (properties.type == ZE_DEVICE_TYPE_GPU) gpus.push_back(device);
+    }
+    if (gpus.empty()) return HAL_SUCCESS;
+
+    const ze_context_desc_t desc{ZE_STRUCTURE_TYPE_CONTEXT_DESC, nullptr, 0};
+    ze_context_handle_t context = nullptr;
+    POLYHAL_ZE_RETURN_IF_ERROR(zeContextCreate, handle, &desc, &context);
+    std::unique_ptr<Driver> driver;
+    try {
+        driver = std::make_unique<Driver>(handle, context);
+    } catch (...) {
+        ze.zeContextDestroy.address(context);
+        throw;
+    }
+    for (ze_device_handle_t gpu : gpus) platform->devices.push_back({driver.get(), gpu});
+    platform->drivers.push_back(std::move(driver));
+    return HAL_SUCCESS;
+}
+
+}  // namespace
+
+Driver::Driver(ze_driver_handle_t handle, ze_context_handle_t context)
+    : handle(handle), context(context), events(std::make_unique<EventSlotPool>(context)) {}
+
+Driver::~Driver() {
+    events.reset();
+    const ze_result_t result = ze.zeContextDestroy.address(context);
+    if (result != ZE_RESULT_SUCCESS) {
+        plugin::log(HAL_LOG_WARN, "zeContextDestroy: %s", resultName(result));
+    }
+}
+
+const Platform& platform() { return *found; }
+
+halError initialize() {
+    if (halError error = loadSymbols(); error != HAL_SUCCESS) return error;
+    const ze_result_t initialized = ze.zeInit.address(ZE_INIT_FLAG_GPU_ONLY);
+    if (initialized != ZE_RESULT_SUCCESS) {
+        return plugin::fail(HAL_ERROR_NO_DEVICE,
+                            "no Level Zero driver was found: zeInit(ZE_INIT_FLAG_GPU_ONLY) "
+                            "returned %s (%s)",
+                            resultName(initialized), resultDescription(initialized));
+    }
+    uint32_t count = 0;
+    POLYHAL_ZE_RETURN_IF_ERROR(zeDriverGet, &count, nullptr);
+    std::vector<ze_driver_handle_t> drivers(count);
+    POLYHAL_ZE_RETURN_IF_ERROR(zeDriverGet, &count, drivers.data());
+    if (count == 0) {
+        return plugin::fail(HAL_ERROR_NO_DEVICE,
+                            "no Level Zero driver was found: zeDriverGet reports none");
+    }
+    Platform discovered;
+    for (ze_driver_handle_t driver : drivers) {
+        if (halError error = discoverDriver(driver, &discovered); error != HAL_SUCCESS) {
+            return error;
+        }
+    }
+    if (discovered.devices.empty()) {
+        return plugin::fail(HAL_ERROR_NO_DEVICE,
+                            "no Level Zero GPU was found: %u driver(s) report no GPU device",
+                            count);
+    }
+    found = new Platform(std::move(discovered));
+    return HAL_SUCCESS;
+}
+
+halError deviceGetCount(int* count) {
+    *count = static_cast<int>(platform().devices.size());
+    return HAL_SUCCESS;
+}
+
+}  // namespace polyhal::level_zero

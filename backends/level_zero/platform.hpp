@@ -1,0 +1,43 @@
+// The Level Zero drivers and GPUs initialize() found, which every device shares.
+#ifndef POLYHAL_BACKENDS_LEVEL_ZERO_PLATFORM_HPP_
+#define POLYHAL_BACKENDS_LEVEL_ZERO_PLATFORM_HPP_
+
+#include <level_zero/ze_api.h>
+
+#include <memory>
+#include <vector>
+
+#include "engine/event_pool.hpp"
+
+namespace polyhal::level_zero {
+
+// One Level Zero driver with the context all its devices share, so that memory and events of
+// one device are usable by the others. Made by initialize(); kept until the process exits.
+class Driver {
+  public:
+    Driver(ze_driver_handle_t handle, ze_context_handle_t context);
+    // Destroys the event slots, then the context (when initialize() fails after creating it).
+    ~Driver();
+    Driver(const Driver&) = delete;
+    Driver& operator=(const Driver&) = delete;
+
+    const ze_driver_handle_t handle;
+    const ze_context_handle_t context;
+    std::unique_ptr<EventSlotPool> events;
+};
+
+struct Platform {
+    struct Entry {
+        Driver* driver;
+        ze_device_handle_t device;
+    };
+    std::vector<std::unique_ptr<Driver>> drivers;  // those with at least one GPU
+    std::vector<Entry> devices;                    // polyhal's ordinals, in driver order
+};
+
+// What initialize() found; valid once it has succeeded.
+const Platform& platform();
+
+}  // namespace polyhal::level_zero
+
+#endif  // POLYHAL_BACKENDS_LEVEL_ZERO_PLATFORM_HPP_

@@ -1,0 +1,72 @@
+// The Level Zero functions this plugin calls, one line each: X(function, function).
+//
+// The plugin never links libze_loader: it opens libze_loader.so.1 in initialize(), so it builds
+// and loads on machines without Level Zero and reports that cleanly. Calls read
+// `ze.zeMemFree.address(...)`; see support/symbol_table.hpp.
+#ifndef POLYHAL_BACKENDS_LEVEL_ZERO_SYMBOLS_HPP_
+#define POLYHAL_BACKENDS_LEVEL_ZERO_SYMBOLS_HPP_
+
+#include <level_zero/ze_api.h>
+#include <polyhal/hal.h>
+
+#include "support/symbol_table.hpp"
+
+// clang-format off
+#define POLYHAL_LEVEL_ZERO_SYMBOLS(X, X_OR, OPTIONAL)                                     \
+    X(zeInit,                                 zeInit)                                     \
+    X(zeDriverGet,                            zeDriverGet)                                \
+    X(zeDeviceGet,                            zeDeviceGet)                                \
+    X(zeDeviceGetProperties,                  zeDeviceGetProperties)                      \
+    X(zeDeviceGetComputeProperties,           zeDeviceGetComputeProperties)               \
+    X(zeDeviceGetMemoryProperties,            zeDeviceGetMemoryProperties)                \
+    X(zeDeviceGetCommandQueueGroupProperties, zeDeviceGetCommandQueueGroupProperties)     \
+    X(zeDeviceCanAccessPeer,                  zeDeviceCanAccessPeer)                      \
+    X(zeContextCreate,                        zeContextCreate)                            \
+    X(zeContextDestroy,                       zeContextDestroy)                           \
+    X(zeCommandListCreateImmediate,           zeCommandListCreateImmediate)               \
+    X(zeCommandListDestroy,                   zeCommandListDestroy)                       \
+    X(zeCommandListAppendBarrier,             zeCommandListAppendBarrier)                 \
+    X(zeCommandListAppendMemoryCopy,          zeCommandListAppendMemoryCopy)              \
+    X(zeCommandListAppendMemoryCopyRegion,    zeCommandListAppendMemoryCopyRegion)        \
+    X(zeCommandListAppendMemoryFill,          zeCommandListAppendMemoryFill)              \
+    X(zeCommandListAppendLaunchKernel,        zeCommandListAppendLaunchKernel)            \
+    X(zeCommandListAppendWriteGlobalTimestamp, zeCommandListAppendWriteGlobalTimestamp)   \
+    X(zeEventPoolCreate,                      zeEventPoolCreate)                          \
+    X(zeEventPoolDestroy,                     zeEventPoolDestroy)                         \
+    X(zeEventCreate,                          zeEventCreate)                              \
+    X(zeEventDestroy,                         zeEventDestroy)                             \
+    X(zeEventHostSignal,                      zeEventHostSignal)                          \
+    X(zeEventHostSynchronize,                 zeEventHostSynchronize)                     \
+    X(zeEventHostReset,                       zeEventHostReset)                           \
+    X(zeEventQueryStatus,                     zeEventQueryStatus)                         \
+    X(zeMemAllocDevice,                       zeMemAllocDevice)                           \
+    X(zeMemAllocHost,                         zeMemAllocHost)                             \
+    X(zeMemFree,                              zeMemFree)                                  \
+    X(zeModuleCreate,                         zeModuleCreate)                             \
+    X(zeModuleDestroy,                        zeModuleDestroy)                            \
+    X(zeModuleBuildLogGetString,              zeModuleBuildLogGetString)                  \
+    X(zeModuleBuildLogDestroy,                zeModuleBuildLogDestroy)                    \
+    X(zeKernelCreate,                         zeKernelCreate)                             \
+    X(zeKernelDestroy,                        zeKernelDestroy)                            \
+    X(zeKernelGetProperties,                  zeKernelGetProperties)                      \
+    X(zeKernelSetGroupSize,                   zeKernelSetGroupSize)                       \
+    X(zeKernelSetArgumentValue,               zeKernelSetArgumentValue)                   \
+    X(zeKernelSetIndirectAccess,              zeKernelSetIndirectAccess)
+// clang-format on
+
+namespace polyhal::level_zero {
+
+struct Symbols {
+    POLYHAL_DEFINE_SYMBOLS(POLYHAL_LEVEL_ZERO_SYMBOLS)
+};
+
+// Filled by loadSymbols(); read-only afterwards, so any thread may call through it.
+extern Symbols ze;
+
+// Opens libze_loader.so.1 and resolves every symbol. A missing loader or symbol:
+// HAL_ERROR_NO_DEVICE with the reason. The loader stays open until the process exits.
+halError loadSymbols();
+
+}  // namespace polyhal::level_zero
+
+#endif  // POLYHAL_BACKENDS_LEVEL_ZERO_SYMBOLS_HPP_

@@ -10,6 +10,7 @@ namespace polyhal::level_zero {
 // platform.cpp
 POLYHAL_PLUGIN_ENTRY(initialize);
 POLYHAL_PLUGIN_ENTRY(deviceGetCount);
+POLYHAL_PLUGIN_ENTRY(backendGetInfo);
 
 // device.cpp
 POLYHAL_PLUGIN_ENTRY(deviceOpen);

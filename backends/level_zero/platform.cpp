@@ -98,4 +98,13 @@ halError deviceGetCount(int* count) {
     return HAL_SUCCESS;
 }
 
+// After CUDA and HIP: a machine with an NVIDIA or AMD GPU and Intel's Level Zero driver uses the
+// discrete GPU's own backend first.
+halError backendGetInfo(halPluginBackendInfo* info) {
+    info->selectionPriority = 100;
+    info->dlpackDeviceType = 14;  // kDLOneAPI
+    info->moduleImageKinds = "spv";  // SPIR-V (ZE_MODULE_FORMAT_IL_SPIRV)
+    return HAL_SUCCESS;
+}
+
 }  // namespace polyhal::level_zero

@@ -11,6 +11,7 @@ namespace polyhal::opencl {
 // platform.cpp
 POLYHAL_PLUGIN_ENTRY(initialize);
 POLYHAL_PLUGIN_ENTRY(deviceGetCount);
+POLYHAL_PLUGIN_ENTRY(backendGetInfo);
 
 // device.cpp
 POLYHAL_PLUGIN_ENTRY(deviceOpen);

@@ -3,7 +3,7 @@
 
 #include "device.hpp"
 #include "engine/cl_info.hpp"
-#include "engine/error.hpp"
+#include "error.hpp"
 #include "entries.hpp"
 #include "stream.hpp"
 

@@ -12,7 +12,7 @@
 #include <cstdlib>
 
 #include "device.hpp"
-#include "engine/error.hpp"
+#include "error.hpp"
 #include "engine/svm_registry.hpp"
 #include "entries.hpp"
 #include "stream.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "device.hpp"
-#include "engine/error.hpp"
+#include "error.hpp"
 #include "engine/svm_registry.hpp"
 #include "entries.hpp"
 #include "stream.hpp"

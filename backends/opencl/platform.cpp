@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "engine/cl_info.hpp"
-#include "engine/error.hpp"
+#include "error.hpp"
 #include "entries.hpp"
 
 namespace polyhal::opencl {
@@ -129,6 +129,15 @@ halError initialize() {
 
 halError deviceGetCount(int* count) {
     *count = static_cast<int>(gDevices.size());
+    return HAL_SUCCESS;
+}
+
+// Chosen only by name: an OpenCL platform may be PoCL on the host, which must not win over the
+// built-in CPU backend, and a GPU's own backend (CUDA, HIP, Level Zero) serves it better.
+halError backendGetInfo(halPluginBackendInfo* info) {
+    info->selectionPriority = 0;
+    info->dlpackDeviceType = 4;  // kDLOpenCL
+    info->moduleImageKinds = "cl,spv";  // OpenCL C source, SPIR-V (clCreateProgramWithIL)
     return HAL_SUCCESS;
 }
 

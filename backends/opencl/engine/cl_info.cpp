@@ -1,7 +1,7 @@
 // Typed reads of clGetDeviceInfo and clGetEventInfo, and waits for one command.
 #include "engine/cl_info.hpp"
 
-#include "engine/error.hpp"
+#include "error.hpp"
 
 namespace polyhal::opencl {
 

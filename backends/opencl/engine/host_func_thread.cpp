@@ -6,7 +6,7 @@
 #include <condition_variable>
 #include <mutex>
 
-#include "engine/error.hpp"
+#include "error.hpp"
 
 namespace polyhal::opencl {
 

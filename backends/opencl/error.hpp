@@ -1,6 +1,6 @@
 // OpenCL error codes turned into polyhal errors that keep OpenCL's own name and number.
-#ifndef POLYHAL_BACKENDS_OPENCL_ENGINE_ERROR_HPP_
-#define POLYHAL_BACKENDS_OPENCL_ENGINE_ERROR_HPP_
+#ifndef POLYHAL_BACKENDS_OPENCL_ERROR_HPP_
+#define POLYHAL_BACKENDS_OPENCL_ERROR_HPP_
 
 #include <CL/cl.h>
 #include <polyhal/plugin_support.hpp>
@@ -20,4 +20,4 @@ halError checkCall(cl_int error, const char* call);
 
 }  // namespace polyhal::opencl
 
-#endif  // POLYHAL_BACKENDS_OPENCL_ENGINE_ERROR_HPP_
+#endif  // POLYHAL_BACKENDS_OPENCL_ERROR_HPP_

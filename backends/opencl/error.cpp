@@ -1,5 +1,5 @@
 // The names of OpenCL's error codes, and their translation into polyhal errors.
-#include "engine/error.hpp"
+#include "error.hpp"
 
 #include <CL/cl_ext.h>
 

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "gpu_common/vendor_call.hpp"
+#include "gpu_common/engine/vendor_call.hpp"
 #include "symbols.hpp"
 
 namespace polyhal::cuda {
@@ -55,7 +55,7 @@ struct CudaApi {
     // Filled by initialize(); read-only afterwards.
     static inline Symbols symbols{};
 
-    // status.cpp
+    // error.cpp
     static halError toHalError(Result result) noexcept;
     static void describe(Result result, const char** name, const char** text) noexcept;
 
@@ -80,7 +80,7 @@ struct CudaApi {
                                   halMemcpyKind kind) noexcept;
     static halError launchHostFunc(Stream stream, halHostFn fn, void* userData) noexcept;
 
-    // launch.cpp
+    // api.cpp
     static halError checkArguments(Function function, const halKernelArg* args,
                                    uint32_t numArgs) noexcept;
     static halError allowDynamicSharedMemory(Function function, size_t bytes) noexcept;

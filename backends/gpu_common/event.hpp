@@ -5,9 +5,9 @@
 #include <memory>
 #include <new>
 
-#include "gpu_common/current_device.hpp"
-#include "gpu_common/objects.hpp"
-#include "gpu_common/vendor_call.hpp"
+#include "gpu_common/engine/current_device.hpp"
+#include "gpu_common/engine/objects.hpp"
+#include "gpu_common/engine/vendor_call.hpp"
 
 namespace polyhal::gpu {
 
@@ -23,7 +23,7 @@ constexpr unsigned vendorEventFlags(uint32_t flags) noexcept {
 template <class Api>
 halError eventCreate(halPluginDevice deviceHandle, uint32_t flags,
                      halPluginEvent* handle) noexcept {
-    const Device<Api>* device = fromHandle<Api>(deviceHandle);
+    const Device<Api>* device = &plugin::fromHandle<Device<Api>>(deviceHandle);
     auto event = std::unique_ptr<Event<Api>>(new (std::nothrow) Event<Api>{device, {}});
     if (event == nullptr) {
         return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "no host memory for an event");
@@ -34,7 +34,7 @@ halError eventCreate(halPluginDevice deviceHandle, uint32_t flags,
             call<Api>(Api::symbols.eventCreate, &event->native, vendorEventFlags<Api>(flags))) {
         return error;
     }
-    *handle = toHandle(event.release());
+    *handle = plugin::toHandle(event.release());
     return HAL_SUCCESS;
 }
 
@@ -42,7 +42,7 @@ halError eventCreate(halPluginDevice deviceHandle, uint32_t flags,
 // streamDestroy, the handle is released even when the device cannot be made current.
 template <class Api>
 halError eventDestroy(halPluginEvent handle) noexcept {
-    std::unique_ptr<Event<Api>> event(fromHandle<Api>(handle));
+    std::unique_ptr<Event<Api>> event(&plugin::fromHandle<Event<Api>>(handle));
     const CurrentDevice<Api> current(*event->device);
     const halError destroyed = call<Api>(Api::symbols.eventDestroy, event->native);
     return current.error() != HAL_SUCCESS ? current.error() : destroyed;
@@ -50,8 +50,8 @@ halError eventDestroy(halPluginEvent handle) noexcept {
 
 template <class Api>
 halError eventRecord(halPluginEvent eventHandle, halPluginStream streamHandle) noexcept {
-    const Event<Api>& event = *fromHandle<Api>(eventHandle);
-    const Stream<Api>& stream = *fromHandle<Api>(streamHandle);
+    const Event<Api>& event = plugin::fromHandle<Event<Api>>(eventHandle);
+    const Stream<Api>& stream = plugin::fromHandle<Stream<Api>>(streamHandle);
     const CurrentDevice<Api> current(*stream.device);
     if (halError error = current.error()) return error;
     return call<Api>(Api::symbols.eventRecord, event.native, stream.native);
@@ -60,7 +60,7 @@ halError eventRecord(halPluginEvent eventHandle, halPluginStream streamHandle) n
 // A never-recorded event is complete for the vendor too.
 template <class Api>
 halError eventQuery(halPluginEvent handle) noexcept {
-    const Event<Api>& event = *fromHandle<Api>(handle);
+    const Event<Api>& event = plugin::fromHandle<Event<Api>>(handle);
     const CurrentDevice<Api> current(*event.device);
     if (halError error = current.error()) return error;
     return query<Api>(Api::symbols.eventQuery, event.native);
@@ -68,7 +68,7 @@ halError eventQuery(halPluginEvent handle) noexcept {
 
 template <class Api>
 halError eventSynchronize(halPluginEvent handle) noexcept {
-    const Event<Api>& event = *fromHandle<Api>(handle);
+    const Event<Api>& event = plugin::fromHandle<Event<Api>>(handle);
     const CurrentDevice<Api> current(*event.device);
     if (halError error = current.error()) return error;
     return call<Api>(Api::symbols.eventSynchronize, event.native);
@@ -77,8 +77,8 @@ halError eventSynchronize(halPluginEvent handle) noexcept {
 template <class Api>
 halError eventElapsedTime(float* ms, halPluginEvent startHandle,
                           halPluginEvent endHandle) noexcept {
-    const Event<Api>& start = *fromHandle<Api>(startHandle);
-    const Event<Api>& end = *fromHandle<Api>(endHandle);
+    const Event<Api>& start = plugin::fromHandle<Event<Api>>(startHandle);
+    const Event<Api>& end = plugin::fromHandle<Event<Api>>(endHandle);
     const CurrentDevice<Api> current(*start.device);
     if (halError error = current.error()) return error;
     return call<Api>(Api::symbols.eventElapsedTime, ms, start.native, end.native);

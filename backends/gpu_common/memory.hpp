@@ -1,12 +1,14 @@
-// Memory entries: device and pinned host allocations, copies and fills in stream order.
+// Memory entries: device and pinned host allocations, copies and fills in stream order, and
+// device memory shared with other processes.
 #ifndef POLYHAL_BACKENDS_GPU_COMMON_MEMORY_HPP_
 #define POLYHAL_BACKENDS_GPU_COMMON_MEMORY_HPP_
 
 #include <cstdio>
+#include <cstring>
 
-#include "gpu_common/current_device.hpp"
-#include "gpu_common/objects.hpp"
-#include "gpu_common/vendor_call.hpp"
+#include "gpu_common/engine/current_device.hpp"
+#include "gpu_common/engine/objects.hpp"
+#include "gpu_common/engine/vendor_call.hpp"
 
 namespace polyhal::gpu {
 
@@ -15,7 +17,7 @@ namespace polyhal::gpu {
 // an allocation that finds the device exhausted waits for those releases and tries once more.
 template <class Api>
 halError memAllocDevice(halPluginDevice handle, size_t size, void** ptr) noexcept {
-    const Device<Api>& device = *fromHandle<Api>(handle);
+    const Device<Api>& device = plugin::fromHandle<Device<Api>>(handle);
     const auto& vendor = Api::symbols;
     const CurrentDevice<Api> current(device);
     if (halError error = current.error()) return error;
@@ -49,7 +51,7 @@ halError memAllocDevice(halPluginDevice handle, size_t size, void** ptr) noexcep
 // is used, and it waits for the whole device.
 template <class Api>
 halError memFreeDevice(halPluginDevice handle, void* ptr) noexcept {
-    const Device<Api>& device = *fromHandle<Api>(handle);
+    const Device<Api>& device = plugin::fromHandle<Device<Api>>(handle);
     const CurrentDevice<Api> current(device);
     if (halError error = current.error()) return error;
     if (device.releaseStream != nullptr) {
@@ -62,7 +64,7 @@ halError memFreeDevice(halPluginDevice handle, void* ptr) noexcept {
 // Page-locked and portable: fast transfers with every device of the backend.
 template <class Api>
 halError memAllocHost(halPluginDevice handle, size_t size, void** ptr) noexcept {
-    const Device<Api>& device = *fromHandle<Api>(handle);
+    const Device<Api>& device = plugin::fromHandle<Device<Api>>(handle);
     const auto& vendor = Api::symbols;
     const CurrentDevice<Api> current(device);
     if (halError error = current.error()) return error;
@@ -76,7 +78,7 @@ halError memAllocHost(halPluginDevice handle, size_t size, void** ptr) noexcept 
 
 template <class Api>
 halError memFreeHost(halPluginDevice handle, void* ptr) noexcept {
-    const Device<Api>& device = *fromHandle<Api>(handle);
+    const Device<Api>& device = plugin::fromHandle<Device<Api>>(handle);
     const CurrentDevice<Api> current(device);
     if (halError error = current.error()) return error;
     return call<Api>(Api::symbols.memFreeHost, ptr);
@@ -85,7 +87,7 @@ halError memFreeHost(halPluginDevice handle, void* ptr) noexcept {
 template <class Api>
 halError memcpyAsync(halPluginStream handle, void* dst, const void* src, size_t count,
                      halMemcpyKind kind) noexcept {
-    const Stream<Api>& stream = *fromHandle<Api>(handle);
+    const Stream<Api>& stream = plugin::fromHandle<Stream<Api>>(handle);
     const CurrentDevice<Api> current(*stream.device);
     if (halError error = current.error()) return error;
     return Api::memcpyAsync(stream.native, dst, src, count, kind);
@@ -94,7 +96,7 @@ halError memcpyAsync(halPluginStream handle, void* dst, const void* src, size_t 
 template <class Api>
 halError memsetAsync(halPluginStream handle, void* dst, unsigned char value,
                      size_t count) noexcept {
-    const Stream<Api>& stream = *fromHandle<Api>(handle);
+    const Stream<Api>& stream = plugin::fromHandle<Stream<Api>>(handle);
     const CurrentDevice<Api> current(*stream.device);
     if (halError error = current.error()) return error;
     return call<Api>(Api::symbols.memsetD8Async, Api::toDevicePointer(dst), value, count,
@@ -105,7 +107,7 @@ halError memsetAsync(halPluginStream handle, void* dst, unsigned char value,
 // copies want a slice pitch that is a whole number of rows, which halMemcpy3D does not.
 template <class Api>
 halError memcpy3DAsync(halPluginStream handle, const halMemcpy3DParams* box) noexcept {
-    const Stream<Api>& stream = *fromHandle<Api>(handle);
+    const Stream<Api>& stream = plugin::fromHandle<Stream<Api>>(handle);
     const CurrentDevice<Api> current(*stream.device);
     if (halError error = current.error()) return error;
     auto* dst = static_cast<unsigned char*>(box->dst);
@@ -126,15 +128,86 @@ halError memcpy3DAsync(halPluginStream handle, const halMemcpy3DParams* box) noe
 template <class Api>
 halError memcpyPeerAsync(halPluginStream handle, void* dst, halPluginDevice dstHandle,
                          const void* src, halPluginDevice srcHandle, size_t count) noexcept {
-    const Stream<Api>& stream = *fromHandle<Api>(handle);
-    const Device<Api>& dstDevice = *fromHandle<Api>(dstHandle);
-    const Device<Api>& srcDevice = *fromHandle<Api>(srcHandle);
+    const Stream<Api>& stream = plugin::fromHandle<Stream<Api>>(handle);
+    const Device<Api>& dstDevice = plugin::fromHandle<Device<Api>>(dstHandle);
+    const Device<Api>& srcDevice = plugin::fromHandle<Device<Api>>(srcHandle);
     if (halError error = activate(dstDevice)) return error;
     if (halError error = activate(srcDevice)) return error;
     const CurrentDevice<Api> current(*stream.device);
     if (halError error = current.error()) return error;
     return call<Api>(Api::symbols.memcpyPeerAsync, Api::toDevicePointer(dst), dstDevice.context,
                      Api::toDevicePointer(src), srcDevice.context, count, stream.native);
+}
+
+// Free and total bytes as the vendor counts them (other processes' memory included).
+template <class Api>
+halError memGetInfo(halPluginDevice device, size_t* freeBytes, size_t* totalBytes) noexcept {
+    const CurrentDevice<Api> current(plugin::fromHandle<Device<Api>>(device));
+    if (halError error = current.error()) return error;
+    return call<Api>(Api::symbols.memGetInfo, freeBytes, totalBytes);
+}
+
+// Sharing device memory with other processes: the vendor's IPC memory handles (cuIpcGetMemHandle,
+// cuIpcOpenMemHandle, cuIpcCloseMemHandle and HIP's same-named calls). The vendor's handle is
+// carried as it is in the plugin's part of polyhal's handle. Drivers that lack the calls leave
+// HAL_DEVICE_CAP_IPC_MEMORY unset (deviceGetInfo).
+template <class Api>
+bool hasIpcMemory() noexcept {
+    const auto& vendor = Api::symbols;
+    return vendor.ipcGetMemHandle.address != nullptr &&
+           vendor.ipcOpenMemHandle.address != nullptr &&
+           vendor.ipcCloseMemHandle.address != nullptr;
+}
+
+template <class Api>
+halError requireIpcMemory() noexcept {
+    if (hasIpcMemory<Api>()) return HAL_SUCCESS;
+    return plugin::fail(HAL_ERROR_NOT_SUPPORTED, "%s lacks %s, %s or %s", Api::kLibraryDescription,
+                        Api::symbols.ipcGetMemHandle.name, Api::symbols.ipcOpenMemHandle.name,
+                        Api::symbols.ipcCloseMemHandle.name);
+}
+
+// `base` is an allocation exactly as memAllocDevice returned it, which the vendor requires.
+template <class Api>
+halError ipcMemGetHandle(halPluginDevice handle, void* base, halPluginIpcHandle* out) noexcept {
+    static_assert(sizeof(typename Api::IpcMemHandle) <= sizeof out->bytes,
+                  "the vendor's handle must fit the plugin's part");
+    if (halError error = requireIpcMemory<Api>()) return error;
+    const CurrentDevice<Api> current(plugin::fromHandle<Device<Api>>(handle));
+    if (halError error = current.error()) return error;
+    typename Api::IpcMemHandle exported{};
+    if (halError error = call<Api>(Api::symbols.ipcGetMemHandle, &exported,
+                                   Api::toDevicePointer(base))) {
+        return error;
+    }
+    std::memset(out->bytes, 0, sizeof out->bytes);
+    std::memcpy(out->bytes, &exported, sizeof exported);
+    return HAL_SUCCESS;
+}
+
+template <class Api>
+halError ipcMemOpenHandle(halPluginDevice handle, const halPluginIpcHandle* in, size_t /*size*/,
+                          void** base) noexcept {
+    if (halError error = requireIpcMemory<Api>()) return error;
+    const CurrentDevice<Api> current(plugin::fromHandle<Device<Api>>(handle));
+    if (halError error = current.error()) return error;
+    typename Api::IpcMemHandle imported;
+    std::memcpy(&imported, in->bytes, sizeof imported);
+    typename Api::DevicePointer opened{};
+    if (halError error = call<Api>(Api::symbols.ipcOpenMemHandle, &opened, imported,
+                                   Api::kIpcMemLazyEnablePeerAccess)) {
+        return error;
+    }
+    *base = Api::toPointer(opened);
+    return HAL_SUCCESS;
+}
+
+template <class Api>
+halError ipcMemCloseHandle(halPluginDevice handle, void* base) noexcept {
+    if (halError error = requireIpcMemory<Api>()) return error;
+    const CurrentDevice<Api> current(plugin::fromHandle<Device<Api>>(handle));
+    if (halError error = current.error()) return error;
+    return call<Api>(Api::symbols.ipcCloseMemHandle, Api::toDevicePointer(base));
 }
 
 }  // namespace polyhal::gpu

@@ -8,9 +8,9 @@
 #include <memory>
 #include <new>
 
-#include "gpu_common/current_device.hpp"
-#include "gpu_common/objects.hpp"
-#include "gpu_common/vendor_call.hpp"
+#include "gpu_common/engine/current_device.hpp"
+#include "gpu_common/engine/objects.hpp"
+#include "gpu_common/engine/vendor_call.hpp"
 
 namespace polyhal::gpu {
 
@@ -19,7 +19,7 @@ namespace polyhal::gpu {
 template <class Api>
 halError moduleLoadData(halPluginDevice deviceHandle, const void* image, size_t size,
                         halPluginModule* handle) noexcept {
-    const Device<Api>* device = fromHandle<Api>(deviceHandle);
+    const Device<Api>* device = &plugin::fromHandle<Device<Api>>(deviceHandle);
     const auto& vendor = Api::symbols;
     auto module = std::unique_ptr<Module<Api>>(new (std::nothrow) Module<Api>{device, {}});
     if (module == nullptr) {
@@ -53,7 +53,7 @@ halError moduleLoadData(halPluginDevice deviceHandle, const void* image, size_t 
         return failCall<Api>(code, result, vendor.moduleLoadDataEx.name,
                              log[0] != '\0' ? log : nullptr);
     }
-    *handle = toHandle(module.release());
+    *handle = plugin::toHandle(module.release());
     return HAL_SUCCESS;
 }
 
@@ -61,7 +61,7 @@ halError moduleLoadData(halPluginDevice deviceHandle, const void* image, size_t 
 // be made current stays loaded until its context goes, and the error says why.
 template <class Api>
 halError moduleUnload(halPluginModule handle) noexcept {
-    std::unique_ptr<Module<Api>> module(fromHandle<Api>(handle));
+    std::unique_ptr<Module<Api>> module(&plugin::fromHandle<Module<Api>>(handle));
     const CurrentDevice<Api> current(*module->device);
     if (halError error = current.error()) return error;
     return call<Api>(Api::symbols.moduleUnload, module->native);
@@ -70,7 +70,7 @@ halError moduleUnload(halPluginModule handle) noexcept {
 template <class Api>
 halError moduleGetFunction(halPluginModule handle, const char* name,
                            halPluginFunction* function) noexcept {
-    const Module<Api>& module = *fromHandle<Api>(handle);
+    const Module<Api>& module = plugin::fromHandle<Module<Api>>(handle);
     const CurrentDevice<Api> current(*module.device);
     if (halError error = current.error()) return error;
     const auto& getFunction = Api::symbols.moduleGetFunction;
@@ -92,8 +92,8 @@ template <class Api>
 halError launchKernel(halPluginStream streamHandle, halPluginFunction functionHandle, halDim3 grid,
                       halDim3 block, size_t dynamicSharedBytes, const halKernelArg* args,
                       uint32_t numArgs) noexcept {
-    const Stream<Api>& stream = *fromHandle<Api>(streamHandle);
-    const typename Api::Function function = fromHandle<Api>(functionHandle);
+    const Stream<Api>& stream = plugin::fromHandle<Stream<Api>>(streamHandle);
+    const typename Api::Function function = fromFunctionHandle<Api>(functionHandle);
     constexpr uint32_t kInlineArgs = 32;
     void* inlineParams[kInlineArgs];
     std::unique_ptr<void*[]> heapParams;

@@ -5,9 +5,9 @@
 #include <memory>
 #include <new>
 
-#include "gpu_common/current_device.hpp"
-#include "gpu_common/objects.hpp"
-#include "gpu_common/vendor_call.hpp"
+#include "gpu_common/engine/current_device.hpp"
+#include "gpu_common/engine/objects.hpp"
+#include "gpu_common/engine/vendor_call.hpp"
 
 namespace polyhal::gpu {
 
@@ -17,7 +17,7 @@ namespace polyhal::gpu {
 template <class Api>
 halError streamCreate(halPluginDevice deviceHandle, int priority, uint32_t /*flags*/,
                       halPluginStream* handle) noexcept {
-    const Device<Api>* device = fromHandle<Api>(deviceHandle);
+    const Device<Api>* device = &plugin::fromHandle<Device<Api>>(deviceHandle);
     auto stream = std::unique_ptr<Stream<Api>>(new (std::nothrow) Stream<Api>{device, {}});
     if (stream == nullptr) {
         return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "no host memory for a stream");
@@ -28,7 +28,7 @@ halError streamCreate(halPluginDevice deviceHandle, int priority, uint32_t /*fla
                                    Api::kStreamNonBlocking, priority)) {
         return error;
     }
-    *handle = toHandle(stream.release());
+    *handle = plugin::toHandle(stream.release());
     return HAL_SUCCESS;
 }
 
@@ -37,7 +37,7 @@ halError streamCreate(halPluginDevice deviceHandle, int priority, uint32_t /*fla
 // released even when the device cannot be made current: nothing could release it later.
 template <class Api>
 halError streamDestroy(halPluginStream handle) noexcept {
-    std::unique_ptr<Stream<Api>> stream(fromHandle<Api>(handle));
+    std::unique_ptr<Stream<Api>> stream(&plugin::fromHandle<Stream<Api>>(handle));
     const CurrentDevice<Api> current(*stream->device);
     const halError destroyed = call<Api>(Api::symbols.streamDestroy, stream->native);
     return current.error() != HAL_SUCCESS ? current.error() : destroyed;
@@ -45,7 +45,7 @@ halError streamDestroy(halPluginStream handle) noexcept {
 
 template <class Api>
 halError streamSynchronize(halPluginStream handle) noexcept {
-    const Stream<Api>& stream = *fromHandle<Api>(handle);
+    const Stream<Api>& stream = plugin::fromHandle<Stream<Api>>(handle);
     const CurrentDevice<Api> current(*stream.device);
     if (halError error = current.error()) return error;
     return call<Api>(Api::symbols.streamSynchronize, stream.native);
@@ -53,7 +53,7 @@ halError streamSynchronize(halPluginStream handle) noexcept {
 
 template <class Api>
 halError streamQuery(halPluginStream handle) noexcept {
-    const Stream<Api>& stream = *fromHandle<Api>(handle);
+    const Stream<Api>& stream = plugin::fromHandle<Stream<Api>>(handle);
     const CurrentDevice<Api> current(*stream.device);
     if (halError error = current.error()) return error;
     return query<Api>(Api::symbols.streamQuery, stream.native);
@@ -61,8 +61,8 @@ halError streamQuery(halPluginStream handle) noexcept {
 
 template <class Api>
 halError streamWaitEvent(halPluginStream streamHandle, halPluginEvent eventHandle) noexcept {
-    const Stream<Api>& stream = *fromHandle<Api>(streamHandle);
-    const Event<Api>& event = *fromHandle<Api>(eventHandle);
+    const Stream<Api>& stream = plugin::fromHandle<Stream<Api>>(streamHandle);
+    const Event<Api>& event = plugin::fromHandle<Event<Api>>(eventHandle);
     const CurrentDevice<Api> current(*stream.device);
     if (halError error = current.error()) return error;
     return call<Api>(Api::symbols.streamWaitEvent, stream.native, event.native, 0u);
@@ -70,7 +70,7 @@ halError streamWaitEvent(halPluginStream streamHandle, halPluginEvent eventHandl
 
 template <class Api>
 halError launchHostFunc(halPluginStream handle, halHostFn fn, void* userData) noexcept {
-    const Stream<Api>& stream = *fromHandle<Api>(handle);
+    const Stream<Api>& stream = plugin::fromHandle<Stream<Api>>(handle);
     const CurrentDevice<Api> current(*stream.device);
     if (halError error = current.error()) return error;
     return Api::launchHostFunc(stream.native, fn, userData);
@@ -78,7 +78,7 @@ halError launchHostFunc(halPluginStream handle, halHostFn fn, void* userData) no
 
 template <class Api>
 halError streamGetNativeHandle(halPluginStream handle, void** native) noexcept {
-    *native = fromHandle<Api>(handle)->native;
+    *native = plugin::fromHandle<Stream<Api>>(handle).native;
     return HAL_SUCCESS;
 }
 

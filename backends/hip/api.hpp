@@ -6,10 +6,8 @@
 #include <polyhal/plugin.h>
 
 #include <cstdint>
-#include <memory>
-#include <new>
 
-#include "gpu_common/vendor_call.hpp"
+#include "gpu_common/engine/vendor_call.hpp"
 #include "symbols.hpp"
 
 namespace polyhal::hip {
@@ -73,7 +71,7 @@ struct HipApi {
     // Filled by initialize(); read-only afterwards.
     static inline Symbols symbols{};
 
-    // status.cpp
+    // error.cpp
     static halError toHalError(Result result) noexcept;
     static void describe(Result result, const char** name, const char** text) noexcept;
 
@@ -92,6 +90,7 @@ struct HipApi {
     static halError memcpy2DAsync(Stream stream, void* dst, size_t dstPitch, const void* src,
                                   size_t srcPitch, size_t width, size_t height,
                                   halMemcpyKind kind) noexcept;
+    // api.cpp
     static halError launchHostFunc(Stream stream, halHostFn fn, void* userData) noexcept;
 
     // HIP has no counterpart of cuFuncGetParamInfo for module kernels: the arguments go
@@ -141,33 +140,6 @@ inline halError HipApi::memcpy2DAsync(Stream stream, void* dst, size_t dstPitch,
                                       halMemcpyKind kind) noexcept {
     return gpu::call<HipApi>(symbols.memcpy2DAsync, dst, dstPitch, src, srcPitch, width, height,
                              toHipMemcpyKind(kind), stream);
-}
-
-// HIP 5.2 declares hipLaunchHostFunc but its runtime does not export it. A stream callback
-// orders the same way (later work of the stream waits for it to return); it carries the
-// function and its data, which it frees after the call. The callback runs exactly once, also
-// when earlier work failed, and so does the function.
-struct HostCall {
-    halHostFn fn;
-    void* userData;
-};
-
-inline void runHostCall(hipStream_t /*stream*/, hipError_t /*status*/, void* hostCall) noexcept {
-    const std::unique_ptr<HostCall> owned(static_cast<HostCall*>(hostCall));
-    owned->fn(owned->userData);
-}
-
-inline halError HipApi::launchHostFunc(Stream stream, halHostFn fn, void* userData) noexcept {
-    auto hostCall = std::unique_ptr<HostCall>(new (std::nothrow) HostCall{fn, userData});
-    if (hostCall == nullptr) {
-        return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "no host memory for a host function");
-    }
-    if (halError error =
-            gpu::call<HipApi>(symbols.streamAddCallback, stream, runHostCall, hostCall.get(), 0u)) {
-        return error;
-    }
-    hostCall.release();
-    return HAL_SUCCESS;
 }
 
 }  // namespace polyhal::hip

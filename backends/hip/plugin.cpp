@@ -1,13 +1,7 @@
-// The HIP backend: the shared GPU layer over the HIP runtime API.
+// The HIP backend's entry point: the shared GPU layer's table over the HIP runtime API.
 #include <polyhal/plugin_support.hpp>
 
 #include "api.hpp"
 #include "gpu_common/dispatch_table.hpp"
 
-extern "C" HAL_PLUGIN_EXPORT halError halPluginGetDispatchTable(uint32_t coreAbiVersion,
-                                                                const halPluginHost* host,
-                                                                halPluginDispatchTable* table) {
-    static constexpr halPluginDispatchTable kTable =
-        polyhal::gpu::dispatchTable<polyhal::hip::HipApi>();
-    return polyhal::plugin::negotiate(coreAbiVersion, host, table, kTable);
-}
+POLYHAL_PLUGIN_DEFINE_ENTRY_POINT(polyhal::gpu::dispatchTable<polyhal::hip::HipApi>())

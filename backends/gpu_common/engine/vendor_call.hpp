@@ -1,6 +1,6 @@
 // Calling a vendor function and turning its result into a halError with the vendor's text.
-#ifndef POLYHAL_BACKENDS_GPU_COMMON_VENDOR_CALL_HPP_
-#define POLYHAL_BACKENDS_GPU_COMMON_VENDOR_CALL_HPP_
+#ifndef POLYHAL_BACKENDS_GPU_COMMON_ENGINE_VENDOR_CALL_HPP_
+#define POLYHAL_BACKENDS_GPU_COMMON_ENGINE_VENDOR_CALL_HPP_
 
 #include <cstring>
 #include <polyhal/plugin_support.hpp>
@@ -51,4 +51,4 @@ inline halError query(const Symbol<Fn>& function, Args... args) noexcept {
 
 }  // namespace polyhal::gpu
 
-#endif  // POLYHAL_BACKENDS_GPU_COMMON_VENDOR_CALL_HPP_
+#endif  // POLYHAL_BACKENDS_GPU_COMMON_ENGINE_VENDOR_CALL_HPP_

@@ -1,4 +1,4 @@
-// What a CUDA launch checks and sets up before cuLaunchKernel.
+// The out-of-line parts of CudaApi: what a CUDA launch checks and sets up before cuLaunchKernel.
 #include <mutex>
 
 #include "api.hpp"

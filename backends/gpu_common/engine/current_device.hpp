@@ -3,11 +3,11 @@
 // The calling thread belongs to the application, which may use the vendor API itself: an entry
 // makes its device current (CUDA: pushes the device's primary context; HIP: sets the device) and
 // puts back what was current before it returns, whatever it returns.
-#ifndef POLYHAL_BACKENDS_GPU_COMMON_CURRENT_DEVICE_HPP_
-#define POLYHAL_BACKENDS_GPU_COMMON_CURRENT_DEVICE_HPP_
+#ifndef POLYHAL_BACKENDS_GPU_COMMON_ENGINE_CURRENT_DEVICE_HPP_
+#define POLYHAL_BACKENDS_GPU_COMMON_ENGINE_CURRENT_DEVICE_HPP_
 
-#include "gpu_common/objects.hpp"
-#include "gpu_common/vendor_call.hpp"
+#include "gpu_common/engine/objects.hpp"
+#include "gpu_common/engine/vendor_call.hpp"
 
 namespace polyhal::gpu {
 
@@ -38,7 +38,8 @@ class ContextScope {
 };
 
 // Opens `device` for use, once: retains its context and creates the stream that releases its
-// memory. A failure is returned and tried again by the next entry.
+// memory. A failure is returned and tried again by the next entry. noexcept although it locks a
+// std::mutex: locking a default mutex the thread does not hold cannot fail, so nothing throws.
 template <class Api>
 halError activate(const Device<Api>& device) noexcept {
     if (device.active.load(std::memory_order_acquire)) return HAL_SUCCESS;
@@ -83,4 +84,4 @@ class CurrentDevice : public ContextScope<Api> {
 
 }  // namespace polyhal::gpu
 
-#endif  // POLYHAL_BACKENDS_GPU_COMMON_CURRENT_DEVICE_HPP_
+#endif  // POLYHAL_BACKENDS_GPU_COMMON_ENGINE_CURRENT_DEVICE_HPP_

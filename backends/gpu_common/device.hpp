@@ -1,0 +1,158 @@
+// Device entries: opening and closing devices, describing them, waiting for them, and peer
+// access between two devices of the plugin.
+#ifndef POLYHAL_BACKENDS_GPU_COMMON_DEVICE_HPP_
+#define POLYHAL_BACKENDS_GPU_COMMON_DEVICE_HPP_
+
+#include <cstring>
+#include <memory>
+#include <new>
+
+#include "gpu_common/engine/current_device.hpp"
+#include "gpu_common/engine/objects.hpp"
+#include "gpu_common/engine/vendor_call.hpp"
+#include "gpu_common/memory.hpp"
+
+namespace polyhal::gpu {
+
+// Opening a device costs nothing: it is activated on its first use (engine/current_device.hpp).
+template <class Api>
+halError deviceOpen(int ordinal, halPluginDevice* handle) noexcept {
+    auto device = std::unique_ptr<Device<Api>>(new (std::nothrow) Device<Api>{});
+    if (device == nullptr) {
+        return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "no host memory for device %d", ordinal);
+    }
+    if (halError error = call<Api>(Api::symbols.deviceGet, &device->native, ordinal)) return error;
+    *handle = plugin::toHandle(device.release());
+    return HAL_SUCCESS;
+}
+
+// The core closes a device once its objects are destroyed; releases still queued finish first.
+template <class Api>
+void deviceClose(halPluginDevice handle) noexcept {
+    std::unique_ptr<Device<Api>> device(&plugin::fromHandle<Device<Api>>(handle));
+    if (!device->active) return;
+    const auto& vendor = Api::symbols;
+    if (device->releaseStream != nullptr) {
+        const ContextScope<Api> scope(device->context);
+        // deviceClose cannot report a failure, which only a dying driver returns here.
+        if (scope.error() == HAL_SUCCESS) {
+            (void)vendor.streamSynchronize.address(device->releaseStream);
+            (void)vendor.streamDestroy.address(device->releaseStream);
+        }
+    }
+    Api::releaseContext(device->native, device->context);
+}
+
+// The stream priority range is a property of a context. A device not yet in use lends its
+// context for the query only (CUDA: retained and released again, so a device never used holds
+// no memory afterwards); a device whose context cannot be had (one in exclusive-process mode
+// that another process holds) reports no priorities rather than failing.
+template <class Api>
+void queryStreamPriorities(const Device<Api>& device, int* least, int* greatest) noexcept {
+    *least = *greatest = 0;
+    typename Api::Context context{};
+    if (Api::retainContext(device.native, &context) != HAL_SUCCESS) {
+        plugin::log(HAL_LOG_WARN, "device %d: no stream priorities: its context is unavailable",
+                    static_cast<int>(device.native));
+        return;
+    }
+    {
+        const ContextScope<Api> scope(context);
+        if (scope.error() != HAL_SUCCESS ||
+            Api::symbols.streamPriorityRange.address(least, greatest) != Api::kSuccess) {
+            *least = *greatest = 0;
+        }
+    }
+    Api::releaseContext(device.native, context);
+}
+
+template <class Api>
+halError deviceGetInfo(halPluginDevice handle, halPluginDeviceInfo* info) noexcept {
+    const Device<Api>& device = plugin::fromHandle<Device<Api>>(handle);
+    const auto& vendor = Api::symbols;
+    halPluginDeviceInfo filled{};
+    size_t totalMemory = 0;
+    int computeUnits = 0;
+    int maxThreadsPerBlock = 0;
+    int maxSharedMemoryPerBlock = 0;
+    halError error = HAL_SUCCESS;
+    if ((error = call<Api>(vendor.deviceGetName, filled.name, static_cast<int>(sizeof filled.name),
+                           device.native)) ||
+        (error = call<Api>(vendor.deviceTotalMem, &totalMemory, device.native)) ||
+        (error = call<Api>(vendor.deviceGetAttribute, &computeUnits, Api::kAttributeComputeUnits,
+                           device.native)) ||
+        (error = call<Api>(vendor.deviceGetAttribute, &maxThreadsPerBlock,
+                           Api::kAttributeMaxThreadsPerBlock, device.native)) ||
+        (error = call<Api>(vendor.deviceGetAttribute, &maxSharedMemoryPerBlock,
+                           Api::kAttributeMaxSharedMemoryPerBlock, device.native))) {
+        return error;
+    }
+    filled.totalMemory = totalMemory;
+    filled.computeUnits = static_cast<uint32_t>(computeUnits);
+    filled.maxThreadsPerBlock = static_cast<uint32_t>(maxThreadsPerBlock);
+    filled.maxSharedMemoryPerBlock = static_cast<uint64_t>(maxSharedMemoryPerBlock);
+    filled.capabilities = HAL_DEVICE_CAP_TIMING_EVENTS | HAL_DEVICE_CAP_HOST_FUNCTIONS |
+                          HAL_DEVICE_CAP_KERNELS | HAL_DEVICE_CAP_NATIVE_HANDLES |
+                          HAL_DEVICE_CAP_PEER_COPY;
+    if (hasIpcMemory<Api>()) filled.capabilities |= HAL_DEVICE_CAP_IPC_MEMORY;
+    queryStreamPriorities(device, &filled.leastStreamPriority, &filled.greatestStreamPriority);
+    if (filled.leastStreamPriority != filled.greatestStreamPriority) {
+        filled.capabilities |= HAL_DEVICE_CAP_STREAM_PRIORITIES;
+    }
+    // A core built against an older, smaller halPluginDeviceInfo gets the members it knows.
+    const size_t size = info->size < sizeof filled ? info->size : sizeof filled;
+    filled.size = info->size;
+    std::memcpy(info, &filled, size);
+    return HAL_SUCCESS;
+}
+
+template <class Api>
+halError deviceSynchronize(halPluginDevice handle) noexcept {
+    const CurrentDevice<Api> current(plugin::fromHandle<Device<Api>>(handle));
+    if (halError error = current.error()) return error;
+    return call<Api>(Api::symbols.deviceSynchronize);
+}
+
+template <class Api>
+halError deviceCanAccessPeer(halPluginDevice device, halPluginDevice peer,
+                             int* canAccess) noexcept {
+    return call<Api>(Api::symbols.peerAccessCan, canAccess,
+                     plugin::fromHandle<Device<Api>>(device).native,
+                     plugin::fromHandle<Device<Api>>(peer).native);
+}
+
+// Lets kernels of `device` reach `peer`'s memory (CUDA: enabled in the device's context for the
+// peer's context; HIP: from the current device to the peer's). An application may have enabled
+// it already through the vendor API, as PyTorch does: that is not an error, and neither is
+// disabling what it disabled meanwhile.
+template <class Api>
+halError setPeerAccess(halPluginDevice device, halPluginDevice peer, bool enable) noexcept {
+    const Device<Api>& target = plugin::fromHandle<Device<Api>>(peer);
+    if (halError error = activate(target)) return error;
+    const CurrentDevice<Api> current(plugin::fromHandle<Device<Api>>(device));
+    if (halError error = current.error()) return error;
+    const auto& vendor = Api::symbols;
+    const typename Api::Result result = enable
+                                            ? vendor.peerAccessEnable.address(target.context, 0u)
+                                            : vendor.peerAccessDisable.address(target.context);
+    if (result == Api::kSuccess ||
+        result == (enable ? Api::kPeerAccessAlreadyEnabled : Api::kPeerAccessNotEnabled)) {
+        return HAL_SUCCESS;
+    }
+    return failCall<Api>(Api::toHalError(result), result,
+                         enable ? vendor.peerAccessEnable.name : vendor.peerAccessDisable.name);
+}
+
+template <class Api>
+halError deviceEnablePeerAccess(halPluginDevice device, halPluginDevice peer) noexcept {
+    return setPeerAccess<Api>(device, peer, true);
+}
+
+template <class Api>
+halError deviceDisablePeerAccess(halPluginDevice device, halPluginDevice peer) noexcept {
+    return setPeerAccess<Api>(device, peer, false);
+}
+
+}  // namespace polyhal::gpu
+
+#endif  // POLYHAL_BACKENDS_GPU_COMMON_DEVICE_HPP_

@@ -16,6 +16,11 @@ struct CudaApi {
     static constexpr const char* kName = "cuda";
     static constexpr const char* kLibraries[] = {"libcuda.so.1"};
     static constexpr const char* kLibraryDescription = "the NVIDIA driver library";
+    // What backendGetInfo reports: chosen first automatically; kDLCUDA; PTX (JIT-compiled for
+    // any GPU) before the binaries built for one architecture.
+    static constexpr uint32_t kSelectionPriority = 300;
+    static constexpr int32_t kDLPackDeviceType = 2;
+    static constexpr const char* kModuleImageKinds = "ptx,cubin,fatbin";
 
     using Result = CUresult;
     static constexpr Result kSuccess = CUDA_SUCCESS;

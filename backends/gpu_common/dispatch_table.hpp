@@ -3,6 +3,8 @@
 //
 // What `Api` provides (see backends/cuda/api.hpp and backends/hip/api.hpp):
 //   kName, kLibraries[], kLibraryDescription       backend name; library names to try; wording
+//   kSelectionPriority, kDLPackDeviceType, kModuleImageKinds
+//                                                  what backendGetInfo reports
 //   Result, kSuccess, kNotReady, kPeerAccessAlreadyEnabled, kPeerAccessNotEnabled
 //                                                  the vendor's status type and some of its values
 //   toHalError(Result), describe(Result, &name, &text)

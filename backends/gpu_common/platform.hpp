@@ -53,6 +53,15 @@ halError deviceGetCount(int* count) noexcept {
     return call<Api>(Api::symbols.deviceGetCount, count);
 }
 
+// Answered from the Api's constants, without touching the vendor library.
+template <class Api>
+halError backendGetInfo(halPluginBackendInfo* info) noexcept {
+    info->selectionPriority = Api::kSelectionPriority;
+    info->dlpackDeviceType = Api::kDLPackDeviceType;
+    info->moduleImageKinds = Api::kModuleImageKinds;
+    return HAL_SUCCESS;
+}
+
 }  // namespace polyhal::gpu
 
 #endif  // POLYHAL_BACKENDS_GPU_COMMON_PLATFORM_HPP_

@@ -34,6 +34,10 @@ struct HipApi {
     static constexpr const char* kLibraries[] = {"libamdhip64.so.6", "libamdhip64.so.5",
                                                  "libamdhip64.so"};
     static constexpr const char* kLibraryDescription = "the HIP runtime library";
+    // What backendGetInfo reports: after CUDA, before Level Zero; kDLROCM; code objects.
+    static constexpr uint32_t kSelectionPriority = 200;
+    static constexpr int32_t kDLPackDeviceType = 10;
+    static constexpr const char* kModuleImageKinds = "hsaco,co";
 
     using Result = hipError_t;
     static constexpr Result kSuccess = hipSuccess;

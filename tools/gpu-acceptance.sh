@@ -2,7 +2,7 @@
 # GPU acceptance in one command. Configures and builds polyhal, then runs with
 # POLYHAL_BACKEND=<backend> (default cuda):
 #   halinfo          the backend and its devices
-#   cts              the full conformance suite, minus tests/conformance/skips/<backend>.txt
+#   cts              the full conformance suite, minus backends/<backend>/cts_skips.txt
 #                    (each skip is listed with its reason)
 #   pool             the pool scenarios (the suite's [pool] cases) on their own
 #   python           the Python binding's tests (pytest)
@@ -79,10 +79,10 @@ logged() {
     } >"${out}/${step}.log" 2>&1
 }
 
-# The Catch2 test spec that leaves out the cases tests/conformance/skips/<backend>.txt lists
+# The Catch2 test spec that leaves out the cases backends/<backend>/cts_skips.txt lists
 # ("<exact test case name> # <reason>"); the skips and their reasons go to the log.
 skip_spec() {
-    local file="${root}/tests/conformance/skips/${backend}.txt" line name spec=""
+    local file="${root}/backends/${backend}/cts_skips.txt" line name spec=""
     [ -f "${file}" ] || return 0
     while IFS= read -r line || [ -n "${line}" ]; do
         [[ "${line}" =~ ^[[:space:]]*(#|$) ]] && continue
@@ -182,8 +182,8 @@ if [ "${built}" = yes ]; then
     run_catch2 cts "${skips}"
     {
         echo
-        echo "skipped for ${backend} (tests/conformance/skips/${backend}.txt): ${skip_count}"
-        grep -vE '^[[:space:]]*(#|$)' "${root}/tests/conformance/skips/${backend}.txt" \
+        echo "skipped for ${backend} (backends/${backend}/cts_skips.txt): ${skip_count}"
+        grep -vE '^[[:space:]]*(#|$)' "${root}/backends/${backend}/cts_skips.txt" \
             2>/dev/null
     } >>"${out}/cts.log"
     run_catch2 pool "[pool]${skips:+ ${skips}}"

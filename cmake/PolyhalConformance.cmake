@@ -1,0 +1,64 @@
+# The conformance suite's runs, registered by the backends that it tests.
+include_guard(GLOBAL)
+
+# polyhal_add_cts_run(NAME <test name> BACKEND <POLYHAL_BACKEND value>
+#                     [FILTER <Catch2 test spec>] [ENV <VAR=value>...])
+#
+# Registers one CTest run of polyhal-cts against BACKEND; a backend's CMakeLists.txt registers its
+# own (the CTS target is made later, under tests/; CTest resolves the name when it generates). If
+# the backend's folder has a cts_skips.txt, the tests it lists are excluded; each line there is "<exact test case name> # <reason>" (lines starting
+# with '#' are comments), and every skip is printed at configure time with its reason.
+function(polyhal_add_cts_run)
+  if(NOT POLYHAL_BUILD_TESTS)
+    return()
+  endif()
+  cmake_parse_arguments(ARG "" "NAME;BACKEND;FILTER" "ENV" ${ARGN})
+  if(NOT ARG_NAME OR NOT ARG_BACKEND)
+    message(FATAL_ERROR "polyhal_add_cts_run needs NAME and BACKEND")
+  endif()
+  # Catch2 reads a comma as "or" and a space as "and": every exclusion is added to each
+  # alternative of the filter, and commas inside test names are escaped.
+  set(exclusions "")
+  set(skip_list ${PROJECT_SOURCE_DIR}/backends/${ARG_BACKEND}/cts_skips.txt)
+  if(EXISTS ${skip_list})
+    set(skipped 0)
+    file(STRINGS ${skip_list} lines)
+    foreach(line IN LISTS lines)
+      if(line MATCHES "^[ \t]*(#|$)")
+        continue()
+      endif()
+      if(NOT line MATCHES "^([^#]*[^# \t])[ \t]*#[ \t]*(.+)$")
+        message(FATAL_ERROR "${skip_list}: '${line}' gives no reason (\"name # reason\")")
+      endif()
+      set(name "${CMAKE_MATCH_1}")
+      set(reason "${CMAKE_MATCH_2}")
+      string(REPLACE "," "\\," escaped "${name}")
+      string(APPEND exclusions " ~\"${escaped}\"")
+      message(VERBOSE "${ARG_NAME} skips \"${name}\": ${reason}")
+      math(EXPR skipped "${skipped} + 1")
+    endforeach()
+    message(STATUS "${ARG_NAME} skips ${skipped} case(s) listed in ${skip_list} "
+                   "(--log-level=VERBOSE names them)")
+  endif()
+  set(spec "")
+  if(ARG_FILTER)
+    string(REPLACE "," ";" alternatives "${ARG_FILTER}")
+    foreach(alternative IN LISTS alternatives)
+      list(APPEND spec "${alternative}${exclusions}")
+    endforeach()
+    list(JOIN spec "," spec)
+  else()
+    string(STRIP "${exclusions}" spec)
+  endif()
+  # --warn NoTests: a filter that matches nothing fails instead of passing empty.
+  if(spec)
+    add_test(NAME ${ARG_NAME} COMMAND polyhal-cts --warn NoTests "${spec}")
+  else()
+    add_test(NAME ${ARG_NAME} COMMAND polyhal-cts --warn NoTests)
+  endif()
+  set(environment POLYHAL_BACKEND=${ARG_BACKEND} ${ARG_ENV})
+  set_tests_properties(${ARG_NAME} PROPERTIES
+    ENVIRONMENT "${environment}"
+    LABELS cts
+    TIMEOUT 300)
+endfunction()

@@ -1,6 +1,6 @@
 // allocate(): the reuse order 1..5 of docs/pool.md.
-#include "device_pool_impl.h"
-#include "layout.h"
+#include "device_pool_impl.hpp"
+#include "layout.hpp"
 
 #include <algorithm>
 #include <cinttypes>

@@ -1,5 +1,5 @@
 // Streams and the happens-before hooks the core calls around backend operations.
-#include "device_pool_impl.h"
+#include "device_pool_impl.hpp"
 
 namespace polyhal::allocator {
 

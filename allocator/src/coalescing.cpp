@@ -1,7 +1,7 @@
 // Merging adjacent free blocks. Frees are merged lazily, when an allocation would otherwise
 // miss (and before trimming), so a free followed by an allocation of the same size reuses the
 // block without splitting and merging it every time.
-#include "device_pool_impl.h"
+#include "device_pool_impl.hpp"
 
 #include <algorithm>
 

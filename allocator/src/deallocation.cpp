@@ -1,5 +1,5 @@
 // free() and uses: sealing a block's uses and deciding who may reuse it.
-#include "device_pool_impl.h"
+#include "device_pool_impl.hpp"
 
 #include <algorithm>
 #include <cstdio>

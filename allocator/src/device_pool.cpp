@@ -1,6 +1,6 @@
 // The public face of the pool: each call forwards to the implementation.
-#include "device_pool_impl.h"
-#include "stream.h"
+#include "device_pool_impl.hpp"
+#include "stream.hpp"
 
 namespace polyhal::allocator {
 

@@ -1,4 +1,4 @@
-#include "event_pool.h"
+#include "event_pool.hpp"
 
 namespace polyhal::allocator {
 

@@ -1,4 +1,4 @@
-#include "ordered_bin.h"
+#include "ordered_bin.hpp"
 
 namespace polyhal::allocator {
 

@@ -1,5 +1,5 @@
 // Pool events, synchronisation on out of memory, returning segments, statistics.
-#include "device_pool_impl.h"
+#include "device_pool_impl.hpp"
 
 #include <algorithm>
 

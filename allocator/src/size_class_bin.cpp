@@ -1,4 +1,4 @@
-#include "size_class_bin.h"
+#include "size_class_bin.hpp"
 
 namespace polyhal::allocator {
 

@@ -1,4 +1,4 @@
-#include <polyhal/allocator/vector_clock.h>
+#include <polyhal/allocator/vector_clock.hpp>
 
 #include <algorithm>
 #include <functional>

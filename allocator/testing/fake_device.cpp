@@ -1,4 +1,4 @@
-#include "fake_device.h"
+#include "fake_device.hpp"
 
 #include <unordered_map>
 

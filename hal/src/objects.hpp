@@ -3,7 +3,7 @@
 #ifndef POLYHAL_HAL_SRC_OBJECTS_HPP_
 #define POLYHAL_HAL_SRC_OBJECTS_HPP_
 
-#include <polyhal/allocator/event_clock.h>
+#include <polyhal/allocator/event_clock.hpp>
 #include <polyhal/plugin.h>
 
 #include <atomic>

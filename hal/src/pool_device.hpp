@@ -2,7 +2,7 @@
 #ifndef POLYHAL_HAL_SRC_POOL_DEVICE_HPP_
 #define POLYHAL_HAL_SRC_POOL_DEVICE_HPP_
 
-#include <polyhal/allocator/device_interface.h>
+#include <polyhal/allocator/device_interface.hpp>
 
 namespace polyhal {
 

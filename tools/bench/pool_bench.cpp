@@ -2,8 +2,8 @@
 // only the pool's own work is timed (no device call is on these paths once warm).
 //
 //   polyhal_pool_bench --benchmark_filter=Pool
-#include <fake_device.h>
-#include <polyhal/allocator/device_pool.h>
+#include <fake_device.hpp>
+#include <polyhal/allocator/device_pool.hpp>
 
 #include <benchmark/benchmark.h>
 

@@ -5,7 +5,7 @@
 #include <level_zero/zes_ddi.h>
 #include <level_zero/zet_ddi.h>
 
-#include "entries.h"
+#include "entries.hpp"
 
 #define ZEDOUBLE_EXPORT extern "C" __attribute__((visibility("default"))) ze_result_t ZE_APICALL
 

@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "driver_double.h"
-#include "entries.h"
+#include "driver_double.hpp"
+#include "entries.hpp"
 
 namespace zedouble {
 namespace {

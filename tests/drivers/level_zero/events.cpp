@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <chrono>
 
-#include "driver_double.h"
-#include "entries.h"
+#include "driver_double.hpp"
+#include "entries.hpp"
 
 namespace zedouble {
 namespace {

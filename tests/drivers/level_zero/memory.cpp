@@ -8,8 +8,8 @@
 
 #include <cstring>
 
-#include "driver_double.h"
-#include "entries.h"
+#include "driver_double.hpp"
+#include "entries.hpp"
 
 namespace zedouble {
 namespace {

@@ -22,8 +22,8 @@
 #include <cstring>
 #include <memory>
 
-#include "driver_double.h"
-#include "entries.h"
+#include "driver_double.hpp"
+#include "entries.hpp"
 
 namespace zedouble {
 namespace {

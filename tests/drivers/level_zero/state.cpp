@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "driver_double.h"
+#include "driver_double.hpp"
 
 namespace zedouble {
 namespace {

@@ -1,5 +1,5 @@
 // Misuse, lookup, trimming, attributes and reset.
-#include "pool_harness.h"
+#include "pool_harness.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // Several host threads share one pool and its streams (run under ThreadSanitizer in CI): the
 // pool must never hand the same memory to two live allocations.
-#include "pool_harness.h"
+#include "pool_harness.hpp"
 
 #include <catch2/catch.hpp>
 

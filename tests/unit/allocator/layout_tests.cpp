@@ -1,5 +1,5 @@
 // Sizes, segments and best fit.
-#include "pool_harness.h"
+#include "pool_harness.hpp"
 
 #include <catch2/catch.hpp>
 

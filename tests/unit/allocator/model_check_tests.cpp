@@ -1,7 +1,7 @@
 // Random programs against the fake device's own graph of operations: whenever the pool hands
 // out memory, every earlier use of that memory must have finished or be ordered before the
 // allocating stream's next operation.
-#include "pool_harness.h"
+#include "pool_harness.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // Step 5 of the reuse order: synchronise, release cached segments, retry once, then fail with
 // a message that explains where the memory is.
-#include "pool_harness.h"
+#include "pool_harness.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
 // The known ways to get cross-stream lifetimes wrong, one test each.
-#include "pool_harness.h"
+#include "pool_harness.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
 // The reuse order 1..4 and its statistics, on the scenarios that motivate the pool.
-#include "pool_harness.h"
+#include "pool_harness.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "backend_fixture.h"
+#include "backend_fixture.hpp"
 
 #include <catch2/catch.hpp>
 

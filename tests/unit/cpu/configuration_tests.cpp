@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "backend_fixture.h"
+#include "backend_fixture.hpp"
 
 using namespace cpu_tests;
 

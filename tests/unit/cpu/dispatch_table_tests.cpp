@@ -8,7 +8,7 @@
 #include <cstring>
 #include <string>
 
-#include "backend_fixture.h"
+#include "backend_fixture.hpp"
 #include "cpu_backend.h"
 
 using namespace cpu_tests;

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <thread>
 
-#include "backend_fixture.h"
+#include "backend_fixture.hpp"
 
 using namespace cpu_tests;
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "backend_fixture.h"
-#include "kernel_fixture.h"
+#include "backend_fixture.hpp"
+#include "kernel_fixture.hpp"
 
 using namespace cpu_tests;
 

@@ -1,8 +1,8 @@
-#include "kernel_fixture.h"
+#include "kernel_fixture.hpp"
 
 #include <catch2/catch.hpp>
 
-#include "backend_fixture.h"
+#include "backend_fixture.hpp"
 
 namespace cpu_tests {
 

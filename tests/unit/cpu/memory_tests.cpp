@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "backend_fixture.h"
+#include "backend_fixture.hpp"
 
 using namespace cpu_tests;
 

@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "backend_fixture.h"
-#include "kernel_fixture.h"
+#include "backend_fixture.hpp"
+#include "kernel_fixture.hpp"
 #include "module.hpp"
 
 using namespace cpu_tests;

@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "backend_fixture.h"
+#include "backend_fixture.hpp"
 
 using namespace cpu_tests;
 

@@ -1,10 +1,10 @@
 // Free blocks of small segments, one exact size class per 512 B (up to a whole 2 MiB segment):
 // the smallest fitting class is found with two bitmap scans, so best fit costs O(1).
-#ifndef POLYHAL_ALLOCATOR_SIZE_CLASS_BIN_H_
-#define POLYHAL_ALLOCATOR_SIZE_CLASS_BIN_H_
+#ifndef POLYHAL_ALLOCATOR_SIZE_CLASS_BIN_HPP_
+#define POLYHAL_ALLOCATOR_SIZE_CLASS_BIN_HPP_
 
-#include "block.h"
-#include "layout.h"
+#include "block.hpp"
+#include "layout.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -42,4 +42,4 @@ private:
 
 }  // namespace polyhal::allocator
 
-#endif  // POLYHAL_ALLOCATOR_SIZE_CLASS_BIN_H_
+#endif  // POLYHAL_ALLOCATOR_SIZE_CLASS_BIN_HPP_

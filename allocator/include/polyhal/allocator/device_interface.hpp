@@ -1,8 +1,8 @@
 // The only way the stream-aware pool reaches a device. The core implements it over the plugin
 // dispatch table (memAllocDevice, memFreeDevice, eventCreate with HAL_EVENT_DISABLE_TIMING,
 // eventRecord, eventQuery, eventSynchronize, eventDestroy); unit tests implement it in-process.
-#ifndef POLYHAL_ALLOCATOR_DEVICE_INTERFACE_H_
-#define POLYHAL_ALLOCATOR_DEVICE_INTERFACE_H_
+#ifndef POLYHAL_ALLOCATOR_DEVICE_INTERFACE_HPP_
+#define POLYHAL_ALLOCATOR_DEVICE_INTERFACE_HPP_
 
 #include <polyhal/hal.h>
 
@@ -45,4 +45,4 @@ public:
 
 }  // namespace polyhal::allocator
 
-#endif  // POLYHAL_ALLOCATOR_DEVICE_INTERFACE_H_
+#endif  // POLYHAL_ALLOCATOR_DEVICE_INTERFACE_HPP_

@@ -1,8 +1,8 @@
 // Recycled untimed events: creating one costs far more than reusing one.
-#ifndef POLYHAL_ALLOCATOR_EVENT_POOL_H_
-#define POLYHAL_ALLOCATOR_EVENT_POOL_H_
+#ifndef POLYHAL_ALLOCATOR_EVENT_POOL_HPP_
+#define POLYHAL_ALLOCATOR_EVENT_POOL_HPP_
 
-#include <polyhal/allocator/device_interface.h>
+#include <polyhal/allocator/device_interface.hpp>
 
 #include <mutex>
 #include <vector>
@@ -26,4 +26,4 @@ private:
 
 }  // namespace polyhal::allocator
 
-#endif  // POLYHAL_ALLOCATOR_EVENT_POOL_H_
+#endif  // POLYHAL_ALLOCATOR_EVENT_POOL_HPP_

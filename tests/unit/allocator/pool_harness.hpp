@@ -1,11 +1,11 @@
 // Drives a DevicePool over the fake device the way the core drives it over a plugin: every
 // helper calls the backend and the pool hooks in the order device_pool.h prescribes.
-#ifndef POLYHAL_TESTS_ALLOCATOR_POOL_HARNESS_H_
-#define POLYHAL_TESTS_ALLOCATOR_POOL_HARNESS_H_
+#ifndef POLYHAL_TESTS_ALLOCATOR_POOL_HARNESS_HPP_
+#define POLYHAL_TESTS_ALLOCATOR_POOL_HARNESS_HPP_
 
-#include <fake_device.h>
-#include <polyhal/allocator/device_pool.h>
-#include <polyhal/allocator/event_clock.h>
+#include <fake_device.hpp>
+#include <polyhal/allocator/device_pool.hpp>
+#include <polyhal/allocator/event_clock.hpp>
 
 #include <cstdint>
 #include <deque>
@@ -112,4 +112,4 @@ private:
 
 }  // namespace polyhal::allocator::testing
 
-#endif  // POLYHAL_TESTS_ALLOCATOR_POOL_HARNESS_H_
+#endif  // POLYHAL_TESTS_ALLOCATOR_POOL_HARNESS_HPP_

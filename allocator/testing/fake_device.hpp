@@ -5,10 +5,10 @@
 // every interleaving of host and device is chosen by the test, and the fake can answer, from its
 // own graph of operations, whether one operation is ordered before another: the oracle the
 // pool's vector clocks are checked against. Memory is address space only; it is never touched.
-#ifndef POLYHAL_ALLOCATOR_TESTING_FAKE_DEVICE_H_
-#define POLYHAL_ALLOCATOR_TESTING_FAKE_DEVICE_H_
+#ifndef POLYHAL_ALLOCATOR_TESTING_FAKE_DEVICE_HPP_
+#define POLYHAL_ALLOCATOR_TESTING_FAKE_DEVICE_HPP_
 
-#include <polyhal/allocator/device_interface.h>
+#include <polyhal/allocator/device_interface.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -111,4 +111,4 @@ private:
 
 }  // namespace polyhal::allocator::testing
 
-#endif  // POLYHAL_ALLOCATOR_TESTING_FAKE_DEVICE_H_
+#endif  // POLYHAL_ALLOCATOR_TESTING_FAKE_DEVICE_HPP_

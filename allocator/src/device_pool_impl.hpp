@@ -1,15 +1,15 @@
 // The pool's internals. One mutex (`mutex_`) guards blocks, segments, bins and statistics; it
 // is never held across a DeviceInterface call. Each Stream has its own mutex for its clock and
 // pool events; the lock order is pool lock, then one stream lock.
-#ifndef POLYHAL_ALLOCATOR_DEVICE_POOL_IMPL_H_
-#define POLYHAL_ALLOCATOR_DEVICE_POOL_IMPL_H_
+#ifndef POLYHAL_ALLOCATOR_DEVICE_POOL_IMPL_HPP_
+#define POLYHAL_ALLOCATOR_DEVICE_POOL_IMPL_HPP_
 
-#include "block.h"
-#include "block_arena.h"
-#include "event_pool.h"
-#include "stream.h"
+#include "block.hpp"
+#include "block_arena.hpp"
+#include "event_pool.hpp"
+#include "stream.hpp"
 
-#include <polyhal/allocator/device_pool.h>
+#include <polyhal/allocator/device_pool.hpp>
 
 #include <atomic>
 #include <map>
@@ -162,4 +162,4 @@ private:
 
 }  // namespace polyhal::allocator
 
-#endif  // POLYHAL_ALLOCATOR_DEVICE_POOL_IMPL_H_
+#endif  // POLYHAL_ALLOCATOR_DEVICE_POOL_IMPL_HPP_

@@ -1,8 +1,8 @@
 // Block records, recycled: splitting and merging never reach the system allocator once warm.
-#ifndef POLYHAL_ALLOCATOR_BLOCK_ARENA_H_
-#define POLYHAL_ALLOCATOR_BLOCK_ARENA_H_
+#ifndef POLYHAL_ALLOCATOR_BLOCK_ARENA_HPP_
+#define POLYHAL_ALLOCATOR_BLOCK_ARENA_HPP_
 
-#include "block.h"
+#include "block.hpp"
 
 #include <memory>
 #include <vector>
@@ -40,4 +40,4 @@ private:
 
 }  // namespace polyhal::allocator
 
-#endif  // POLYHAL_ALLOCATOR_BLOCK_ARENA_H_
+#endif  // POLYHAL_ALLOCATOR_BLOCK_ARENA_HPP_

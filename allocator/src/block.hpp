@@ -1,6 +1,6 @@
 // Blocks and segments: the pool's record of every piece of device memory it manages.
-#ifndef POLYHAL_ALLOCATOR_BLOCK_H_
-#define POLYHAL_ALLOCATOR_BLOCK_H_
+#ifndef POLYHAL_ALLOCATOR_BLOCK_HPP_
+#define POLYHAL_ALLOCATOR_BLOCK_HPP_
 
 #include <cstddef>
 #include <cstdint>
@@ -77,4 +77,4 @@ struct Segment {
 
 }  // namespace polyhal::allocator
 
-#endif  // POLYHAL_ALLOCATOR_BLOCK_H_
+#endif  // POLYHAL_ALLOCATOR_BLOCK_HPP_

@@ -1,9 +1,9 @@
 // Free blocks of large segments, ordered by (size, readyTicket, address): best fit in
 // O(log n), and among equal sizes the block reusable soonest by other streams first.
-#ifndef POLYHAL_ALLOCATOR_ORDERED_BIN_H_
-#define POLYHAL_ALLOCATOR_ORDERED_BIN_H_
+#ifndef POLYHAL_ALLOCATOR_ORDERED_BIN_HPP_
+#define POLYHAL_ALLOCATOR_ORDERED_BIN_HPP_
 
-#include "block.h"
+#include "block.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -49,4 +49,4 @@ private:
 
 }  // namespace polyhal::allocator
 
-#endif  // POLYHAL_ALLOCATOR_ORDERED_BIN_H_
+#endif  // POLYHAL_ALLOCATOR_ORDERED_BIN_HPP_

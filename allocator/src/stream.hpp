@@ -1,14 +1,14 @@
 // The pool's state for one stream: its clocks, the pool events recorded on it, and the free
 // blocks it owns.
-#ifndef POLYHAL_ALLOCATOR_STREAM_H_
-#define POLYHAL_ALLOCATOR_STREAM_H_
+#ifndef POLYHAL_ALLOCATOR_STREAM_HPP_
+#define POLYHAL_ALLOCATOR_STREAM_HPP_
 
-#include "block.h"
-#include "ordered_bin.h"
-#include "size_class_bin.h"
+#include "block.hpp"
+#include "ordered_bin.hpp"
+#include "size_class_bin.hpp"
 
-#include <polyhal/allocator/device_interface.h>
-#include <polyhal/allocator/vector_clock.h>
+#include <polyhal/allocator/device_interface.hpp>
+#include <polyhal/allocator/vector_clock.hpp>
 
 #include <atomic>
 #include <cstdint>
@@ -80,4 +80,4 @@ public:
 
 }  // namespace polyhal::allocator
 
-#endif  // POLYHAL_ALLOCATOR_STREAM_H_
+#endif  // POLYHAL_ALLOCATOR_STREAM_HPP_

@@ -27,12 +27,12 @@
 //
 // Snapshots are always taken before the backend call and applied after it succeeds: a clock
 // may then claim less than the device did, never more.
-#ifndef POLYHAL_ALLOCATOR_DEVICE_POOL_H_
-#define POLYHAL_ALLOCATOR_DEVICE_POOL_H_
+#ifndef POLYHAL_ALLOCATOR_DEVICE_POOL_HPP_
+#define POLYHAL_ALLOCATOR_DEVICE_POOL_HPP_
 
-#include <polyhal/allocator/device_interface.h>
-#include <polyhal/allocator/pool_stats.h>
-#include <polyhal/allocator/vector_clock.h>
+#include <polyhal/allocator/device_interface.hpp>
+#include <polyhal/allocator/pool_stats.hpp>
+#include <polyhal/allocator/vector_clock.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -142,4 +142,4 @@ private:
 
 }  // namespace polyhal::allocator
 
-#endif  // POLYHAL_ALLOCATOR_DEVICE_POOL_H_
+#endif  // POLYHAL_ALLOCATOR_DEVICE_POOL_HPP_

@@ -1,6 +1,6 @@
 // Sizes: rounding, the small/large split and how large a segment to ask the backend for.
-#ifndef POLYHAL_ALLOCATOR_LAYOUT_H_
-#define POLYHAL_ALLOCATOR_LAYOUT_H_
+#ifndef POLYHAL_ALLOCATOR_LAYOUT_HPP_
+#define POLYHAL_ALLOCATOR_LAYOUT_HPP_
 
 #include <cstddef>
 
@@ -51,4 +51,4 @@ constexpr bool shouldSplit(bool smallSegment, size_t remaining) {
 
 }  // namespace polyhal::allocator::layout
 
-#endif  // POLYHAL_ALLOCATOR_LAYOUT_H_
+#endif  // POLYHAL_ALLOCATOR_LAYOUT_HPP_

@@ -4,8 +4,8 @@
 // maps streams to tickets: "every operation of stream t with a ticket <= clock[t]". A stream's
 // clock says what is ordered before its next operation; an event carries a snapshot of the
 // recording stream's clock; a wait merges that snapshot into the waiting stream's clock.
-#ifndef POLYHAL_ALLOCATOR_VECTOR_CLOCK_H_
-#define POLYHAL_ALLOCATOR_VECTOR_CLOCK_H_
+#ifndef POLYHAL_ALLOCATOR_VECTOR_CLOCK_HPP_
+#define POLYHAL_ALLOCATOR_VECTOR_CLOCK_HPP_
 
 #include <cstdint>
 #include <vector>
@@ -45,4 +45,4 @@ private:
 
 }  // namespace polyhal::allocator
 
-#endif  // POLYHAL_ALLOCATOR_VECTOR_CLOCK_H_
+#endif  // POLYHAL_ALLOCATOR_VECTOR_CLOCK_HPP_

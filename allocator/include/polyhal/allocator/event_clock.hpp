@@ -18,10 +18,10 @@
 // (ThreadSanitizer's report); on any backend it is a real early reuse, whatever the memory
 // model. Records of one event are therefore serialised (Recording), and each one announces
 // itself before its backend call.
-#ifndef POLYHAL_ALLOCATOR_EVENT_CLOCK_H_
-#define POLYHAL_ALLOCATOR_EVENT_CLOCK_H_
+#ifndef POLYHAL_ALLOCATOR_EVENT_CLOCK_HPP_
+#define POLYHAL_ALLOCATOR_EVENT_CLOCK_HPP_
 
-#include <polyhal/allocator/vector_clock.h>
+#include <polyhal/allocator/vector_clock.hpp>
 
 #include <atomic>
 #include <cstdint>
@@ -108,4 +108,4 @@ class EventClock {
 
 }  // namespace polyhal::allocator
 
-#endif  // POLYHAL_ALLOCATOR_EVENT_CLOCK_H_
+#endif  // POLYHAL_ALLOCATOR_EVENT_CLOCK_HPP_

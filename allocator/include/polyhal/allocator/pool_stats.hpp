@@ -1,6 +1,6 @@
 // Statistics and tunable attributes of a device pool.
-#ifndef POLYHAL_ALLOCATOR_POOL_STATS_H_
-#define POLYHAL_ALLOCATOR_POOL_STATS_H_
+#ifndef POLYHAL_ALLOCATOR_POOL_STATS_HPP_
+#define POLYHAL_ALLOCATOR_POOL_STATS_HPP_
 
 #include <cstdint>
 
@@ -38,4 +38,4 @@ struct PoolAttributes {
 
 }  // namespace polyhal::allocator
 
-#endif  // POLYHAL_ALLOCATOR_POOL_STATS_H_
+#endif  // POLYHAL_ALLOCATOR_POOL_STATS_HPP_

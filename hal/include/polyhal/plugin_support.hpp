@@ -252,11 +252,42 @@ inline halError negotiate(uint32_t coreAbiVersion, const halPluginHost* coreHost
 
 }  // namespace polyhal::plugin
 
-// Declares the entry `name` with the signature of its slot, e.g. `POLYHAL_PLUGIN_ENTRY(streamCreate);`
-// in the header that plugin.cpp includes, so that a backend never repeats a signature: a
-// definition that differs from the slot is another function, and the build fails to link.
-#define POLYHAL_PLUGIN_ENTRY(name) \
-    std::remove_pointer_t<decltype(halPluginDispatchTable::name)> name
+// Declarations of a backend's entries, with their slots' signatures, so that a backend never
+// repeats a signature (a definition that differs from its slot is another function, and the build
+// fails to link), in the header its plugin.cpp includes:
+//
+//     namespace polyhal::cpu {
+//     POLYHAL_PLUGIN_REQUIRED_ENTRIES();                     // every required entry
+//     POLYHAL_PLUGIN_ENTRIES(launchHostFunc, streamGetNativeHandle);  // optional ones, by file
+//     }
+#define POLYHAL_PLUGIN_REQUIRED_ENTRIES() \
+    HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_DECLARE_IF_REQUIRED_) static_assert(true, "")
+#define POLYHAL_PLUGIN_ENTRIES(...) \
+    POLYHAL_PLUGIN_FOR_EACH_(POLYHAL_PLUGIN_DECLARE_, __VA_ARGS__) static_assert(true, "")
+
+#define POLYHAL_PLUGIN_DECLARE_(name) \
+    std::remove_pointer_t<decltype(halPluginDispatchTable::name)> name;
+#define POLYHAL_PLUGIN_DECLARE_IF_REQUIRED_(entry, requirement, capabilities) \
+    POLYHAL_PLUGIN_DECLARE_IF_##requirement##_(entry)
+#define POLYHAL_PLUGIN_DECLARE_IF_HAL_PLUGIN_REQUIRED_(entry) POLYHAL_PLUGIN_DECLARE_(entry)
+#define POLYHAL_PLUGIN_DECLARE_IF_HAL_PLUGIN_OPTIONAL_(entry)
+
+// POLYHAL_PLUGIN_FOR_EACH_(m, a, b, ...) is m(a) m(b) ..., for up to 8 arguments.
+#define POLYHAL_PLUGIN_EXPAND_(x) x
+#define POLYHAL_PLUGIN_EACH_1_(m, x) m(x)
+#define POLYHAL_PLUGIN_EACH_2_(m, x, ...) m(x) POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_EACH_1_(m, __VA_ARGS__))
+#define POLYHAL_PLUGIN_EACH_3_(m, x, ...) m(x) POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_EACH_2_(m, __VA_ARGS__))
+#define POLYHAL_PLUGIN_EACH_4_(m, x, ...) m(x) POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_EACH_3_(m, __VA_ARGS__))
+#define POLYHAL_PLUGIN_EACH_5_(m, x, ...) m(x) POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_EACH_4_(m, __VA_ARGS__))
+#define POLYHAL_PLUGIN_EACH_6_(m, x, ...) m(x) POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_EACH_5_(m, __VA_ARGS__))
+#define POLYHAL_PLUGIN_EACH_7_(m, x, ...) m(x) POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_EACH_6_(m, __VA_ARGS__))
+#define POLYHAL_PLUGIN_EACH_8_(m, x, ...) m(x) POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_EACH_7_(m, __VA_ARGS__))
+#define POLYHAL_PLUGIN_PICK_(_1, _2, _3, _4, _5, _6, _7, _8, name, ...) name
+#define POLYHAL_PLUGIN_FOR_EACH_(m, ...)                                                      \
+    POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_PICK_(                                              \
+        __VA_ARGS__, POLYHAL_PLUGIN_EACH_8_, POLYHAL_PLUGIN_EACH_7_, POLYHAL_PLUGIN_EACH_6_,  \
+        POLYHAL_PLUGIN_EACH_5_, POLYHAL_PLUGIN_EACH_4_, POLYHAL_PLUGIN_EACH_3_,               \
+        POLYHAL_PLUGIN_EACH_2_, POLYHAL_PLUGIN_EACH_1_)(m, __VA_ARGS__))
 
 // Defines `constexpr halPluginDispatchTable dispatchTable() noexcept` in the namespace around
 // the use, filled from the entries that namespace declares (see "The dispatch table" above).

@@ -19,8 +19,7 @@
 #     polyhal_backend_unavailable(cuda "cuda.h not found" "the CUDA toolkit")   # fails if ON
 #     return()
 #   endif()
-#   ... polyhal_add_plugin(NAME cuda ...)
-#   polyhal_backend_built(cuda)
+#   polyhal_add_backend(NAME cuda ...)
 include_guard(GLOBAL)
 
 set(POLYHAL_BACKEND_CHOICES AUTO ON OFF)
@@ -70,9 +69,48 @@ function(polyhal_backend_unavailable name missing package)
                  "(or set ${variable}=OFF to leave it out)")
 endfunction()
 
-function(polyhal_backend_built name)
-  set_property(GLOBAL APPEND PROPERTY POLYHAL_BUILT_BACKENDS ${name})
-  message(STATUS "polyhal: ${name} backend: built")
+# polyhal_add_backend(NAME <name> [SOURCES <src>...] [INCLUDE_DIRS <dir>...]
+#                     [LIBRARIES <lib>...] [BUILTIN <entry function>])
+#
+# Builds the backend of the calling folder, the one way every backend is built:
+# - its entry files that exist (platform, device, stream, event, memory, module, plugin, error,
+#   symbols .cpp; docs/style.md) and SOURCES (its engine/ files), compiled once into the object
+#   library polyhal_<name>_objects, with the folder on the include path (sources include
+#   "engine/<file>.hpp"); unit tests link that library;
+# - libpolyhal_<name>.so from them (polyhal_add_plugin);
+# - with BUILTIN, the same objects linked into libpolyhal.so as a built-in backend reached
+#   through <entry function>, the plugin then adding the folder's entry.cpp, which exports the
+#   standard entry symbol (the CPU backend);
+# and records the backend as built.
+function(polyhal_add_backend)
+  cmake_parse_arguments(ARG "" "NAME;BUILTIN" "SOURCES;INCLUDE_DIRS;LIBRARIES" ${ARGN})
+  if(NOT ARG_NAME)
+    message(FATAL_ERROR "polyhal_add_backend needs NAME")
+  endif()
+  set(sources)
+  foreach(file platform device stream event memory module plugin error symbols)
+    if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${file}.cpp)
+      list(APPEND sources ${file}.cpp)
+    endif()
+  endforeach()
+  set(objects polyhal_${ARG_NAME}_objects)
+  add_library(${objects} OBJECT ${sources} ${ARG_SOURCES})
+  set_target_properties(${objects} PROPERTIES
+    POSITION_INDEPENDENT_CODE ON
+    CXX_VISIBILITY_PRESET hidden
+    VISIBILITY_INLINES_HIDDEN ON)
+  target_include_directories(${objects} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR} ${ARG_INCLUDE_DIRS})
+  target_link_libraries(${objects} PUBLIC polyhal::headers ${ARG_LIBRARIES})
+  target_compile_features(${objects} PUBLIC cxx_std_17)
+  set(plugin_sources $<TARGET_OBJECTS:${objects}>)
+  if(ARG_BUILTIN)
+    polyhal_add_builtin_backend(${ARG_NAME} ${ARG_BUILTIN} ${objects})
+    list(APPEND plugin_sources ${CMAKE_CURRENT_SOURCE_DIR}/entry.cpp)
+  endif()
+  polyhal_add_plugin(NAME ${ARG_NAME} SOURCES ${plugin_sources} LIBRARIES ${ARG_LIBRARIES})
+  target_include_directories(polyhal_${ARG_NAME} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  set_property(GLOBAL APPEND PROPERTY POLYHAL_BUILT_BACKENDS ${ARG_NAME})
+  message(STATUS "polyhal: ${ARG_NAME} backend: built")
 endfunction()
 
 # After every backend folder: one line saying what was built and what was not.

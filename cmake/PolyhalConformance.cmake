@@ -2,17 +2,19 @@
 include_guard(GLOBAL)
 
 # polyhal_add_cts_run(NAME <test name> BACKEND <POLYHAL_BACKEND value>
-#                     [FILTER <Catch2 test spec>] [ENV <VAR=value>...])
+#                     [FILTER <Catch2 test spec>] [ENV <VAR=value>...] [IGNORE_SKIPS])
 #
 # Registers one CTest run of polyhal-cts against BACKEND; a backend's CMakeLists.txt registers its
 # own (the CTS target is made later, under tests/; CTest resolves the name when it generates). If
-# the backend's folder has a cts_skips.txt, the tests it lists are excluded; each line there is "<exact test case name> # <reason>" (lines starting
-# with '#' are comments), and every skip is printed at configure time with its reason.
+# the backend's folder has a cts_skips.txt, the tests it lists are excluded; each line there is
+# "<exact test case name> # <reason>" (lines starting with '#' are comments), and every skip is
+# printed at configure time with its reason. IGNORE_SKIPS runs FILTER's cases even where the skip
+# list names them: a case that leaves the device unusable runs alone, in a run of its own.
 function(polyhal_add_cts_run)
   if(NOT POLYHAL_BUILD_TESTS)
     return()
   endif()
-  cmake_parse_arguments(ARG "" "NAME;BACKEND;FILTER" "ENV" ${ARGN})
+  cmake_parse_arguments(ARG "IGNORE_SKIPS" "NAME;BACKEND;FILTER" "ENV" ${ARGN})
   if(NOT ARG_NAME OR NOT ARG_BACKEND)
     message(FATAL_ERROR "polyhal_add_cts_run needs NAME and BACKEND")
   endif()
@@ -20,7 +22,7 @@ function(polyhal_add_cts_run)
   # alternative of the filter, and commas inside test names are escaped.
   set(exclusions "")
   set(skip_list ${PROJECT_SOURCE_DIR}/backends/${ARG_BACKEND}/cts_skips.txt)
-  if(EXISTS ${skip_list})
+  if(EXISTS ${skip_list} AND NOT ARG_IGNORE_SKIPS)
     set(skipped 0)
     file(STRINGS ${skip_list} lines)
     foreach(line IN LISTS lines)

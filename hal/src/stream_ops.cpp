@@ -104,12 +104,14 @@ halError queryStream(halStream_t* stream, const char* operation) {
     return awaitStream(
         stream,
         [&] {
-            // A plugin returns a failure before saying whether the stream is idle: set each one
-            // aside, then ask again.
-            halError status;
-            while ((status = device->vtable->streamQuery(stream->native)) ==
-                   HAL_ERROR_LAUNCH_FAILED) {
+            // A plugin returns a failure before saying whether the stream is idle: set it aside,
+            // then ask once more. A failure is reported once, so a second one is the vendor's
+            // own that stays until a reset (a CUDA context after a trap), and goes back as the
+            // answer: asking until it went away would never return.
+            halError status = device->vtable->streamQuery(stream->native);
+            if (status == HAL_ERROR_LAUNCH_FAILED) {
                 deferAsynchronousFailure(status, device, stream, operation);
+                status = device->vtable->streamQuery(stream->native);
             }
             return checked(status, device, operation);
         },

@@ -205,6 +205,29 @@ TEST_CASE("halLaunchKernel validates the launch", "[kernel][errors]") {
     HAL_CHECK_OK(halSynchronizeDevice());
 }
 
+TEST_CASE("halQueryStream answers after a failure the backend keeps", "[kernel][errors][kept_failure]") {
+    halError again = HAL_SUCCESS;
+    {
+        cts::Module module;
+        halFunction failing = nullptr;
+        if (!cts::loadKernel("fail_with_code", module, &failing)) return;
+        cts::Stream stream;
+        HAL_REQUIRE_OK(halLaunchKernel(failing, {2, 1, 1}, {1, 1, 1}, 0, nullptr, 0, stream));
+        halError status = HAL_ERROR_NOT_READY;
+        cts::waitUntil([&] { return (status = halQueryStream(stream)) != HAL_ERROR_NOT_READY; });
+        CHECK(status == HAL_ERROR_LAUNCH_FAILED);
+        // Reported once. A backend whose vendor keeps the failure (a CUDA context after a trap)
+        // reports the vendor's error again, any other an idle stream: either way it answers.
+        again = halQueryStream(stream);
+        CHECK((again == HAL_SUCCESS || again == HAL_ERROR_LAUNCH_FAILED));
+    }
+    // A backend that keeps the failure cannot run anything more in this process: its skip list
+    // names this case, which runs alone (cts.<backend>.kept_failure).
+    if (again == HAL_ERROR_LAUNCH_FAILED) return;
+    cts::Stream fresh;
+    HAL_CHECK_OK(halSynchronizeStream(fresh));
+}
+
 TEST_CASE("a failing kernel surfaces LAUNCH_FAILED once, at synchronisation", "[kernel][errors]") {
     cts::Module module;
     halFunction failing = nullptr, fill = nullptr;

@@ -1,3 +1,4 @@
+// dlopen, dlsym and dladdr behind DynamicLibrary.
 #include "support/dynamic_library.hpp"
 
 #include <dlfcn.h>

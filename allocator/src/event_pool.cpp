@@ -1,3 +1,4 @@
+// Recycled untimed events: creating one costs far more than reusing one (implementation).
 #include "event_pool.hpp"
 
 namespace polyhal::allocator {

@@ -1,3 +1,4 @@
+// Implements ordered_bin.hpp.
 #include "ordered_bin.hpp"
 
 namespace polyhal::allocator {

@@ -1,3 +1,4 @@
+// Implements size_class_bin.hpp.
 #include "size_class_bin.hpp"
 
 namespace polyhal::allocator {

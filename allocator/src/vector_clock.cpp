@@ -1,3 +1,4 @@
+// Implements vector_clock.hpp.
 #include <polyhal/allocator/vector_clock.hpp>
 
 #include <algorithm>

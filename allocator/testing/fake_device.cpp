@@ -1,3 +1,4 @@
+// A deterministic, in-process device for unit tests and benchmarks of the pool (implementation).
 #include "fake_device.hpp"
 
 #include <unordered_map>

@@ -1,3 +1,4 @@
+// Device entries: opening, describing and synchronising the CPU devices.
 #include "device.hpp"
 
 #include <polyhal/plugin_support.hpp>

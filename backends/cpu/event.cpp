@@ -1,3 +1,4 @@
+// Event entries: events as points on a stream's timeline, timing and IPC events.
 #include "event.hpp"
 
 #include <polyhal/plugin_support.hpp>

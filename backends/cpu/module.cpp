@@ -1,3 +1,4 @@
+// Module entries: kernels from shared objects loaded from memory, and their launches.
 #include "module.hpp"
 
 #include <polyhal/plugin_support.hpp>

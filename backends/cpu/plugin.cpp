@@ -1,4 +1,4 @@
-// The CPU backend's dispatch table, built from the entries entries.h declares.
+// The CPU backend's dispatch table, built from the entries entries.hpp declares.
 #include <polyhal/plugin_support.hpp>
 
 #include "cpu_backend.h"

@@ -1,3 +1,4 @@
+// Stream entries: a worker thread per stream, waits on events, host functions.
 #include "stream.hpp"
 
 #include <polyhal/plugin_support.hpp>

@@ -56,10 +56,11 @@ halError deviceGetCount(int* count) noexcept {
 // Answered from the Api's constants, without touching the vendor library.
 template <class Api>
 halError backendGetInfo(halPluginBackendInfo* info) noexcept {
-    info->selectionPriority = Api::kSelectionPriority;
-    info->dlpackDeviceType = Api::kDLPackDeviceType;
-    info->moduleImageKinds = Api::kModuleImageKinds;
-    return HAL_SUCCESS;
+    halPluginBackendInfo mine{};
+    mine.selectionPriority = Api::kSelectionPriority;
+    mine.dlpackDeviceType = Api::kDLPackDeviceType;
+    mine.moduleImageKinds = Api::kModuleImageKinds;
+    return plugin::fillInfo(info, mine);
 }
 
 }  // namespace polyhal::gpu

@@ -101,10 +101,11 @@ halError deviceGetCount(int* count) {
 // After CUDA and HIP: a machine with an NVIDIA or AMD GPU and Intel's Level Zero driver uses the
 // discrete GPU's own backend first.
 halError backendGetInfo(halPluginBackendInfo* info) {
-    info->selectionPriority = 100;
-    info->dlpackDeviceType = 14;  // kDLOneAPI
-    info->moduleImageKinds = "spv";  // SPIR-V (ZE_MODULE_FORMAT_IL_SPIRV)
-    return HAL_SUCCESS;
+    halPluginBackendInfo mine{};
+    mine.selectionPriority = 100;
+    mine.dlpackDeviceType = 14;  // kDLOneAPI
+    mine.moduleImageKinds = "spv";  // SPIR-V (ZE_MODULE_FORMAT_IL_SPIRV)
+    return plugin::fillInfo(info, mine);
 }
 
 }  // namespace polyhal::level_zero

@@ -135,10 +135,11 @@ halError deviceGetCount(int* count) {
 // Chosen only by name: an OpenCL platform may be PoCL on the host, which must not win over the
 // built-in CPU backend, and a GPU's own backend (CUDA, HIP, Level Zero) serves it better.
 halError backendGetInfo(halPluginBackendInfo* info) {
-    info->selectionPriority = 0;
-    info->dlpackDeviceType = 4;  // kDLOpenCL
-    info->moduleImageKinds = "cl,spv";  // OpenCL C source, SPIR-V (clCreateProgramWithIL)
-    return HAL_SUCCESS;
+    halPluginBackendInfo mine{};
+    mine.selectionPriority = 0;
+    mine.dlpackDeviceType = 4;  // kDLOpenCL
+    mine.moduleImageKinds = "cl,spv";  // OpenCL C source, SPIR-V (clCreateProgramWithIL)
+    return plugin::fillInfo(info, mine);
 }
 
 }  // namespace polyhal::opencl

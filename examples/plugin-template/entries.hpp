@@ -13,12 +13,12 @@ using polyhal::plugin::fail;
 using polyhal::plugin::fromHandle;
 using polyhal::plugin::toHandle;
 
-POLYHAL_PLUGIN_REQUIRED_ENTRIES();
+POLYHAL_PLUGIN_DECLARE_REQUIRED_ENTRIES();
 
 // The optional entries it implements, by the file that defines them.
-POLYHAL_PLUGIN_ENTRIES(backendGetInfo);  // platform.cpp
-POLYHAL_PLUGIN_ENTRIES(streamGetNativeHandle, launchHostFunc);  // stream.cpp
-POLYHAL_PLUGIN_ENTRIES(eventElapsedTime);  // event.cpp
+POLYHAL_PLUGIN_DECLARE_ENTRIES(backendGetInfo);  // platform.cpp
+POLYHAL_PLUGIN_DECLARE_ENTRIES(streamGetNativeHandle, launchHostFunc);  // stream.cpp
+POLYHAL_PLUGIN_DECLARE_ENTRIES(eventElapsedTime);  // event.cpp
 
 }  // namespace polyhal_template
 

@@ -30,13 +30,16 @@ halError deviceGetCount(int* count) {
 
 // What polyhal asks of the backend before starting it. A plugin with a selection priority is
 // chosen automatically (POLYHAL_BACKEND unset) once installed in a plugin folder, ahead of the
-// built-in CPU backend; a real accelerator picks a value in the hundreds (polyhal's CUDA
-// backend says 300). The template's memory is host memory, which DLPack calls kDLCPU.
+// built-in CPU backend: the template says 50 so that its SDK check shows this. Choose yours: a
+// real accelerator picks a value in the hundreds (polyhal's CUDA backend says 300), a backend
+// that should be used only when named says 0. The template's memory is host memory, which
+// DLPack calls kDLCPU.
 halError backendGetInfo(halPluginBackendInfo* info) {
-    info->selectionPriority = 50;
-    info->dlpackDeviceType = 1;  // kDLCPU
-    info->moduleImageKinds = nullptr;  // no kernels; a backend with them names its image kinds
-    return HAL_SUCCESS;
+    halPluginBackendInfo mine{};
+    mine.selectionPriority = 50;
+    mine.dlpackDeviceType = 1;  // kDLCPU
+    mine.moduleImageKinds = nullptr;  // no kernels; a backend with them names its image kinds
+    return polyhal::plugin::fillInfo(info, mine);
 }
 
 }  // namespace polyhal_template

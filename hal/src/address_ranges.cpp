@@ -1,3 +1,4 @@
+// Implements address_ranges.hpp.
 #include "address_ranges.hpp"
 
 #include <mutex>

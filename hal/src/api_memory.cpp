@@ -100,13 +100,12 @@ halError enqueueHostMemset(halStream_t* stream, void* dst, unsigned char value, 
         return HAL_SUCCESS;
     }
     auto pending = std::make_unique<HostMemset>(HostMemset{dst, value, count});
-    if (halError e = submit(stream, operation, {}, [&] {
-            return device->vtable->launchHostFunc(stream->native, runHostMemset, pending.get());
-        })) {
-        return e;
-    }
-    pending.release();  // runHostMemset owns it now
-    return HAL_SUCCESS;
+    return submit(stream, operation, {}, [&] {
+        const halError status =
+            device->vtable->launchHostFunc(stream->native, runHostMemset, pending.get());
+        if (status == HAL_SUCCESS) pending.release();  // runHostMemset owns it from now on
+        return status;
+    });
 }
 
 }  // namespace

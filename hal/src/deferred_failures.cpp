@@ -1,3 +1,4 @@
+// Implements deferred_failures.hpp.
 #include "deferred_failures.hpp"
 
 #include <utility>

@@ -1,3 +1,4 @@
+// Implements error.hpp.
 #include "error.hpp"
 
 #include "enum_bits.hpp"

@@ -1,3 +1,4 @@
+// Implements host_function.hpp.
 #include "host_function.hpp"
 
 #include <cstring>

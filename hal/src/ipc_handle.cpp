@@ -1,3 +1,4 @@
+// Implements ipc_handle.hpp.
 #include "ipc_handle.hpp"
 
 #include <unistd.h>

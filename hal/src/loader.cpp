@@ -1,3 +1,4 @@
+// Loading backends: POLYHAL_BACKEND by name or path, or automatic selection by priority.
 #include "loader.hpp"
 
 #include <polyhal/plugin.h>
@@ -23,6 +24,30 @@ const halPluginHost kHost = {sizeof(halPluginHost), HAL_PLUGIN_ABI_VERSION, plug
 std::string versionText(uint32_t version) {
     return fmt::format("{}.{}", HAL_PLUGIN_VERSION_MAJOR(version),
                        HAL_PLUGIN_VERSION_MINOR(version));
+}
+
+// What the plugin says of its backend (backendGetInfo). A plugin that cannot say is still usable
+// by name: it is treated as one without the entry.
+void readBackendInfo(Backend& backend) {
+    backend.info = {};
+    backend.info.size = sizeof(halPluginBackendInfo);
+    if (backend.table.backendGetInfo == nullptr) return;
+    const halError status = backend.table.backendGetInfo(&backend.info);
+    if (status != HAL_SUCCESS) {
+        logger().warn("{}: backendGetInfo failed ({}); the backend is chosen only by name",
+                      backend.location,
+                      takePluginErrorMessage(status, backend.name.c_str(), "backendGetInfo"));
+        backend.info = {};
+        backend.info.size = sizeof(halPluginBackendInfo);
+        return;
+    }
+    backend.info.size = sizeof(halPluginBackendInfo);
+    const char* kinds = backend.info.moduleImageKinds;
+    if (kinds != nullptr && std::strlen(kinds) >= sizeof(halDeviceProperties{}.moduleImageKinds)) {
+        logger().warn("{}: the module image kinds '{}' are longer than the {} characters "
+                      "halDeviceProperties holds; they are cut",
+                      backend.location, kinds, sizeof(halDeviceProperties{}.moduleImageKinds) - 1);
+    }
 }
 
 // Calls the entry point and checks what the plugin filled in.
@@ -63,19 +88,19 @@ halError negotiate(Backend& backend, halPluginEntryFn entry) {
     HAL_PLUGIN_ENTRIES(POLYHAL_CHECK_REQUIRED_ENTRY)
 #undef POLYHAL_CHECK_REQUIRED_ENTRY
     backend.name = table.name;
-    backend.info = {};
-    backend.info.size = sizeof(halPluginBackendInfo);
-    if (table.backendGetInfo != nullptr) {
-        const halError infoStatus = table.backendGetInfo(&backend.info);
-        if (infoStatus != HAL_SUCCESS) {
-            adoptPluginError(infoStatus, backend.name.c_str(), "backendGetInfo");
-            return fail(HAL_ERROR_BACKEND_INCOMPATIBLE, "{}", lastErrorMessage());
-        }
+    readBackendInfo(backend);
+    if (logger().should_log(spdlog::level::debug)) {
+        std::string absent;
+#define POLYHAL_NOTE_ABSENT_ENTRY(entry, requirement, capabilities) \
+    if (table.entry == nullptr) absent += " " #entry;
+        HAL_PLUGIN_ENTRIES(POLYHAL_NOTE_ABSENT_ENTRY)
+#undef POLYHAL_NOTE_ABSENT_ENTRY
+        logger().debug("{}: backend '{}', plugin ABI {}, table of {} bytes (core: {}), automatic "
+                       "selection priority {}; absent entries:{}",
+                       backend.location, backend.name, versionText(table.abiVersion), filled,
+                       sizeof(halPluginDispatchTable), backend.info.selectionPriority,
+                       absent.empty() ? " none" : absent);
     }
-    logger().debug("{}: backend '{}', plugin ABI {}, table of {} bytes (core: {}), automatic "
-                   "selection priority {}",
-                   backend.location, backend.name, versionText(table.abiVersion), filled,
-                   sizeof(halPluginDispatchTable), backend.info.selectionPriority);
     return HAL_SUCCESS;
 }
 
@@ -124,6 +149,9 @@ halError openFile(const std::string& path, std::unique_ptr<Backend>* out) {
                     "{} is not a polyhal plugin: it does not export " HAL_PLUGIN_ENTRY_NAME,
                     path);
     }
+    // Once its entry point has run, a plugin stays loaded: it may have started threads or
+    // registered callbacks with its vendor runtime, whatever it answers.
+    backend->library.keepLoaded();
     if (halError status = negotiate(*backend, entry)) return status;
     *out = std::move(backend);
     return HAL_SUCCESS;

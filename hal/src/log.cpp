@@ -1,3 +1,4 @@
+// polyhal's logger: spdlog to stderr, level from POLYHAL_LOG_LEVEL (default warn) (implementation).
 #include "log.hpp"
 
 #include <spdlog/sinks/stdout_sinks.h>

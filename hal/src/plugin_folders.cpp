@@ -1,3 +1,4 @@
+// The plugin folders and the libpolyhal_<name>.so files in them.
 #include "plugin_folders.hpp"
 
 #include <dirent.h>

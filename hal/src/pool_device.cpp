@@ -1,3 +1,4 @@
+// Implements pool_device.hpp.
 #include "pool_device.hpp"
 
 #include "api.hpp"

@@ -1,3 +1,4 @@
+// The runtime: initialised once, it opens every device of the loaded backends.
 #include "runtime.hpp"
 
 #include <mutex>

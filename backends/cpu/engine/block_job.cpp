@@ -1,3 +1,4 @@
+// Implements block_job.hpp.
 #include "engine/block_job.hpp"
 
 namespace polyhal::cpu {

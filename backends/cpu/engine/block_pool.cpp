@@ -1,3 +1,4 @@
+// Implements block_pool.hpp.
 #include "engine/block_pool.hpp"
 
 #include <climits>

@@ -1,3 +1,4 @@
+// Implements command_queue.hpp.
 #include "engine/command_queue.hpp"
 
 #include <utility>

@@ -1,3 +1,4 @@
+// Implements command_ring.hpp.
 #include "engine/command_ring.hpp"
 
 #include <utility>

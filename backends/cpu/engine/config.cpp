@@ -1,3 +1,4 @@
+// The backend's configuration: environment variables and facts about the host (implementation).
 #include "engine/config.hpp"
 
 #include <polyhal/plugin_support.hpp>

@@ -1,3 +1,4 @@
+// Implements device_memory.hpp.
 #include "engine/device_memory.hpp"
 
 #include <polyhal/plugin_support.hpp>

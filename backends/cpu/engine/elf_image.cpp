@@ -1,3 +1,4 @@
+// Implements elf_image.hpp.
 #include "engine/elf_image.hpp"
 
 #include <elf.h>

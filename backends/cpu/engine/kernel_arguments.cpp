@@ -1,3 +1,4 @@
+// Implements kernel_arguments.hpp.
 #include "engine/kernel_arguments.hpp"
 
 #include <cstring>

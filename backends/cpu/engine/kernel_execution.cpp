@@ -1,3 +1,4 @@
+// Implements kernel_execution.hpp.
 #include "engine/kernel_execution.hpp"
 
 #include "engine/block_job.hpp"

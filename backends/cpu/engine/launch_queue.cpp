@@ -1,3 +1,4 @@
+// Implements launch_queue.hpp.
 #include "engine/launch_queue.hpp"
 
 #include <algorithm>

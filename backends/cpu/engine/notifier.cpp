@@ -1,3 +1,4 @@
+// Implements notifier.hpp.
 #include "engine/notifier.hpp"
 
 #include <thread>

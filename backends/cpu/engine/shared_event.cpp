@@ -1,3 +1,4 @@
+// Implements shared_event.hpp.
 #include "engine/shared_event.hpp"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// Implements shared_memory.hpp.
 #include "engine/shared_memory.hpp"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// Implements timeline.hpp.
 #include "engine/timeline.hpp"
 
 #include <cstdarg>

@@ -1,3 +1,4 @@
+// Implements worker.hpp.
 #include "engine/worker.hpp"
 
 #include <sys/resource.h>

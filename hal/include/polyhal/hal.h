@@ -49,9 +49,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The functions libpolyhal.so exports (polyhal is built for Linux, where the same attribute
- * serves the library and its users). */
+/* The functions libpolyhal.so exports (polyhal is built for Linux with GCC or Clang, where the
+ * same attribute serves the library and its users; other compilers only read the header). */
+#if defined(__GNUC__)
 #define HAL_API __attribute__((visibility("default")))
+#else
+#define HAL_API
+#endif
 
 #ifdef __cplusplus
 extern "C" {

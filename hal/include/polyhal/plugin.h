@@ -113,7 +113,9 @@ typedef struct halPluginDeviceInfo {
 } halPluginDeviceInfo;
 
 /* What a plugin says of its backend as a whole (backendGetInfo), so that neither the core nor the
- * tools keep a list of backends: adding a backend is adding its plugin. */
+ * tools keep a list of backends: adding a backend is adding its plugin. Like every struct the
+ * core hands a plugin to fill, it may grow: write only the members that lie within `size`
+ * (polyhal::plugin::fillInfo does). */
 typedef struct halPluginBackendInfo {
     size_t size; /* set by the core */
     /* Automatic selection (POLYHAL_BACKEND unset) initialises the plugins it finds in the plugin
@@ -127,7 +129,8 @@ typedef struct halPluginBackendInfo {
      * HAL_DEVICE_CAP_HOST_ACCESSIBLE is exported as kDLCPU whatever this says. */
     int32_t dlpackDeviceType;
     /* The kinds of image moduleLoadData accepts, as file extensions in order of preference,
-     * comma-separated ("ptx,cubin,fatbin"); a static string. NULL or "" without kernels. */
+     * comma-separated ("ptx,cubin,fatbin"); a static string of at most 63 characters (what
+     * halDeviceProperties holds). NULL or "" without kernels. */
     const char* moduleImageKinds;
 } halPluginBackendInfo;
 
@@ -141,8 +144,9 @@ typedef struct halPluginDispatchTable {
 
     /* ---- Platform ---- */
     /* Required. Initialises the vendor runtime. No driver or no device: HAL_ERROR_NO_DEVICE with
-     * the vendor's own message. Called once, before any other entry. A loaded plugin is never
-     * unloaded: its objects may be in use until the process exits. */
+     * the vendor's own message. Called once, before any other entry but backendGetInfo. A plugin
+     * whose entry point has run is never unloaded: its objects may be in use until the process
+     * exits. */
     halError (*initialize)(void);
     /* Required. Number of devices (>= 1 after a successful initialize). */
     halError (*deviceGetCount)(int* count);
@@ -353,7 +357,11 @@ typedef halError (*halPluginEntryFn)(uint32_t coreAbiVersion, const halPluginHos
                                      halPluginDispatchTable* table);
 
 /* Marks the entry point, the one symbol a plugin exports. */
+#if defined(__GNUC__)
 #define HAL_PLUGIN_EXPORT __attribute__((visibility("default")))
+#else
+#define HAL_PLUGIN_EXPORT
+#endif
 
 #ifdef __cplusplus
 }

@@ -78,21 +78,19 @@ halError guarded(const char* entry, const Body& body) noexcept {
 //
 // A backend defines each entry it implements as a function named as its slot, with the slot's
 // signature, in its own namespace (`halError streamCreate(halPluginDevice, int, uint32_t,
-// halPluginStream*)` in stream.cpp), declares them where its plugin.cpp sees them, and builds its
+// halPluginStream*)` in stream.cpp), declares them where its plugin.cpp sees them
+// (POLYHAL_PLUGIN_DECLARE_REQUIRED_ENTRIES, POLYHAL_PLUGIN_DECLARE_ENTRIES below), and builds its
 // table there with
 //
 //     namespace polyhal::cpu {
-//     constexpr halPluginDispatchTable dispatchTable() noexcept {
-//         halPluginDispatchTable table = plugin::emptyTable("cpu");
-//         POLYHAL_PLUGIN_FILL_TABLE(table);
-//         return table;
-//     }
+//     POLYHAL_PLUGIN_DISPATCH_TABLE("cpu")  // defines constexpr dispatchTable()
 //     }
 //
 // Every entry of HAL_PLUGIN_ENTRIES that the namespace declares fills its slot; the others stay
 // empty (absent). A required entry that is missing, or an entry whose signature differs from its
-// slot's, fails the build. An entry declared noexcept goes into the table as it is; any other is
-// wrapped in guarded() (deviceClose, which returns nothing, logs the exception instead).
+// slot's, fails the build. An entry declared noexcept goes into the table as it is (it must not
+// allocate but with std::nothrow, nor take a lock that can throw); any other is wrapped in
+// guarded() (deviceClose, which returns nothing, logs the exception instead).
 //
 // How a missing entry is told apart: the macro looks every entry up by its plain name, with the
 // namespace plugin::absent in view through a using-directive. A using-directive makes the names
@@ -215,6 +213,20 @@ constexpr halPluginDispatchTable emptyTable(const char* backendName) noexcept {
     return table;
 }
 
+// Copies `mine` into `info`, a struct the core handed over to be filled, as far as the core's
+// `size` reaches, so that a plugin built against a newer ABI never writes past an older core's
+// struct: `return plugin::fillInfo(info, mine);`.
+template <class Info>
+halError fillInfo(Info* info, const Info& mine) noexcept {
+    const size_t size = info->size < sizeof(Info) ? info->size : sizeof(Info);
+    const size_t header = sizeof(info->size);
+    if (size > header) {
+        std::memcpy(reinterpret_cast<char*>(info) + header,
+                    reinterpret_cast<const char*>(&mine) + header, size - header);
+    }
+    return HAL_SUCCESS;
+}
+
 // ---- Handles ----
 //
 // A plugin's handles are its own objects, which the core passes back without looking inside. An
@@ -257,12 +269,12 @@ inline halError negotiate(uint32_t coreAbiVersion, const halPluginHost* coreHost
 // fails to link), in the header its plugin.cpp includes:
 //
 //     namespace polyhal::cpu {
-//     POLYHAL_PLUGIN_REQUIRED_ENTRIES();                     // every required entry
-//     POLYHAL_PLUGIN_ENTRIES(launchHostFunc, streamGetNativeHandle);  // optional ones, by file
+//     POLYHAL_PLUGIN_DECLARE_REQUIRED_ENTRIES();  // every required entry
+//     POLYHAL_PLUGIN_DECLARE_ENTRIES(launchHostFunc, streamGetNativeHandle);  // optional ones
 //     }
-#define POLYHAL_PLUGIN_REQUIRED_ENTRIES() \
+#define POLYHAL_PLUGIN_DECLARE_REQUIRED_ENTRIES() \
     HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_DECLARE_IF_REQUIRED_) static_assert(true, "")
-#define POLYHAL_PLUGIN_ENTRIES(...) \
+#define POLYHAL_PLUGIN_DECLARE_ENTRIES(...) \
     POLYHAL_PLUGIN_FOR_EACH_(POLYHAL_PLUGIN_DECLARE_, __VA_ARGS__) static_assert(true, "")
 
 #define POLYHAL_PLUGIN_DECLARE_(name) \
@@ -272,22 +284,50 @@ inline halError negotiate(uint32_t coreAbiVersion, const halPluginHost* coreHost
 #define POLYHAL_PLUGIN_DECLARE_IF_HAL_PLUGIN_REQUIRED_(entry) POLYHAL_PLUGIN_DECLARE_(entry)
 #define POLYHAL_PLUGIN_DECLARE_IF_HAL_PLUGIN_OPTIONAL_(entry)
 
-// POLYHAL_PLUGIN_FOR_EACH_(m, a, b, ...) is m(a) m(b) ..., for up to 8 arguments.
+// POLYHAL_PLUGIN_FOR_EACH_(m, a, b, ...) is m(a) m(b) ..., for up to 16 arguments.
 #define POLYHAL_PLUGIN_EXPAND_(x) x
 #define POLYHAL_PLUGIN_EACH_1_(m, x) m(x)
-#define POLYHAL_PLUGIN_EACH_2_(m, x, ...) m(x) POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_EACH_1_(m, __VA_ARGS__))
-#define POLYHAL_PLUGIN_EACH_3_(m, x, ...) m(x) POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_EACH_2_(m, __VA_ARGS__))
-#define POLYHAL_PLUGIN_EACH_4_(m, x, ...) m(x) POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_EACH_3_(m, __VA_ARGS__))
-#define POLYHAL_PLUGIN_EACH_5_(m, x, ...) m(x) POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_EACH_4_(m, __VA_ARGS__))
-#define POLYHAL_PLUGIN_EACH_6_(m, x, ...) m(x) POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_EACH_5_(m, __VA_ARGS__))
-#define POLYHAL_PLUGIN_EACH_7_(m, x, ...) m(x) POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_EACH_6_(m, __VA_ARGS__))
-#define POLYHAL_PLUGIN_EACH_8_(m, x, ...) m(x) POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_EACH_7_(m, __VA_ARGS__))
-#define POLYHAL_PLUGIN_PICK_(_1, _2, _3, _4, _5, _6, _7, _8, name, ...) name
-#define POLYHAL_PLUGIN_FOR_EACH_(m, ...)                                                      \
-    POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_PICK_(                                              \
-        __VA_ARGS__, POLYHAL_PLUGIN_EACH_8_, POLYHAL_PLUGIN_EACH_7_, POLYHAL_PLUGIN_EACH_6_,  \
-        POLYHAL_PLUGIN_EACH_5_, POLYHAL_PLUGIN_EACH_4_, POLYHAL_PLUGIN_EACH_3_,               \
-        POLYHAL_PLUGIN_EACH_2_, POLYHAL_PLUGIN_EACH_1_)(m, __VA_ARGS__))
+#define POLYHAL_PLUGIN_EACH_2_(m, x, ...) \
+    m(x) POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_EACH_1_(m, __VA_ARGS__))
+#define POLYHAL_PLUGIN_EACH_3_(m, x, ...) \
+    m(x) POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_EACH_2_(m, __VA_ARGS__))
+#define POLYHAL_PLUGIN_EACH_4_(m, x, ...) \
+    m(x) POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_EACH_3_(m, __VA_ARGS__))
+#define POLYHAL_PLUGIN_EACH_5_(m, x, ...) \
+    m(x) POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_EACH_4_(m, __VA_ARGS__))
+#define POLYHAL_PLUGIN_EACH_6_(m, x, ...) \
+    m(x) POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_EACH_5_(m, __VA_ARGS__))
+#define POLYHAL_PLUGIN_EACH_7_(m, x, ...) \
+    m(x) POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_EACH_6_(m, __VA_ARGS__))
+#define POLYHAL_PLUGIN_EACH_8_(m, x, ...) \
+    m(x) POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_EACH_7_(m, __VA_ARGS__))
+#define POLYHAL_PLUGIN_EACH_9_(m, x, ...) \
+    m(x) POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_EACH_8_(m, __VA_ARGS__))
+#define POLYHAL_PLUGIN_EACH_10_(m, x, ...) \
+    m(x) POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_EACH_9_(m, __VA_ARGS__))
+#define POLYHAL_PLUGIN_EACH_11_(m, x, ...) \
+    m(x) POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_EACH_10_(m, __VA_ARGS__))
+#define POLYHAL_PLUGIN_EACH_12_(m, x, ...) \
+    m(x) POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_EACH_11_(m, __VA_ARGS__))
+#define POLYHAL_PLUGIN_EACH_13_(m, x, ...) \
+    m(x) POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_EACH_12_(m, __VA_ARGS__))
+#define POLYHAL_PLUGIN_EACH_14_(m, x, ...) \
+    m(x) POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_EACH_13_(m, __VA_ARGS__))
+#define POLYHAL_PLUGIN_EACH_15_(m, x, ...) \
+    m(x) POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_EACH_14_(m, __VA_ARGS__))
+#define POLYHAL_PLUGIN_EACH_16_(m, x, ...) \
+    m(x) POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_EACH_15_(m, __VA_ARGS__))
+#define POLYHAL_PLUGIN_PICK_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, \
+                             _16, name, ...)                                                 \
+    name
+#define POLYHAL_PLUGIN_FOR_EACH_(m, ...)                       \
+    POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_PICK_(__VA_ARGS__,    \
+        POLYHAL_PLUGIN_EACH_16_, POLYHAL_PLUGIN_EACH_15_, POLYHAL_PLUGIN_EACH_14_, \
+        POLYHAL_PLUGIN_EACH_13_, POLYHAL_PLUGIN_EACH_12_, POLYHAL_PLUGIN_EACH_11_, \
+        POLYHAL_PLUGIN_EACH_10_, POLYHAL_PLUGIN_EACH_9_, POLYHAL_PLUGIN_EACH_8_, \
+        POLYHAL_PLUGIN_EACH_7_, POLYHAL_PLUGIN_EACH_6_, POLYHAL_PLUGIN_EACH_5_, \
+        POLYHAL_PLUGIN_EACH_4_, POLYHAL_PLUGIN_EACH_3_, POLYHAL_PLUGIN_EACH_2_, \
+        POLYHAL_PLUGIN_EACH_1_)(m, __VA_ARGS__))
 
 // Defines `constexpr halPluginDispatchTable dispatchTable() noexcept` in the namespace around
 // the use, filled from the entries that namespace declares (see "The dispatch table" above).

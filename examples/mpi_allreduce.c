@@ -34,8 +34,8 @@
     do {                                                                                           \
         halError status_ = (call);                                                                 \
         if (status_ != HAL_SUCCESS) {                                                              \
-            fprintf(stderr, "rank %d: %s failed: %s: %s\n", rank, #call,                           \
-                    halGetErrorName(status_), halGetLastErrorMessage());                           \
+            fprintf(stderr, "rank %d: %s failed: %s: %s\n", rank, #call, halGetErrorName(status_), \
+                    halGetLastErrorMessage());                                                     \
             MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
         }                                                                                          \
     } while (0)
@@ -43,14 +43,18 @@
 static int rank;
 
 /* The value rank `r` starts with at element `i`; small integers, so float sums are exact. */
-static float initialValue(int r, size_t i) { return (float)((r + 1) * (int)(i % 101 + 1)); }
+static float initialValue(int r, size_t i) {
+    return (float)((r + 1) * (int)(i % 101 + 1));
+}
 
 typedef struct Ring {
     int size, left, right;
     size_t count, chunk; /* elements in all, elements per chunk (the last may be shorter) */
 } Ring;
 
-static size_t chunkBegin(const Ring* ring, int c) { return (size_t)c * ring->chunk; }
+static size_t chunkBegin(const Ring* ring, int c) {
+    return (size_t)c * ring->chunk;
+}
 static size_t chunkLength(const Ring* ring, int c) {
     size_t begin = chunkBegin(ring, c);
     if (begin >= ring->count) return 0;
@@ -60,8 +64,8 @@ static size_t chunkLength(const Ring* ring, int c) {
 typedef struct Device {
     halStream copy, compute;
     halEvent copied, added;
-    halFunction accumulate; /* saxpy(n, 1, x, y): y += x */
-    float *data, *incoming;  /* on the device: the rank's vector, one received chunk */
+    halFunction accumulate;     /* saxpy(n, 1, x, y): y += x */
+    float *data, *incoming;     /* on the device: the rank's vector, one received chunk */
     float *sendHost, *recvHost; /* page-locked staging for MPI */
 } Device;
 
@@ -119,9 +123,8 @@ static void allGather(Device* d, const Ring* ring) {
         /* The first chunk sent is the last one reduce-scatter added. */
         exchange(d, ring, send, recv, step == 0 ? d->added : NULL);
         if (length == 0) continue;
-        TRY(halMemcpyAsync(d->data + chunkBegin(ring, recv), length * sizeof(float),
-                           d->recvHost, length * sizeof(float), HAL_MEMCPY_HOST_TO_DEVICE,
-                           d->copy));
+        TRY(halMemcpyAsync(d->data + chunkBegin(ring, recv), length * sizeof(float), d->recvHost,
+                           length * sizeof(float), HAL_MEMCPY_HOST_TO_DEVICE, d->copy));
     }
     TRY(halSynchronizeStream(d->copy));
 }

@@ -27,13 +27,13 @@ static int failed(const char* what, halError status) {
     return 0;
 }
 
-#define TRY(call)                                        \
-    do {                                                 \
-        halError status_ = (call);                       \
-        if (status_ != HAL_SUCCESS) {                    \
-            failed(#call, status_);                      \
-            goto cleanup;                                \
-        }                                                \
+#define TRY(call)                     \
+    do {                              \
+        halError status_ = (call);    \
+        if (status_ != HAL_SUCCESS) { \
+            failed(#call, status_);   \
+            goto cleanup;             \
+        }                             \
     } while (0)
 
 static halError launchFill(halFunction fill, float* out, float value, halStream stream) {
@@ -108,8 +108,9 @@ int main(int argc, char* argv[]) {
     host = malloc(ELEMENTS * sizeof(float));
     if (host == NULL) goto cleanup;
 
-    printf("1. event synchronisation: producer fills x with 1, records xReady; "
-           "the host waits for xReady\n");
+    printf(
+        "1. event synchronisation: producer fills x with 1, records xReady; "
+        "the host waits for xReady\n");
     TRY(launchFill(fill, x, 1.0f, producer));
     TRY(halRecordEvent(xReady, producer));
     TRY(halSynchronizeEvent(xReady));
@@ -120,8 +121,9 @@ int main(int argc, char* argv[]) {
     TRY(halSynchronizeStream(consumer));
     if (!holds(y, 2.0f, host, "y")) goto cleanup;
 
-    printf("3. stream waits for event: producer fills x with 3, records xReady; consumer waits "
-           "for xReady, then computes y = 2 * x + y\n");
+    printf(
+        "3. stream waits for event: producer fills x with 3, records xReady; consumer waits "
+        "for xReady, then computes y = 2 * x + y\n");
     TRY(launchFill(fill, x, 3.0f, producer));
     TRY(halRecordEvent(xReady, producer));
     TRY(halStreamWaitEvent(consumer, xReady));
@@ -129,8 +131,9 @@ int main(int argc, char* argv[]) {
     TRY(halSynchronizeStream(consumer));
     if (!holds(y, 8.0f, host, "y")) goto cleanup;
 
-    printf("4. device synchronisation: producer fills x with 4, consumer fills y with 5; "
-           "the host waits for the device\n");
+    printf(
+        "4. device synchronisation: producer fills x with 4, consumer fills y with 5; "
+        "the host waits for the device\n");
     TRY(launchFill(fill, x, 4.0f, producer));
     TRY(launchFill(fill, y, 5.0f, consumer));
     TRY(halSynchronizeDevice());

@@ -24,8 +24,10 @@ class DynamicLibrary {
     static DynamicLibrary open(const std::string& path, std::string* error);
 
     // Loads the first of `candidates[0..count)` that loads, e.g. a vendor runtime under the names
-    // of its versions. When none does, `error` holds each candidate's dlerror() text, "; "-separated.
-    static DynamicLibrary openFirst(const char* const* candidates, size_t count, std::string* error);
+    // of its versions. When none does, `error` holds each candidate's dlerror() text, ";
+    // "-separated.
+    static DynamicLibrary openFirst(const char* const* candidates, size_t count,
+                                    std::string* error);
 
     // The address of `name`, or nullptr.
     void* symbol(const char* name) const;

@@ -6,10 +6,10 @@
 // for the functions that may be missing from older versions). The first name is the function's
 // role: the CUDA and HIP tables share their roles, so the shared GPU code calls
 // `Api::symbols.streamQuery(...)` whichever vendor it runs on; a table of its own may use the
-// function's name as its role (`X(zeInit, zeInit)`). The second is the function as the vendor's header declares it: its
-// prototype types the pointer, and the header's macro expansion of the name (e.g. cuMemAlloc ->
-// cuMemAlloc_v2) is the symbol looked up, so the pointer's type and the resolved ABI version always
-// agree.
+// function's name as its role (`X(zeInit, zeInit)`). The second is the function as the vendor's
+// header declares it: its prototype types the pointer, and the header's macro expansion of the name
+// (e.g. cuMemAlloc -> cuMemAlloc_v2) is the symbol looked up, so the pointer's type and the
+// resolved ABI version always agree.
 #ifndef POLYHAL_SUPPORT_SYMBOL_TABLE_HPP_
 #define POLYHAL_SUPPORT_SYMBOL_TABLE_HPP_
 
@@ -38,13 +38,13 @@ struct Symbol {
 #define POLYHAL_SYMBOL_RESOLVE(role, function) \
     POLYHAL_SYMBOL_LOOKUP(role)                \
     if (role.address == nullptr) return role.name;
-#define POLYHAL_SYMBOL_RESOLVE_OR(role, function, older)  \
-    POLYHAL_SYMBOL_LOOKUP(role)                           \
-    if (role.address == nullptr) {                            \
-        const char* newer = role.name;                        \
-        role.name = older;                                    \
-        POLYHAL_SYMBOL_LOOKUP(role)                       \
-        if (role.address == nullptr) return newer;            \
+#define POLYHAL_SYMBOL_RESOLVE_OR(role, function, older) \
+    POLYHAL_SYMBOL_LOOKUP(role)                          \
+    if (role.address == nullptr) {                       \
+        const char* newer = role.name;                   \
+        role.name = older;                               \
+        POLYHAL_SYMBOL_LOOKUP(role)                      \
+        if (role.address == nullptr) return newer;       \
     }
 #define POLYHAL_SYMBOL_RESOLVE_OPTIONAL(role, function) POLYHAL_SYMBOL_LOOKUP(role)
 
@@ -59,12 +59,11 @@ struct Symbol {
 //   const char* resolve(const DynamicLibrary& library) noexcept;
 // which resolves them all and returns nullptr, or the name of the first required one the library
 // lacks.
-#define POLYHAL_DEFINE_SYMBOLS(LIST)                                                        \
-    LIST(POLYHAL_SYMBOL_MEMBER, POLYHAL_SYMBOL_MEMBER_OR, POLYHAL_SYMBOL_MEMBER)    \
-    const char* resolve(const ::polyhal::DynamicLibrary& library) noexcept {                \
-        LIST(POLYHAL_SYMBOL_RESOLVE, POLYHAL_SYMBOL_RESOLVE_OR,                         \
-             POLYHAL_SYMBOL_RESOLVE_OPTIONAL)                                               \
-        return nullptr;                                                                         \
+#define POLYHAL_DEFINE_SYMBOLS(LIST)                                                             \
+    LIST(POLYHAL_SYMBOL_MEMBER, POLYHAL_SYMBOL_MEMBER_OR, POLYHAL_SYMBOL_MEMBER)                 \
+    const char* resolve(const ::polyhal::DynamicLibrary& library) noexcept {                     \
+        LIST(POLYHAL_SYMBOL_RESOLVE, POLYHAL_SYMBOL_RESOLVE_OR, POLYHAL_SYMBOL_RESOLVE_OPTIONAL) \
+        return nullptr;                                                                          \
     }
 
 #endif  // POLYHAL_SUPPORT_SYMBOL_TABLE_HPP_

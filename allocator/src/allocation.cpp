@@ -78,8 +78,8 @@ halError DevicePool::Impl::allocate(size_t size, Stream* stream, void** ptr) {
     return allocateAfterOutOfMemory(size, rounded, small, stream, ptr);
 }
 
-DevicePool::Impl::Candidate DevicePool::Impl::findReusable(size_t size, bool small,
-                                                           Stream* stream, Policy rules,
+DevicePool::Impl::Candidate DevicePool::Impl::findReusable(size_t size, bool small, Stream* stream,
+                                                           Policy rules,
                                                            std::vector<Use>* blocked) {
     auto own = [&]() -> Block* {
         return small ? stream->smallBin.findNewest(size) : stream->largeBin.findSmallest(size);
@@ -112,14 +112,13 @@ DevicePool::Impl::Candidate DevicePool::Impl::findInOtherStreams(size_t size, bo
         const uint64_t finished =
             rules.observed ? other->completed.load(std::memory_order_acquire) : 0;
         const uint64_t bound = std::max(ordered, finished);
-        Block* block =
-            small ? other->smallBin.findOrdered(size, bound, kOtherStreamTries)
-                  : other->largeBin.findOrdered(size, bound, kOtherStreamTries);
+        Block* block = small ? other->smallBin.findOrdered(size, bound, kOtherStreamTries)
+                             : other->largeBin.findOrdered(size, bound, kOtherStreamTries);
         if (block == nullptr) {
             // A block fits but its owner's free is neither ordered before this stream nor seen
             // finished: a pool event on the owner will tell when it is.
-            const Block* fitting = small ? other->smallBin.findNewest(size)
-                                         : other->largeBin.findSmallest(size);
+            const Block* fitting =
+                small ? other->smallBin.findNewest(size) : other->largeBin.findSmallest(size);
             if (fitting != nullptr && blocked != nullptr) {
                 blocked->push_back({other.get(), fitting->readyTicket});
             }
@@ -202,9 +201,8 @@ Block* DevicePool::Impl::addSegment(void* base, size_t size, bool small, Stream*
     return block;
 }
 
-halError DevicePool::Impl::grow(size_t segmentSize, size_t rounded, size_t requested,
-                                bool small, Stream* stream, uint64_t PoolStats::*counter,
-                                void** ptr) {
+halError DevicePool::Impl::grow(size_t segmentSize, size_t rounded, size_t requested, bool small,
+                                Stream* stream, uint64_t PoolStats::*counter, void** ptr) {
     void* base = nullptr;
     const halError result = device_.allocateMemory(segmentSize, &base);
     if (result != HAL_SUCCESS) return result;
@@ -256,10 +254,10 @@ std::string DevicePool::Impl::outOfMemoryMessage(size_t size) const {
     char message[320];
     std::snprintf(message, sizeof message,
                   "out of memory: requested %zu bytes; in use %" PRIu64 ", reserved %" PRIu64
-                  ", pending %" PRIu64 ", largest free block %zu bytes (after synchronising "
+                  ", pending %" PRIu64
+                  ", largest free block %zu bytes (after synchronising "
                   "and releasing cached segments)",
-                  size, stats_.bytesInUse, stats_.bytesReserved, stats_.bytesPending,
-                  largestFree);
+                  size, stats_.bytesInUse, stats_.bytesReserved, stats_.bytesPending, largestFree);
     return message;
 }
 

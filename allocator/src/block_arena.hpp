@@ -10,7 +10,7 @@
 namespace polyhal::allocator {
 
 class BlockArena {
-public:
+  public:
     Block* take() {
         if (spare_.empty()) {
             chunks_.push_back(std::make_unique<Block[]>(kChunk));
@@ -32,7 +32,7 @@ public:
         spare_.push_back(block);
     }
 
-private:
+  private:
     static constexpr size_t kChunk = 1024;
     std::vector<std::unique_ptr<Block[]>> chunks_;
     std::vector<Block*> spare_;

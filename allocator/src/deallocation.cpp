@@ -7,7 +7,9 @@
 namespace polyhal::allocator {
 
 namespace {
-ReusePath weaker(ReusePath a, ReusePath b) { return std::max(a, b); }
+ReusePath weaker(ReusePath a, ReusePath b) {
+    return std::max(a, b);
+}
 }  // namespace
 
 Block* DevicePool::Impl::lookup(uintptr_t address) const {
@@ -31,8 +33,7 @@ halError DevicePool::Impl::free(void* ptr, Stream* stream) {
             std::snprintf(message, sizeof message,
                           "pointer %p points inside the allocation at %p (%zu bytes); free takes "
                           "the address the allocation returned",
-                          ptr, reinterpret_cast<void*>(containing->address),
-                          containing->requested);
+                          ptr, reinterpret_cast<void*>(containing->address), containing->requested);
         } else if (containing->state != BlockState::Live) {
             std::snprintf(message, sizeof message,
                           "pointer %p is not a live allocation of this pool (freed already)", ptr);
@@ -73,9 +74,7 @@ void DevicePool::Impl::recordUses(const void* const* ptrs, size_t count, Stream*
             Block* block = lookup(reinterpret_cast<uintptr_t>(ptrs[i]));
             if (block == nullptr) continue;
             switch (block->state) {
-            case BlockState::Live:
-                block->addUse(stream, ticket);
-                break;
+            case BlockState::Live: block->addUse(stream, ticket); break;
             case BlockState::Pending:
                 // Still filed under an earlier use; a pool event will observe this one.
                 block->addUse(stream, ticket);
@@ -83,9 +82,7 @@ void DevicePool::Impl::recordUses(const void* const* ptrs, size_t count, Stream*
                     markers.push_back({stream, ticket});
                 }
                 break;
-            case BlockState::Ready:
-                lateUse(block, stream, ticket, &markers);
-                break;
+            case BlockState::Ready: lateUse(block, stream, ticket, &markers); break;
             }
         }
     }
@@ -189,7 +186,7 @@ void DevicePool::Impl::settle(Block* block, const Verdict& verdict, uint64_t own
     // A use proven ordered is ordered before the owner's current ticket (clock changes take a
     // ticket), not necessarily before its free: other streams must then follow the later one.
     block->readyTicket = verdict.anyProven ? ownerTicket : ownFree;
-    block->readiness = verdict.anyObserved  ? ReusePath::ObservedComplete
+    block->readiness = verdict.anyObserved ? ReusePath::ObservedComplete
                        : verdict.anyProven ? ReusePath::ProvenOrder
                                            : ReusePath::SameStream;
     block->uses.clear();

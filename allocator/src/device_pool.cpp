@@ -7,13 +7,19 @@ namespace polyhal::allocator {
 DevicePool::Impl::Impl(const DevicePool* self, DeviceInterface& device)
     : self_(self), device_(device), events_(device), blocks_(&nodes_), scratchClock_(self) {}
 
-DevicePool::Impl::~Impl() { (void)reset(); }
+DevicePool::Impl::~Impl() {
+    (void)reset();
+}
 
 DevicePool::DevicePool(DeviceInterface& device) : impl_(std::make_unique<Impl>(this, device)) {}
 DevicePool::~DevicePool() = default;
 
-Stream* DevicePool::addStream(DeviceStream stream) { return impl_->addStream(stream); }
-halError DevicePool::removeStream(Stream* stream) { return impl_->removeStream(stream); }
+Stream* DevicePool::addStream(DeviceStream stream) {
+    return impl_->addStream(stream);
+}
+halError DevicePool::removeStream(Stream* stream) {
+    return impl_->removeStream(stream);
+}
 
 uint64_t DevicePool::submitted(Stream* stream) {
     return stream->submitted.fetch_add(1, std::memory_order_acq_rel) + 1;
@@ -27,11 +33,15 @@ void DevicePool::recordUses(const void* const* ptrs, size_t count, Stream* strea
     impl_->recordUses(ptrs, count, stream, ticket);
 }
 
-VectorClock DevicePool::capture(Stream* stream) const { return impl_->capture(stream); }
+VectorClock DevicePool::capture(Stream* stream) const {
+    return impl_->capture(stream);
+}
 void DevicePool::captureInto(Stream* stream, VectorClock* clock) const {
     impl_->captureInto(stream, clock);
 }
-VectorClock DevicePool::captureDevice() const { return impl_->captureDevice(); }
+VectorClock DevicePool::captureDevice() const {
+    return impl_->captureDevice();
+}
 bool DevicePool::fullyObserved(const Stream* stream) const {
     return stream->completed.load(std::memory_order_acquire) >=
            stream->submitted.load(std::memory_order_acquire);
@@ -49,7 +59,9 @@ halError DevicePool::synchronized(const VectorClock& snapshot) {
 halError DevicePool::allocate(size_t size, Stream* stream, void** ptr) {
     return impl_->allocate(size, stream, ptr);
 }
-halError DevicePool::free(void* ptr, Stream* stream) { return impl_->free(ptr, stream); }
+halError DevicePool::free(void* ptr, Stream* stream) {
+    return impl_->free(ptr, stream);
+}
 bool DevicePool::find(const void* ptr, Allocation* allocation) const {
     return impl_->find(ptr, allocation);
 }
@@ -57,12 +69,20 @@ bool DevicePool::exportBlock(const void* ptr, ExportedBlock* exported) const {
     return impl_->exportBlock(ptr, exported);
 }
 
-PoolStats DevicePool::stats() const { return impl_->stats(); }
-PoolAttributes DevicePool::attributes() const { return impl_->attributes(); }
+PoolStats DevicePool::stats() const {
+    return impl_->stats();
+}
+PoolAttributes DevicePool::attributes() const {
+    return impl_->attributes();
+}
 void DevicePool::setAttributes(const PoolAttributes& attributes) {
     impl_->setAttributes(attributes);
 }
-halError DevicePool::trim(size_t bytesToKeep) { return impl_->trim(bytesToKeep); }
-halError DevicePool::reset() { return impl_->reset(); }
+halError DevicePool::trim(size_t bytesToKeep) {
+    return impl_->trim(bytesToKeep);
+}
+halError DevicePool::reset() {
+    return impl_->reset();
+}
 
 }  // namespace polyhal::allocator

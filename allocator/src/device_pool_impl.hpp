@@ -22,7 +22,7 @@
 namespace polyhal::allocator {
 
 class DevicePool::Impl {
-public:
+  public:
     Impl(const DevicePool* self, DeviceInterface& device);
     ~Impl();
 
@@ -53,7 +53,7 @@ public:
     halError trim(size_t bytesToKeep);
     halError reset();
 
-private:
+  private:
     // Which kinds of evidence may make a foreign use harmless.
     struct Policy {
         bool proven;
@@ -75,7 +75,9 @@ private:
         size_t size;
     };
 
-    Policy policy() const { return {attributes_.reuseProvenOrder, attributes_.reuseObservedCompletion}; }
+    Policy policy() const {
+        return {attributes_.reuseProvenOrder, attributes_.reuseObservedCompletion};
+    }
 
     // ---- allocation.cpp (pool lock held unless noted)
     // Paths 1-3 with what the host knows now. Appends to `blocked` (if not null) the owners
@@ -88,8 +90,8 @@ private:
                 uint64_t PoolStats::*counter);
     Block* addSegment(void* base, size_t size, bool small, Stream* stream);
     // Without the lock: a new segment, or the backend's error.
-    halError grow(size_t segmentSize, size_t rounded, size_t requested, bool small,
-                  Stream* stream, uint64_t PoolStats::*counter, void** ptr);
+    halError grow(size_t segmentSize, size_t rounded, size_t requested, bool small, Stream* stream,
+                  uint64_t PoolStats::*counter, void** ptr);
     halError allocateAfterOutOfMemory(size_t size, size_t rounded, bool small, Stream* stream,
                                       void** ptr);
     std::string outOfMemoryMessage(size_t size) const;

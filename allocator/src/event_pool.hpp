@@ -10,7 +10,7 @@
 namespace polyhal::allocator {
 
 class EventPool {
-public:
+  public:
     explicit EventPool(DeviceInterface& device) : device_(device) {}
     ~EventPool();
 
@@ -18,7 +18,7 @@ public:
     // Returns an event whose last recording has finished (or that was never recorded).
     void release(DeviceEvent event);
 
-private:
+  private:
     DeviceInterface& device_;
     std::mutex mutex_;
     std::vector<DeviceEvent> spare_;

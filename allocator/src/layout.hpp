@@ -27,9 +27,13 @@ constexpr size_t roundUp(size_t value, size_t multiple) {
     return (value + multiple - 1) / multiple * multiple;
 }
 
-constexpr size_t roundRequest(size_t size) { return roundUp(size, kGranule); }
+constexpr size_t roundRequest(size_t size) {
+    return roundUp(size, kGranule);
+}
 
-constexpr bool isSmall(size_t rounded) { return rounded <= kSmallLimit; }
+constexpr bool isSmall(size_t rounded) {
+    return rounded <= kSmallLimit;
+}
 
 // The segment to request when no cached block fits.
 constexpr size_t segmentSizeFor(size_t rounded) {

@@ -13,7 +13,7 @@
 namespace polyhal::allocator {
 
 class OrderedBin {
-public:
+  public:
     explicit OrderedBin(std::pmr::memory_resource* nodes) : blocks_(nodes) {}
 
     bool empty() const { return blocks_.empty(); }
@@ -25,7 +25,7 @@ public:
     // `maxSizes` distinct sizes.
     Block* findOrdered(size_t size, uint64_t bound, int maxSizes) const;
 
-private:
+  private:
     struct Key {
         size_t size;
         uint64_t ticket;

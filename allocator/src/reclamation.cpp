@@ -97,8 +97,8 @@ std::vector<DevicePool::Impl::Released> DevicePool::Impl::detachReleasable(size_
     for (size_t i = 0; i < segments_.size();) {
         Segment* segment = segments_[i].get();
         const Block* block = segment->first;
-        const bool free = segment->wholeBlock() && block->state == BlockState::Ready &&
-                          isComplete(block);
+        const bool free =
+            segment->wholeBlock() && block->state == BlockState::Ready && isComplete(block);
         if (!free || stats_.bytesReserved - segment->size < keep) {
             ++i;
             continue;

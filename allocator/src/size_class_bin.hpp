@@ -13,7 +13,7 @@
 namespace polyhal::allocator {
 
 class SizeClassBin {
-public:
+  public:
     static constexpr size_t kClasses = layout::kSmallSegment / layout::kGranule;
 
     bool empty() const { return count_ == 0; }
@@ -26,7 +26,7 @@ public:
     // class is tried, in increasing size, for at most `maxClasses` classes.
     Block* findOrdered(size_t size, uint64_t bound, int maxClasses) const;
 
-private:
+  private:
     static constexpr size_t kWords = kClasses / 64;
     static_assert(kWords <= 64, "one summary word covers every bitmap word");
 

@@ -26,7 +26,7 @@ struct Marker {
 };
 
 class Stream {
-public:
+  public:
     Stream(DeviceStream deviceStream, const DevicePool* pool, std::pmr::memory_resource* nodes)
         : device(deviceStream), orderedAfter(pool), largeBin(nodes) {}
 

@@ -179,7 +179,9 @@ void FakeDevice::setCapacity(uint64_t capacity) {
     capacity_ = capacity;
 }
 
-std::string FakeDevice::lastErrorMessage() const { return lastMessage; }
+std::string FakeDevice::lastErrorMessage() const {
+    return lastMessage;
+}
 
 halError FakeDevice::allocateMemory(size_t size, void** ptr) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -248,6 +250,8 @@ halError FakeDevice::synchronizeEvent(DeviceEvent event) {
     return HAL_SUCCESS;
 }
 
-void FakeDevice::setErrorMessage(const char* message) { lastMessage = message; }
+void FakeDevice::setErrorMessage(const char* message) {
+    lastMessage = message;
+}
 
 }  // namespace polyhal::allocator::testing

@@ -21,7 +21,7 @@
 namespace polyhal::allocator::testing {
 
 class FakeDevice final : public DeviceInterface {
-public:
+  public:
     using OpId = size_t;
     static constexpr OpId kNoOp = ~OpId{0};
     struct Stream;
@@ -85,11 +85,11 @@ public:
     halError synchronizeEvent(DeviceEvent event) override;
     void setErrorMessage(const char* message) override;
 
-private:
+  private:
     struct Op {
         Stream* stream;
-        size_t seq;     // position within its stream
-        OpId waitFor;   // a wait: the operation its event captured
+        size_t seq;    // position within its stream
+        OpId waitFor;  // a wait: the operation its event captured
         bool done;
     };
 

@@ -9,8 +9,8 @@
 #include <thread>
 #include <utility>
 
-#include "entries.hpp"
 #include "engine/kernel_arguments.hpp"
+#include "entries.hpp"
 #include "platform.hpp"
 
 namespace polyhal::cpu {

@@ -15,8 +15,8 @@
 
 #include "engine/block_pool.hpp"
 #include "engine/device_memory.hpp"
-#include "stream.hpp"
 #include "engine/timeline.hpp"
+#include "stream.hpp"
 
 namespace polyhal::cpu {
 

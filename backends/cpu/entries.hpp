@@ -10,12 +10,15 @@ namespace polyhal::cpu {
 POLYHAL_PLUGIN_DECLARE_REQUIRED_ENTRIES();
 
 // The optional entries it implements, by the file that defines them.
-POLYHAL_PLUGIN_DECLARE_ENTRIES(backendGetInfo);  // platform.cpp
+POLYHAL_PLUGIN_DECLARE_ENTRIES(backendGetInfo);                         // platform.cpp
 POLYHAL_PLUGIN_DECLARE_ENTRIES(launchHostFunc, streamGetNativeHandle);  // stream.cpp
-POLYHAL_PLUGIN_DECLARE_ENTRIES(eventElapsedTime, ipcEventGetHandle, ipcEventOpenHandle);  // event.cpp
+POLYHAL_PLUGIN_DECLARE_ENTRIES(eventElapsedTime, ipcEventGetHandle,
+                               ipcEventOpenHandle);                                   // event.cpp
 POLYHAL_PLUGIN_DECLARE_ENTRIES(memAllocHost, memFreeHost, memGetInfo, memcpy3DAsync,  // memory.cpp
-                       memcpyPeerAsync, ipcMemGetHandle, ipcMemOpenHandle, ipcMemCloseHandle);
-POLYHAL_PLUGIN_DECLARE_ENTRIES(moduleLoadData, moduleUnload, moduleGetFunction, launchKernel);  // module.cpp
+                               memcpyPeerAsync, ipcMemGetHandle, ipcMemOpenHandle,
+                               ipcMemCloseHandle);
+POLYHAL_PLUGIN_DECLARE_ENTRIES(moduleLoadData, moduleUnload, moduleGetFunction,
+                               launchKernel);  // module.cpp
 
 }  // namespace polyhal::cpu
 

@@ -82,7 +82,8 @@ halError eventCreate(halPluginDevice /*device*/, uint32_t flags, halPluginEvent*
 }
 
 halError eventDestroy(halPluginEvent event) {
-    delete &plugin::fromHandle<EventHandle>(event);  // queued markers and waits keep their own references
+    delete &plugin::fromHandle<EventHandle>(
+        event);  // queued markers and waits keep their own references
     return HAL_SUCCESS;
 }
 
@@ -96,7 +97,8 @@ halError eventQuery(halPluginEvent event) {
     if (const auto& shared = plugin::fromHandle<EventHandle>(event).event->shared()) {
         return shared->reached(shared->latest()) ? HAL_SUCCESS : HAL_ERROR_NOT_READY;
     }
-    const std::optional<TimelinePoint> point = plugin::fromHandle<EventHandle>(event).event->lastRecord();
+    const std::optional<TimelinePoint> point =
+        plugin::fromHandle<EventHandle>(event).event->lastRecord();
     return point ? status(*point) : HAL_SUCCESS;
 }
 
@@ -113,7 +115,8 @@ halError eventSynchronize(halPluginEvent event) {
 }
 
 halError ipcEventGetHandle(halPluginEvent event, halPluginIpcHandle* handle) {
-    const std::shared_ptr<SharedEventState>& shared = plugin::fromHandle<EventHandle>(event).event->shared();
+    const std::shared_ptr<SharedEventState>& shared =
+        plugin::fromHandle<EventHandle>(event).event->shared();
     if (shared == nullptr) {
         return plugin::fail(HAL_ERROR_INVALID_VALUE,
                             "the event was created without HAL_EVENT_INTERPROCESS");
@@ -133,27 +136,25 @@ halError ipcEventOpenHandle(halPluginDevice /*device*/, const halPluginIpcHandle
 }
 
 halError eventElapsedTime(float* ms, halPluginEvent start, halPluginEvent end) {
-    const Event* events[] = {plugin::fromHandle<EventHandle>(start).event.get(), plugin::fromHandle<EventHandle>(end).event.get()};
+    const Event* events[] = {plugin::fromHandle<EventHandle>(start).event.get(),
+                             plugin::fromHandle<EventHandle>(end).event.get()};
     int64_t nanoseconds[2];
     for (int i = 0; i < 2; ++i) {
         const char* which = i == 0 ? "start" : "end";
         if (!events[i]->timed()) {
             return plugin::fail(HAL_ERROR_INVALID_VALUE,
-                                "the %s event was created with HAL_EVENT_DISABLE_TIMING",
-                                which);
+                                "the %s event was created with HAL_EVENT_DISABLE_TIMING", which);
         }
         const std::optional<TimelinePoint> point = events[i]->lastRecord();
         if (!point) {
-            return plugin::fail(HAL_ERROR_INVALID_VALUE, "the %s event was never recorded",
-                                which);
+            return plugin::fail(HAL_ERROR_INVALID_VALUE, "the %s event was never recorded", which);
         }
         // Read the timestamp only once the record is known complete: a record made after
         // the completion check would reset it.
         const std::optional<int64_t> stamped =
             point->timeline->reached(point->ticket) ? events[i]->timestamp() : std::nullopt;
         if (!stamped) {
-            return plugin::fail(HAL_ERROR_NOT_READY, "the %s event has not completed yet",
-                                which);
+            return plugin::fail(HAL_ERROR_NOT_READY, "the %s event has not completed yet", which);
         }
         nanoseconds[i] = *stamped;
     }

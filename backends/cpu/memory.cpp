@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "engine/aligned_memory.hpp"
 #include "device.hpp"
+#include "engine/aligned_memory.hpp"
 #include "entries.hpp"
 #include "stream.hpp"
 
@@ -44,8 +44,8 @@ halError memAllocHost(halPluginDevice /*device*/, size_t size, void** ptr) {
                                      static_cast<uint64_t>(sysconf(_SC_PAGE_SIZE));
     if (size > physical) {
         return plugin::fail(HAL_ERROR_OUT_OF_MEMORY,
-                            "cannot allocate %zu bytes of host memory: the host has %llu",
-                            size, static_cast<unsigned long long>(physical));
+                            "cannot allocate %zu bytes of host memory: the host has %llu", size,
+                            static_cast<unsigned long long>(physical));
     }
     void* memory = allocateAligned(kDeviceMemoryAlignment, size);
     if (memory == nullptr) {
@@ -76,11 +76,10 @@ halError memcpyAsync(halPluginStream stream, void* dst, const void* src, size_t 
 }
 
 halError memcpy3DAsync(halPluginStream stream, const halMemcpy3DParams* params) {
-    plugin::fromHandle<Stream>(stream).submit(CopyBox{static_cast<unsigned char*>(params->dst),
-                                    static_cast<const unsigned char*>(params->src),
-                                    params->dstPitch, params->dstSlicePitch, params->srcPitch,
-                                    params->srcSlicePitch, params->width, params->height,
-                                    params->depth});
+    plugin::fromHandle<Stream>(stream).submit(CopyBox{
+        static_cast<unsigned char*>(params->dst), static_cast<const unsigned char*>(params->src),
+        params->dstPitch, params->dstSlicePitch, params->srcPitch, params->srcSlicePitch,
+        params->width, params->height, params->depth});
     return HAL_SUCCESS;
 }
 
@@ -91,8 +90,7 @@ halError memcpyPeerAsync(halPluginStream stream, void* dst, halPluginDevice /*ds
     return HAL_SUCCESS;
 }
 
-halError memsetAsync(halPluginStream stream, void* dst, unsigned char value,
-                     size_t count) {
+halError memsetAsync(halPluginStream stream, void* dst, unsigned char value, size_t count) {
     plugin::fromHandle<Stream>(stream).submit(FillBytes{dst, count, value});
     return HAL_SUCCESS;
 }

@@ -124,10 +124,10 @@ halError moduleUnload(halPluginModule module) {
     return HAL_SUCCESS;
 }
 
-halError moduleGetFunction(halPluginModule module, const char* name,
-                           halPluginFunction* function) {
+halError moduleGetFunction(halPluginModule module, const char* name, halPluginFunction* function) {
     Function* found = nullptr;
-    if (const halError error = plugin::fromHandle<Module>(module).function(name, found); error != HAL_SUCCESS) {
+    if (const halError error = plugin::fromHandle<Module>(module).function(name, found);
+        error != HAL_SUCCESS) {
         return error;
     }
     *function = plugin::toHandle(found);
@@ -148,7 +148,8 @@ halError launchKernel(halPluginStream stream, halPluginFunction function, halDim
                             "the kernel arguments exceed the device's %zu bytes",
                             KernelArguments::kMaxTotalBytes);
     }
-    KernelLaunch launch{&plugin::fromHandle<Function>(function), grid, block, dynamicSharedBytes, {}};
+    KernelLaunch launch{
+        &plugin::fromHandle<Function>(function), grid, block, dynamicSharedBytes, {}};
     launch.args.assign(args, numArgs);
     plugin::fromHandle<Stream>(stream).submit(std::move(launch));
     return HAL_SUCCESS;

@@ -34,7 +34,9 @@ Device* Platform::device(int ordinal) const {
     return ordinal >= 0 && ordinal < deviceCount() ? devices_[ordinal].get() : nullptr;
 }
 
-Platform& platform() { return *thePlatform; }
+Platform& platform() {
+    return *thePlatform;
+}
 
 halError initialize() {
     std::lock_guard<std::mutex> lock(initializeMutex);

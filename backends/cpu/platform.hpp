@@ -6,9 +6,9 @@
 #include <memory>
 #include <vector>
 
+#include "device.hpp"
 #include "engine/block_pool.hpp"
 #include "engine/config.hpp"
-#include "device.hpp"
 
 namespace polyhal::cpu {
 

@@ -73,8 +73,7 @@ halError streamWaitEvent(halPluginStream stream, halPluginEvent event) {
     std::optional<TimelinePoint> point = plugin::fromHandle<EventHandle>(event).event->lastRecord();
     // Nothing to wait for: never recorded, already done, or earlier work of this very
     // stream, which runs in order anyway.
-    if (!point || point->timeline == self.timeline() ||
-        point->timeline->reached(point->ticket)) {
+    if (!point || point->timeline == self.timeline() || point->timeline->reached(point->ticket)) {
         return HAL_SUCCESS;
     }
     self.submit(TimelineWait{std::move(point->timeline), point->ticket});

@@ -69,9 +69,9 @@ halError CudaApi::allowDynamicSharedMemory(CUfunction function, size_t bytes) no
     static std::mutex raising;
     const std::lock_guard<std::mutex> lock(raising);
     int limit = 0;
-    if (halError error = gpu::call<CudaApi>(symbols.functionGetAttribute, &limit,
-                                            CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                            function)) {
+    if (halError error =
+            gpu::call<CudaApi>(symbols.functionGetAttribute, &limit,
+                               CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, function)) {
         return error;
     }
     if (static_cast<size_t>(limit) >= bytes) return HAL_SUCCESS;

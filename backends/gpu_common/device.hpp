@@ -132,9 +132,8 @@ halError setPeerAccess(halPluginDevice device, halPluginDevice peer, bool enable
     const CurrentDevice<Api> current(plugin::fromHandle<Device<Api>>(device));
     if (halError error = current.error()) return error;
     const auto& vendor = Api::symbols;
-    const typename Api::Result result = enable
-                                            ? vendor.peerAccessEnable.address(target.context, 0u)
-                                            : vendor.peerAccessDisable.address(target.context);
+    const typename Api::Result result = enable ? vendor.peerAccessEnable.address(target.context, 0u)
+                                               : vendor.peerAccessDisable.address(target.context);
     if (result == Api::kSuccess ||
         result == (enable ? Api::kPeerAccessAlreadyEnabled : Api::kPeerAccessNotEnabled)) {
         return HAL_SUCCESS;

@@ -113,10 +113,10 @@ halError memcpy3DAsync(halPluginStream handle, const halMemcpy3DParams* box) noe
     auto* dst = static_cast<unsigned char*>(box->dst);
     const auto* src = static_cast<const unsigned char*>(box->src);
     for (size_t slice = 0; slice < box->depth; ++slice) {
-        if (halError error = Api::memcpy2DAsync(
-                stream.native, dst + slice * box->dstSlicePitch, box->dstPitch,
-                src + slice * box->srcSlicePitch, box->srcPitch, box->width, box->height,
-                box->kind)) {
+        if (halError error =
+                Api::memcpy2DAsync(stream.native, dst + slice * box->dstSlicePitch, box->dstPitch,
+                                   src + slice * box->srcSlicePitch, box->srcPitch, box->width,
+                                   box->height, box->kind)) {
             return error;
         }
     }
@@ -176,8 +176,8 @@ halError ipcMemGetHandle(halPluginDevice handle, void* base, halPluginIpcHandle*
     const CurrentDevice<Api> current(plugin::fromHandle<Device<Api>>(handle));
     if (halError error = current.error()) return error;
     typename Api::IpcMemHandle exported{};
-    if (halError error = call<Api>(Api::symbols.ipcGetMemHandle, &exported,
-                                   Api::toDevicePointer(base))) {
+    if (halError error =
+            call<Api>(Api::symbols.ipcGetMemHandle, &exported, Api::toDevicePointer(base))) {
         return error;
     }
     std::memset(out->bytes, 0, sizeof out->bytes);

@@ -15,16 +15,11 @@ namespace polyhal::hip {
 // HIP's copy direction for `kind` (HAL_MEMCPY_DEFAULT never reaches a plugin).
 constexpr hipMemcpyKind toHipMemcpyKind(halMemcpyKind kind) noexcept {
     switch (kind) {
-        case HAL_MEMCPY_HOST_TO_HOST:
-            return hipMemcpyHostToHost;
-        case HAL_MEMCPY_HOST_TO_DEVICE:
-            return hipMemcpyHostToDevice;
-        case HAL_MEMCPY_DEVICE_TO_HOST:
-            return hipMemcpyDeviceToHost;
-        case HAL_MEMCPY_DEVICE_TO_DEVICE:
-            return hipMemcpyDeviceToDevice;
-        default:
-            return hipMemcpyDefault;
+    case HAL_MEMCPY_HOST_TO_HOST: return hipMemcpyHostToHost;
+    case HAL_MEMCPY_HOST_TO_DEVICE: return hipMemcpyHostToDevice;
+    case HAL_MEMCPY_DEVICE_TO_HOST: return hipMemcpyDeviceToHost;
+    case HAL_MEMCPY_DEVICE_TO_DEVICE: return hipMemcpyDeviceToDevice;
+    default: return hipMemcpyDefault;
     }
 }
 

@@ -59,61 +59,48 @@ namespace {
 const char* resultName(ze_result_t result) {
     switch (result) {
 #define POLYHAL_ZE_RESULT_NAME(result, description) \
-    case result:                                    \
-        return #result;
+    case result: return #result;
         POLYHAL_ZE_RESULTS(POLYHAL_ZE_RESULT_NAME)
 #undef POLYHAL_ZE_RESULT_NAME
-        default:
-            return "ZE_RESULT_<unrecognized>";
+    default: return "ZE_RESULT_<unrecognized>";
     }
 }
 
 const char* resultDescription(ze_result_t result) {
     switch (result) {
 #define POLYHAL_ZE_RESULT_DESCRIPTION(result, description) \
-    case result:                                           \
-        return description;
+    case result: return description;
         POLYHAL_ZE_RESULTS(POLYHAL_ZE_RESULT_DESCRIPTION)
 #undef POLYHAL_ZE_RESULT_DESCRIPTION
-        default:
-            return "a result this backend does not know";
+    default: return "a result this backend does not know";
     }
 }
 
 halError toHalError(ze_result_t result) {
     switch (result) {
-        case ZE_RESULT_SUCCESS:
-            return HAL_SUCCESS;
-        case ZE_RESULT_NOT_READY:
-            return HAL_ERROR_NOT_READY;
-        case ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY:
-        case ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY:
-            return HAL_ERROR_OUT_OF_MEMORY;
-        // On Level Zero a faulting or hung kernel loses the device: the failure of work that ran.
-        case ZE_RESULT_ERROR_DEVICE_LOST:
-            return HAL_ERROR_LAUNCH_FAILED;
-        case ZE_RESULT_ERROR_MODULE_BUILD_FAILURE:
-        case ZE_RESULT_ERROR_MODULE_LINK_FAILURE:
-        case ZE_RESULT_ERROR_INVALID_NATIVE_BINARY:
-        case ZE_RESULT_ERROR_INVALID_MODULE_UNLINKED:
-            return HAL_ERROR_INVALID_IMAGE;
-        case ZE_RESULT_ERROR_INVALID_KERNEL_NAME:
-        case ZE_RESULT_ERROR_INVALID_FUNCTION_NAME:
-            return HAL_ERROR_NOT_FOUND;
-        case ZE_RESULT_ERROR_UNSUPPORTED_FEATURE:
-            return HAL_ERROR_NOT_SUPPORTED;
-        case ZE_RESULT_ERROR_INVALID_ARGUMENT:
-        case ZE_RESULT_ERROR_INVALID_SIZE:
-        case ZE_RESULT_ERROR_UNSUPPORTED_SIZE:
-        case ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT:
-        case ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION:
-        case ZE_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION:
-        case ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX:
-        case ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE:
-        case ZE_RESULT_ERROR_OVERLAPPING_REGIONS:
-            return HAL_ERROR_INVALID_VALUE;
-        default:
-            return HAL_ERROR_BACKEND;
+    case ZE_RESULT_SUCCESS: return HAL_SUCCESS;
+    case ZE_RESULT_NOT_READY: return HAL_ERROR_NOT_READY;
+    case ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY:
+    case ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY: return HAL_ERROR_OUT_OF_MEMORY;
+    // On Level Zero a faulting or hung kernel loses the device: the failure of work that ran.
+    case ZE_RESULT_ERROR_DEVICE_LOST: return HAL_ERROR_LAUNCH_FAILED;
+    case ZE_RESULT_ERROR_MODULE_BUILD_FAILURE:
+    case ZE_RESULT_ERROR_MODULE_LINK_FAILURE:
+    case ZE_RESULT_ERROR_INVALID_NATIVE_BINARY:
+    case ZE_RESULT_ERROR_INVALID_MODULE_UNLINKED: return HAL_ERROR_INVALID_IMAGE;
+    case ZE_RESULT_ERROR_INVALID_KERNEL_NAME:
+    case ZE_RESULT_ERROR_INVALID_FUNCTION_NAME: return HAL_ERROR_NOT_FOUND;
+    case ZE_RESULT_ERROR_UNSUPPORTED_FEATURE: return HAL_ERROR_NOT_SUPPORTED;
+    case ZE_RESULT_ERROR_INVALID_ARGUMENT:
+    case ZE_RESULT_ERROR_INVALID_SIZE:
+    case ZE_RESULT_ERROR_UNSUPPORTED_SIZE:
+    case ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT:
+    case ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION:
+    case ZE_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION:
+    case ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX:
+    case ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE:
+    case ZE_RESULT_ERROR_OVERLAPPING_REGIONS: return HAL_ERROR_INVALID_VALUE;
+    default: return HAL_ERROR_BACKEND;
     }
 }
 

@@ -59,7 +59,9 @@ Driver::~Driver() {
     }
 }
 
-const Platform& platform() { return *found; }
+const Platform& platform() {
+    return *found;
+}
 
 halError initialize() {
     if (halError error = loadSymbols(); error != HAL_SUCCESS) return error;
@@ -103,7 +105,7 @@ halError deviceGetCount(int* count) {
 halError backendGetInfo(halPluginBackendInfo* info) {
     halPluginBackendInfo mine{};
     mine.selectionPriority = 100;
-    mine.dlpackDeviceType = 14;  // kDLOneAPI
+    mine.dlpackDeviceType = 14;     // kDLOneAPI
     mine.moduleImageKinds = "spv";  // SPIR-V (ZE_MODULE_FORMAT_IL_SPIRV)
     return plugin::fillInfo(info, mine);
 }

@@ -314,7 +314,9 @@ halError streamSynchronize(halPluginStream stream) {
     return plugin::fromHandle<Stream>(stream).synchronize();
 }
 
-halError streamQuery(halPluginStream stream) { return plugin::fromHandle<Stream>(stream).query(); }
+halError streamQuery(halPluginStream stream) {
+    return plugin::fromHandle<Stream>(stream).query();
+}
 
 halError streamWaitEvent(halPluginStream stream, halPluginEvent event) {
     const SlotRef recorded = plugin::fromHandle<Event>(event).lastRecord();

@@ -26,8 +26,7 @@ Device::Device(cl_device_id id, Platform& platform)
     : id_(id),
       platform_(platform),
       name_(deviceInfoString(id, CL_DEVICE_NAME)),
-      svmCapabilities_(
-          deviceInfo<cl_device_svm_capabilities>(id, CL_DEVICE_SVM_CAPABILITIES, 0)),
+      svmCapabilities_(deviceInfo<cl_device_svm_capabilities>(id, CL_DEVICE_SVM_CAPABILITIES, 0)),
       maxAllocationSize_(deviceInfo<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, 0)),
       profiling_(
           (deviceInfo<cl_command_queue_properties>(id, CL_DEVICE_QUEUE_ON_HOST_PROPERTIES, 0) &
@@ -86,7 +85,9 @@ halError deviceOpen(int ordinal, halPluginDevice* device) {
     return HAL_SUCCESS;
 }
 
-void deviceClose(halPluginDevice device) { delete &plugin::fromHandle<Device>(device); }
+void deviceClose(halPluginDevice device) {
+    delete &plugin::fromHandle<Device>(device);
+}
 
 halError deviceGetInfo(halPluginDevice device, halPluginDeviceInfo* info) {
     const Device& self = plugin::fromHandle<Device>(device);

@@ -19,7 +19,7 @@ class Stream;
 
 // What halPluginDevice points to.
 class Device {
-public:
+  public:
     using Handle = halPluginDevice;
 
     // Reads the device's properties. Throws std::bad_alloc.
@@ -62,7 +62,7 @@ public:
     // returns the first unreported failure among them, once.
     halError synchronize();
 
-private:
+  private:
     const cl_device_id id_;
     Platform& platform_;
     std::string name_;

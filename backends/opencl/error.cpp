@@ -38,12 +38,10 @@ namespace polyhal::opencl {
 const char* errorName(cl_int error) {
     switch (error) {
 #define POLYHAL_OPENCL_ERROR_CASE(code) \
-    case code:                          \
-        return #code;
+    case code: return #code;
         POLYHAL_OPENCL_ERRORS(POLYHAL_OPENCL_ERROR_CASE)
 #undef POLYHAL_OPENCL_ERROR_CASE
-        default:
-            return "CL_UNKNOWN_ERROR";
+    default: return "CL_UNKNOWN_ERROR";
     }
 }
 
@@ -53,14 +51,11 @@ halError failCall(halError code, const char* call, cl_int error) {
 
 halError checkCall(cl_int error, const char* call) {
     switch (error) {
-        case CL_SUCCESS:
-            return HAL_SUCCESS;
-        case CL_MEM_OBJECT_ALLOCATION_FAILURE:
-        case CL_OUT_OF_RESOURCES:
-        case CL_OUT_OF_HOST_MEMORY:
-            return failCall(HAL_ERROR_OUT_OF_MEMORY, call, error);
-        default:
-            return failCall(HAL_ERROR_BACKEND, call, error);
+    case CL_SUCCESS: return HAL_SUCCESS;
+    case CL_MEM_OBJECT_ALLOCATION_FAILURE:
+    case CL_OUT_OF_RESOURCES:
+    case CL_OUT_OF_HOST_MEMORY: return failCall(HAL_ERROR_OUT_OF_MEMORY, call, error);
+    default: return failCall(HAL_ERROR_BACKEND, call, error);
     }
 }
 

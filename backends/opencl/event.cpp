@@ -3,8 +3,8 @@
 
 #include "device.hpp"
 #include "engine/cl_info.hpp"
-#include "error.hpp"
 #include "entries.hpp"
+#include "error.hpp"
 #include "stream.hpp"
 
 namespace polyhal::opencl {

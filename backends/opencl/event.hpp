@@ -13,7 +13,7 @@ class Device;
 
 // What halPluginEvent points to.
 class Event {
-public:
+  public:
     using Handle = halPluginEvent;
 
     explicit Event(Device& device) : device_(device) {}
@@ -29,7 +29,7 @@ public:
     // Makes `marker` (a reference the event takes over) the event's point.
     void moveTo(cl_event marker);
 
-private:
+  private:
     Device& device_;
     mutable std::mutex mutex_;
     cl_event marker_ = nullptr;

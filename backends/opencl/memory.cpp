@@ -12,9 +12,9 @@
 #include <cstdlib>
 
 #include "device.hpp"
-#include "error.hpp"
 #include "engine/svm_registry.hpp"
 #include "entries.hpp"
+#include "error.hpp"
 #include "stream.hpp"
 
 namespace polyhal::opencl {

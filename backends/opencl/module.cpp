@@ -7,9 +7,9 @@
 #include <string>
 
 #include "device.hpp"
-#include "error.hpp"
 #include "engine/svm_registry.hpp"
 #include "entries.hpp"
+#include "error.hpp"
 #include "stream.hpp"
 
 namespace polyhal::opencl {
@@ -241,8 +241,8 @@ halError launchKernel(halPluginStream stream, halPluginFunction function, halDim
             return plugin::fail(HAL_ERROR_INVALID_VALUE,
                                 "kernel '%s' with blocks of %ux%ux%u: clEnqueueNDRangeKernel: "
                                 "%s (%d)",
-                                kernel.name().c_str(), block.x, block.y, block.z,
-                                errorName(error), error);
+                                kernel.name().c_str(), block.x, block.y, block.z, errorName(error),
+                                error);
         }
         return checkCall(error, "clEnqueueNDRangeKernel");
     });

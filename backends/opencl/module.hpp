@@ -16,7 +16,7 @@ class Device;
 
 // What halPluginFunction points to.
 class Function {
-public:
+  public:
     using Handle = halPluginFunction;
 
     // Takes over `kernel`, which has `numArgs` parameters (CL_KERNEL_NUM_ARGS).
@@ -34,7 +34,7 @@ public:
     // so launches of one function from several threads take turns under this lock.
     std::mutex& launchMutex() const { return launchMutex_; }
 
-private:
+  private:
     const cl_kernel kernel_;
     const std::string name_;
     const cl_uint numArgs_;
@@ -43,7 +43,7 @@ private:
 
 // What halPluginModule points to.
 class Module {
-public:
+  public:
     using Handle = halPluginModule;
 
     // Takes over `program`, built for `device`.
@@ -60,7 +60,7 @@ public:
     // std::bad_alloc.
     halError function(const char* name, Function** function);
 
-private:
+  private:
     Device& device_;
     const cl_program program_;
     std::mutex functionsMutex_;  // guards functions_

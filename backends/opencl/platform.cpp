@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "engine/cl_info.hpp"
-#include "error.hpp"
 #include "entries.hpp"
+#include "error.hpp"
 
 namespace polyhal::opencl {
 
@@ -92,7 +92,9 @@ void addPlatform(cl_platform_id id, std::string& skipped) {
 
 }  // namespace
 
-const DeviceEntry& deviceEntry(int ordinal) { return gDevices[static_cast<size_t>(ordinal)]; }
+const DeviceEntry& deviceEntry(int ordinal) {
+    return gDevices[static_cast<size_t>(ordinal)];
+}
 
 halError initialize() {
     cl_uint count = 0;
@@ -137,7 +139,7 @@ halError deviceGetCount(int* count) {
 halError backendGetInfo(halPluginBackendInfo* info) {
     halPluginBackendInfo mine{};
     mine.selectionPriority = 0;
-    mine.dlpackDeviceType = 4;  // kDLOpenCL
+    mine.dlpackDeviceType = 4;         // kDLOpenCL
     mine.moduleImageKinds = "cl,spv";  // OpenCL C source, SPIR-V (clCreateProgramWithIL)
     return plugin::fillInfo(info, mine);
 }

@@ -8,8 +8,8 @@
 
 #include "device.hpp"
 #include "engine/cl_info.hpp"
-#include "error.hpp"
 #include "entries.hpp"
+#include "error.hpp"
 #include "event.hpp"
 
 namespace polyhal::opencl {
@@ -152,7 +152,9 @@ halError streamSynchronize(halPluginStream stream) {
     return plugin::fromHandle<Stream>(stream).synchronize();
 }
 
-halError streamQuery(halPluginStream stream) { return plugin::fromHandle<Stream>(stream).query(); }
+halError streamQuery(halPluginStream stream) {
+    return plugin::fromHandle<Stream>(stream).query();
+}
 
 halError streamWaitEvent(halPluginStream stream, halPluginEvent event) {
     Stream& self = plugin::fromHandle<Stream>(stream);

@@ -18,7 +18,7 @@ class Device;
 // What halPluginStream points to. Owned jointly by its device and by whoever waits for it
 // (Device::synchronize), so that a stream destroyed meanwhile stays alive until the wait ends.
 class Stream {
-public:
+  public:
     using Handle = halPluginStream;
 
     // Takes over `queue` (in order, profiling enabled where the device can).
@@ -60,7 +60,7 @@ public:
     // submit body, which holds the stream's lock.
     HostFuncThread& hostFuncThread();
 
-private:
+  private:
     // Waits for the command that was last when called; gives its final status and number.
     halError waitForLast(cl_int* status, uint64_t* sequence);
     // Reports a failed command once; HAL_SUCCESS when it was reported before. Lock held.

@@ -31,7 +31,6 @@ struct Device {
     uint64_t memoryInUse = 0;
 };
 
-
 // The host's memory in bytes (0 if unknown): the template device's size.
 uint64_t physicalMemory();
 

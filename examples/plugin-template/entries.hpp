@@ -16,9 +16,9 @@ using polyhal::plugin::toHandle;
 POLYHAL_PLUGIN_DECLARE_REQUIRED_ENTRIES();
 
 // The optional entries it implements, by the file that defines them.
-POLYHAL_PLUGIN_DECLARE_ENTRIES(backendGetInfo);  // platform.cpp
+POLYHAL_PLUGIN_DECLARE_ENTRIES(backendGetInfo);                         // platform.cpp
 POLYHAL_PLUGIN_DECLARE_ENTRIES(streamGetNativeHandle, launchHostFunc);  // stream.cpp
-POLYHAL_PLUGIN_DECLARE_ENTRIES(eventElapsedTime);  // event.cpp
+POLYHAL_PLUGIN_DECLARE_ENTRIES(eventElapsedTime);                       // event.cpp
 
 }  // namespace polyhal_template
 

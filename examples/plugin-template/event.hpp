@@ -32,7 +32,6 @@ class Event {
     std::shared_ptr<Marker> last_;
 };
 
-
 }  // namespace polyhal_template
 
 #endif  // POLYHAL_TEMPLATE_EVENT_HPP_

@@ -33,7 +33,7 @@ halError memAllocDevice(halPluginDevice deviceHandle, size_t size, void** ptr) {
     // aligned_alloc wants a multiple of the alignment (no overflow: size <= totalMemory).
     const size_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
     std::unique_ptr<void, decltype(&std::free)> memory(std::aligned_alloc(kAlignment, rounded),
-                                                        &std::free);
+                                                       &std::free);
     if (memory == nullptr) {
         return fail(HAL_ERROR_OUT_OF_MEMORY, "aligned_alloc(%zu, %zu): out of host memory",
                     kAlignment, rounded);

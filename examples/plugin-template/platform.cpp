@@ -37,7 +37,7 @@ halError deviceGetCount(int* count) {
 halError backendGetInfo(halPluginBackendInfo* info) {
     halPluginBackendInfo mine{};
     mine.selectionPriority = 50;
-    mine.dlpackDeviceType = 1;  // kDLCPU
+    mine.dlpackDeviceType = 1;        // kDLCPU
     mine.moduleImageKinds = nullptr;  // no kernels; a backend with them names its image kinds
     return polyhal::plugin::fillInfo(info, mine);
 }

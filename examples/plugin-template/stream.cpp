@@ -2,10 +2,10 @@
 // runtime, streamCreate would create the vendor's queue and each enqueue below would be one
 // vendor call; the worker thread and the Timeline would go away.
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
-#include <functional>
 
 #include "device.hpp"
 #include "entries.hpp"

@@ -18,7 +18,6 @@ struct Stream {
     std::shared_ptr<CommandQueue> queue;  // shared with the worker, which may outlive the stream
 };
 
-
 }  // namespace polyhal_template
 
 #endif  // POLYHAL_TEMPLATE_STREAM_HPP_

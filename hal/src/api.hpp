@@ -84,8 +84,8 @@ void revokePeerAccess(Device* device);
 inline halError requireDevice(int device, const char* operation) {
     const int count = static_cast<int>(runtime().devices.size());
     if (device >= 0 && device < count) return HAL_SUCCESS;
-    return fail(HAL_ERROR_INVALID_DEVICE, "{}: device {} does not exist ({} device{})",
-                operation, device, count, count == 1 ? "" : "s");
+    return fail(HAL_ERROR_INVALID_DEVICE, "{}: device {} does not exist ({} device{})", operation,
+                device, count, count == 1 ? "" : "s");
 }
 
 inline halError requireOutput(const void* pointer, const char* operation, const char* name) {

@@ -111,8 +111,8 @@ HAL_API halError halGetDeviceProperties(int ordinal, halDeviceProperties* props)
         const size_t minimum = offsetof(halDeviceProperties, name) + sizeof(props->name);
         if (props->size < minimum) {
             return fail(HAL_ERROR_INVALID_VALUE,
-                        "{}: props->size is {}; set it to sizeof(halDeviceProperties) ({})",
-                        op, props->size, sizeof(halDeviceProperties));
+                        "{}: props->size is {}; set it to sizeof(halDeviceProperties) ({})", op,
+                        props->size, sizeof(halDeviceProperties));
         }
         if (halError e = requireDevice(ordinal, op)) return e;
         const Device& device = *runtime().devices[ordinal];

@@ -29,8 +29,8 @@ halError createEventHandle(halEvent* event, uint32_t flags, const char* op) {
         }
     }
     halPluginEvent native = nullptr;
-    if (halError e = checked(device->vtable->eventCreate(device->native, flags, &native),
-                             device, op)) {
+    if (halError e =
+            checked(device->vtable->eventCreate(device->native, flags, &native), device, op)) {
         return e;
     }
     return makeEventHandle(device, native, flags, op, event);
@@ -74,8 +74,8 @@ HAL_API halError halRecordEvent(halEvent eventHandle, halStream streamHandle) {
         if (halError e = resolveStream(streamHandle, &stream, op)) return e;
         if (event->device != stream->device) {
             return fail(HAL_ERROR_INVALID_VALUE,
-                        "{}: the event belongs to device {}, the stream to device {}",
-                        op, event->device->ordinal, stream->device->ordinal);
+                        "{}: the event belongs to device {}, the stream to device {}", op,
+                        event->device->ordinal, stream->device->ordinal);
         }
         return recordEvent(event, stream, op);
     });
@@ -105,26 +105,23 @@ HAL_API halError halEventElapsedTime(float* ms, halEvent startHandle, halEvent e
         if (halError e = resolveEvent(startHandle, &start, op)) return e;
         if (halError e = resolveEvent(endHandle, &end, op)) return e;
         if (start->device != end->device) {
-            return fail(HAL_ERROR_INVALID_VALUE,
-                        "{}: the events belong to devices {} and {}",
-                        op, start->device->ordinal, end->device->ordinal);
+            return fail(HAL_ERROR_INVALID_VALUE, "{}: the events belong to devices {} and {}", op,
+                        start->device->ordinal, end->device->ordinal);
         }
         const auto* vtable = start->device->vtable;
         if (!start->device->supports(HAL_DEVICE_CAP_TIMING_EVENTS)) {
-            return fail(HAL_ERROR_NOT_SUPPORTED,
-                        "{}: the {} backend has no timing events",
-                        op, start->device->backend->name);
+            return fail(HAL_ERROR_NOT_SUPPORTED, "{}: the {} backend has no timing events", op,
+                        start->device->backend->name);
         }
         for (const halEvent_t* event : {start, end}) {
             if ((event->flags & HAL_EVENT_DISABLE_TIMING) != 0) {
                 return fail(HAL_ERROR_INVALID_VALUE,
-                            "{}: event {} was created with HAL_EVENT_DISABLE_TIMING",
-                            op, static_cast<const void*>(event));
+                            "{}: event {} was created with HAL_EVENT_DISABLE_TIMING", op,
+                            static_cast<const void*>(event));
             }
             if (!event->recorded.load(std::memory_order_acquire)) {
-                return fail(HAL_ERROR_INVALID_VALUE,
-                            "{}: event {} was never recorded",
-                            op, static_cast<const void*>(event));
+                return fail(HAL_ERROR_INVALID_VALUE, "{}: event {} was never recorded", op,
+                            static_cast<const void*>(event));
             }
         }
         // plugin.h promises the plugin complete events: a timestamp read before the device
@@ -132,9 +129,8 @@ HAL_API halError halEventElapsedTime(float* ms, halEvent startHandle, halEvent e
         for (const halEvent_t* event : {start, end}) {
             const halError status = vtable->eventQuery(event->native);
             if (status == HAL_ERROR_NOT_READY) {
-                return fail(HAL_ERROR_NOT_READY,
-                            "{}: the {} event has not completed yet",
-                            op, event == start ? "start" : "end");
+                return fail(HAL_ERROR_NOT_READY, "{}: the {} event has not completed yet", op,
+                            event == start ? "start" : "end");
             }
             if (halError e = checked(status, start->device, op)) return e;
         }

@@ -18,8 +18,7 @@ HAL_API halError halIpcGetEventHandle(halIpcEventHandle* handle, halEvent eventH
         }
         Device* device = event->device;
         IpcHandle exported = makeIpcHandle(IpcKind::kEvent, device);
-        if (halError e = checked(device->vtable->ipcEventGetHandle(event->native,
-                                                                   &exported.plugin),
+        if (halError e = checked(device->vtable->ipcEventGetHandle(event->native, &exported.plugin),
                                  device, operation)) {
             return e;
         }
@@ -33,8 +32,8 @@ HAL_API halError halIpcOpenEventHandle(halEvent* event, halIpcEventHandle handle
         if (halError e = requireOutput(event, operation, "event")) return e;
         Device* device = currentDevice();
         IpcHandle imported;
-        if (halError e = readIpcHandle(handle.reserved, IpcKind::kEvent, device, operation,
-                                       &imported)) {
+        if (halError e =
+                readIpcHandle(handle.reserved, IpcKind::kEvent, device, operation, &imported)) {
             return e;
         }
         if (!device->supports(HAL_DEVICE_CAP_IPC_EVENTS)) {
@@ -43,9 +42,9 @@ HAL_API halError halIpcOpenEventHandle(halEvent* event, halIpcEventHandle handle
                         operation, device->backend->name, device->ordinal);
         }
         halPluginEvent native = nullptr;
-        if (halError e = checked(device->vtable->ipcEventOpenHandle(device->native,
-                                                                    &imported.plugin, &native),
-                                 device, operation)) {
+        if (halError e = checked(
+                device->vtable->ipcEventOpenHandle(device->native, &imported.plugin, &native),
+                device, operation)) {
             return e;
         }
         return makeEventHandle(device, native, HAL_EVENT_INTERPROCESS | HAL_EVENT_DISABLE_TIMING,

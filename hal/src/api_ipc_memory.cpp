@@ -10,8 +10,8 @@ namespace {
 halError requireIpcMemory(const Device* device, const char* operation) {
     if (device->supports(HAL_DEVICE_CAP_IPC_MEMORY)) return HAL_SUCCESS;
     return fail(HAL_ERROR_NOT_SUPPORTED,
-                "{}: the {} backend (device {}) cannot share memory between processes",
-                operation, device->backend->name, device->ordinal);
+                "{}: the {} backend (device {}) cannot share memory between processes", operation,
+                device->backend->name, device->ordinal);
 }
 
 }  // namespace
@@ -30,9 +30,8 @@ HAL_API halError halIpcGetMemHandle(halIpcMemHandle* handle, void* devPtr) {
             exported.allocationSize = block.segmentSize;
             exported.offset = block.offset;
             exported.size = block.size;
-            if (halError e = checked(device->vtable->ipcMemGetHandle(device->native,
-                                                                     block.segmentBase,
-                                                                     &exported.plugin),
+            if (halError e = checked(device->vtable->ipcMemGetHandle(
+                                         device->native, block.segmentBase, &exported.plugin),
                                      device, op)) {
                 return e;
             }
@@ -55,8 +54,8 @@ HAL_API halError halIpcOpenMemHandle(void** devPtr, halIpcMemHandle handle, uint
         }
         Device* device = currentDevice();
         IpcHandle imported;
-        if (halError e = readIpcHandle(handle.reserved, IpcKind::kMemory, device, operation,
-                                       &imported)) {
+        if (halError e =
+                readIpcHandle(handle.reserved, IpcKind::kMemory, device, operation, &imported)) {
             return e;
         }
         if (imported.allocationSize == 0 || imported.size == 0 ||

@@ -161,8 +161,7 @@ HAL_API halError halMallocHost(void** ptr, size_t size) {
             const size_t rounded = (size + kHostAlignment - 1) / kHostAlignment * kHostAlignment;
             memory = rounded >= size ? std::aligned_alloc(kHostAlignment, rounded) : nullptr;
             if (memory == nullptr) {
-                return fail(HAL_ERROR_OUT_OF_MEMORY, "{}: cannot allocate {} bytes", op,
-                            size);
+                return fail(HAL_ERROR_OUT_OF_MEMORY, "{}: cannot allocate {} bytes", op, size);
             }
         }
         runtime().hostAllocations.insert({reinterpret_cast<uintptr_t>(memory), size, device});
@@ -177,8 +176,7 @@ HAL_API halError halFreeHost(void* ptr) {
         const auto allocation = runtime().hostAllocations.eraseExact(ptr);
         if (!allocation) {
             return fail(HAL_ERROR_INVALID_VALUE,
-                        "{}: {} is not the start of a live halMallocHost allocation",
-                        op, ptr);
+                        "{}: {} is not the start of a live halMallocHost allocation", op, ptr);
         }
         Device* device = allocation->device;
         if (device->vtable->memFreeHost == nullptr) {
@@ -228,8 +226,8 @@ HAL_API halError halMemcpy2DAsync(void* dst, size_t dpitch, const void* src, siz
     });
 }
 
-HAL_API halError halMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch,
-                             size_t width, size_t height, halMemcpyKind kind) {
+HAL_API halError halMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                             size_t height, halMemcpyKind kind) {
     return apiCall([&, op = __func__] {
         return copyBox(box2D(dst, dpitch, src, spitch, width, height, kind), op);
     });
@@ -260,8 +258,8 @@ HAL_API halError halMemsetAsync(void* dst, size_t dstMax, int value, size_t coun
         if (halError e = planMemset(op, dst, dstMax, count, &target)) return e;
         if (target.device() != nullptr && target.device() != stream->device) {
             return fail(HAL_ERROR_INVALID_VALUE,
-                        "{}: dst belongs to device {}, the stream to device {}",
-                        op, target.device()->ordinal, stream->device->ordinal);
+                        "{}: dst belongs to device {}, the stream to device {}", op,
+                        target.device()->ordinal, stream->device->ordinal);
         }
         if (count == 0) return HAL_SUCCESS;
         const auto byte = static_cast<unsigned char>(value);

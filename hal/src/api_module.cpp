@@ -52,8 +52,7 @@ halError resolveModule(halModule handle, halModule_t** module, const char* opera
 // The whole content of the regular file at `path`; INVALID_VALUE with the OS error otherwise.
 halError readModuleFile(const char* path, std::vector<char>* image, const char* operation) {
     const auto refuse = [path, operation](const char* problem) {
-        return fail(HAL_ERROR_INVALID_VALUE, "{}: cannot read '{}': {}", operation, path,
-                    problem);
+        return fail(HAL_ERROR_INVALID_VALUE, "{}: cannot read '{}': {}", operation, path, problem);
     };
     const int file = open(path, O_RDONLY | O_CLOEXEC);
     if (file < 0) return refuse(std::strerror(errno));
@@ -82,33 +81,33 @@ halError readModuleFile(const char* path, std::vector<char>* image, const char* 
 // Is dims.x * dims.y * dims.z above `limit`? A product past 2^64 is, rather than wrapping.
 bool exceeds(halDim3 dims, uint64_t limit) {
     uint64_t product = 0;
-    return __builtin_mul_overflow(uint64_t{dims.x} * dims.y, dims.z, &product) ||
-           product > limit;
+    return __builtin_mul_overflow(uint64_t{dims.x} * dims.y, dims.z, &product) || product > limit;
 }
 
 halError checkLaunch(const halFunction_t* function, const halStream_t* stream, halDim3 grid,
-                     halDim3 block, size_t sharedBytes, const halKernelArg* args,
-                     uint32_t numArgs, const char* op) {
+                     halDim3 block, size_t sharedBytes, const halKernelArg* args, uint32_t numArgs,
+                     const char* op) {
     const Device* device = stream->device;
     if (function->device != device) {
         return fail(HAL_ERROR_INVALID_VALUE,
-                    "{}: the function was loaded on device {}, the stream belongs to device {}",
-                    op, function->device->ordinal, device->ordinal);
+                    "{}: the function was loaded on device {}, the stream belongs to device {}", op,
+                    function->device->ordinal, device->ordinal);
     }
-    if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 ||
-        block.z == 0) {
-        return fail(HAL_ERROR_INVALID_VALUE, "{}: grid ({},{},{}) and block ({},{},{}) must not "
-                    "have a zero dimension", op, grid.x, grid.y, grid.z, block.x, block.y, block.z);
+    if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0) {
+        return fail(HAL_ERROR_INVALID_VALUE,
+                    "{}: grid ({},{},{}) and block ({},{},{}) must not "
+                    "have a zero dimension",
+                    op, grid.x, grid.y, grid.z, block.x, block.y, block.z);
     }
     if (exceeds(block, device->info.maxThreadsPerBlock)) {
         return fail(HAL_ERROR_INVALID_VALUE,
-                    "{}: block ({},{},{}) has more than the device's {} threads per block",
-                    op, block.x, block.y, block.z, device->info.maxThreadsPerBlock);
+                    "{}: block ({},{},{}) has more than the device's {} threads per block", op,
+                    block.x, block.y, block.z, device->info.maxThreadsPerBlock);
     }
     if (sharedBytes > device->info.maxSharedMemoryPerBlock) {
         return fail(HAL_ERROR_INVALID_VALUE,
-                    "{}: {} bytes of dynamic shared memory exceed the device's {}",
-                    op, sharedBytes, device->info.maxSharedMemoryPerBlock);
+                    "{}: {} bytes of dynamic shared memory exceed the device's {}", op, sharedBytes,
+                    device->info.maxSharedMemoryPerBlock);
     }
     if (numArgs > 0 && args == nullptr) {
         return fail(HAL_ERROR_INVALID_VALUE, "{}: args is NULL but numArgs is {}", op, numArgs);
@@ -116,8 +115,7 @@ halError checkLaunch(const halFunction_t* function, const halStream_t* stream, h
     uint64_t argumentBytes = 0;
     for (uint32_t i = 0; i < numArgs; ++i) {
         if (args[i].value == nullptr || args[i].size == 0) {
-            return fail(HAL_ERROR_INVALID_VALUE,
-                        "{}: argument {} has {}", op, i,
+            return fail(HAL_ERROR_INVALID_VALUE, "{}: argument {} has {}", op, i,
                         args[i].value == nullptr ? "a NULL value pointer" : "size 0");
         }
         if (__builtin_add_overflow(argumentBytes, args[i].size, &argumentBytes) ||
@@ -151,8 +149,8 @@ halError launch(halFunction_t* function, halStream_t* stream, halDim3 grid, halD
         }
     }
     return submit(stream, operation, values, count, [&] {
-        return stream->device->vtable->launchKernel(stream->native, function->native, grid,
-                                                    block, sharedBytes, args, numArgs);
+        return stream->device->vtable->launchKernel(stream->native, function->native, grid, block,
+                                                    sharedBytes, args, numArgs);
     });
 }
 
@@ -219,8 +217,7 @@ HAL_API halError halModuleUnload(halModule handle) {
         for (auto& entry : module->functions) runtime().functions.destroy(entry.second);
         const halPluginModule native = module->native;
         runtime().modules.destroy(module);
-        const halError unloaded =
-            checked(device->vtable->moduleUnload(native), device, op);
+        const halError unloaded = checked(device->vtable->moduleUnload(native), device, op);
         return unloaded != HAL_SUCCESS ? unloaded : drained;
     });
 }
@@ -238,8 +235,8 @@ HAL_API halError halLaunchKernel(halFunction functionHandle, halDim3 grid, halDi
         }
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(streamHandle, &stream, op)) return e;
-        if (halError e = checkLaunch(function, stream, grid, block, dynamicSharedBytes, args,
-                                     numArgs, op)) {
+        if (halError e =
+                checkLaunch(function, stream, grid, block, dynamicSharedBytes, args, numArgs, op)) {
             return e;
         }
         return launch(function, stream, grid, block, dynamicSharedBytes, args, numArgs, op);

@@ -27,9 +27,9 @@ halError canAccess(Device* device, Device* peer, bool* result, const char** why,
         *result = true;  // host memory: any device of the process can reach it
     } else if (hasPeerEntries(*device->vtable)) {
         int vendorSays = 0;
-        if (halError e = checked(device->vtable->deviceCanAccessPeer(device->native, peer->native,
-                                                                     &vendorSays),
-                                 device, operation)) {
+        if (halError e = checked(
+                device->vtable->deviceCanAccessPeer(device->native, peer->native, &vendorSays),
+                device, operation)) {
             return e;
         }
         *result = vendorSays != 0;
@@ -86,8 +86,7 @@ HAL_API halError halDeviceCanAccessPeer(int* canAccessPeer, int device, int peer
 HAL_API halError halDeviceEnablePeerAccess(int peerDevice, uint32_t flags) {
     return apiCall([&, op = __func__] {
         if (flags != 0) {
-            return fail(HAL_ERROR_INVALID_VALUE,
-                        "{}: flags must be 0 (got {:#x})", op, flags);
+            return fail(HAL_ERROR_INVALID_VALUE, "{}: flags must be 0 (got {:#x})", op, flags);
         }
         if (halError e = requireDevice(peerDevice, op)) return e;
         Device* device = currentDevice();
@@ -104,17 +103,16 @@ HAL_API halError halDeviceEnablePeerAccess(int peerDevice, uint32_t flags) {
             return e;
         }
         if (!possible) {
-            return fail(HAL_ERROR_NOT_SUPPORTED,
-                        "{}: device {} cannot access device {}: {}",
-                        op, device->ordinal, peerDevice, why);
+            return fail(HAL_ERROR_NOT_SUPPORTED, "{}: device {} cannot access device {}: {}", op,
+                        device->ordinal, peerDevice, why);
         }
         std::lock_guard lock(device->peersMutex);
         auto& peers = device->enabledPeers;
         if (std::find(peers.begin(), peers.end(), peerDevice) != peers.end()) return HAL_SUCCESS;
         if (backendGrants(device, peer)) {
-            if (halError e = checked(device->vtable->deviceEnablePeerAccess(device->native,
-                                                                            peer->native),
-                                     device, op)) {
+            if (halError e =
+                    checked(device->vtable->deviceEnablePeerAccess(device->native, peer->native),
+                            device, op)) {
                 return e;
             }
         }
@@ -133,13 +131,13 @@ HAL_API halError halDeviceDisablePeerAccess(int peerDevice) {
         const auto found = std::find(peers.begin(), peers.end(), peerDevice);
         if (found == peers.end()) {
             return fail(HAL_ERROR_INVALID_VALUE,
-                        "{}: access from device {} to device {} is not enabled",
-                        op, device->ordinal, peerDevice);
+                        "{}: access from device {} to device {} is not enabled", op,
+                        device->ordinal, peerDevice);
         }
         if (backendGrants(device, peer)) {
-            if (halError e = checked(device->vtable->deviceDisablePeerAccess(device->native,
-                                                                             peer->native),
-                                     device, op)) {
+            if (halError e =
+                    checked(device->vtable->deviceDisablePeerAccess(device->native, peer->native),
+                            device, op)) {
                 return e;
             }
         }

@@ -20,8 +20,8 @@ halError requirePoolDevice(int ordinal, Device** device, const char* operation) 
 
 halError requireSwitch(uint64_t value, const char* operation) {
     if (value <= 1) return HAL_SUCCESS;
-    return fail(HAL_ERROR_INVALID_VALUE, "{}: a switch attribute takes 0 or 1, not {}",
-                operation, value);
+    return fail(HAL_ERROR_INVALID_VALUE, "{}: a switch attribute takes 0 or 1, not {}", operation,
+                value);
 }
 
 }  // namespace
@@ -48,8 +48,8 @@ HAL_API halError halFreeAsync(void* ptr, halStream handle) {
             for (const auto& device : runtime().devices) {
                 if (device->pool->find(ptr, &allocation)) {
                     return fail(HAL_ERROR_INVALID_VALUE,
-                                "{}: {} belongs to device {}'s pool, the stream to device {}",
-                                op, ptr, device->ordinal, stream->device->ordinal);
+                                "{}: {} belongs to device {}'s pool, the stream to device {}", op,
+                                ptr, device->ordinal, stream->device->ordinal);
                 }
             }
         }
@@ -73,8 +73,8 @@ HAL_API halError halMemPoolGetStats(int ordinal, halMemPoolStats* stats) {
         const size_t minimum = offsetof(halMemPoolStats, bytesInUse) + sizeof(stats->bytesInUse);
         if (stats->size < minimum) {
             return fail(HAL_ERROR_INVALID_VALUE,
-                        "{}: stats->size is {}; set it to sizeof(halMemPoolStats) ({})",
-                        op, stats->size, sizeof(halMemPoolStats));
+                        "{}: stats->size is {}; set it to sizeof(halMemPoolStats) ({})", op,
+                        stats->size, sizeof(halMemPoolStats));
         }
         Device* device = nullptr;
         if (halError e = requirePoolDevice(ordinal, &device, op)) return e;
@@ -116,20 +116,18 @@ HAL_API halError halMemPoolSetAttribute(int ordinal, halMemPoolAttribute attribu
         if (halError e = requirePoolDevice(ordinal, &device, op)) return e;
         allocator::PoolAttributes attributes = device->pool->attributes();
         switch (enumBits(attribute)) {
-            case HAL_MEMPOOL_ATTR_RELEASE_THRESHOLD:
-                attributes.releaseThreshold = value;
-                break;
-            case HAL_MEMPOOL_ATTR_REUSE_PROVEN_ORDER:
-                if (halError e = requireSwitch(value, op)) return e;
-                attributes.reuseProvenOrder = value != 0;
-                break;
-            case HAL_MEMPOOL_ATTR_REUSE_OBSERVED_COMPLETION:
-                if (halError e = requireSwitch(value, op)) return e;
-                attributes.reuseObservedCompletion = value != 0;
-                break;
-            default:
-                return fail(HAL_ERROR_INVALID_VALUE, "{}: unknown attribute {}", op,
-                            enumBits(attribute));
+        case HAL_MEMPOOL_ATTR_RELEASE_THRESHOLD: attributes.releaseThreshold = value; break;
+        case HAL_MEMPOOL_ATTR_REUSE_PROVEN_ORDER:
+            if (halError e = requireSwitch(value, op)) return e;
+            attributes.reuseProvenOrder = value != 0;
+            break;
+        case HAL_MEMPOOL_ATTR_REUSE_OBSERVED_COMPLETION:
+            if (halError e = requireSwitch(value, op)) return e;
+            attributes.reuseObservedCompletion = value != 0;
+            break;
+        default:
+            return fail(HAL_ERROR_INVALID_VALUE, "{}: unknown attribute {}", op,
+                        enumBits(attribute));
         }
         device->pool->setAttributes(attributes);
         return HAL_SUCCESS;
@@ -144,18 +142,18 @@ HAL_API halError halMemPoolGetAttribute(int ordinal, halMemPoolAttribute attribu
         if (halError e = requirePoolDevice(ordinal, &device, op)) return e;
         const allocator::PoolAttributes attributes = device->pool->attributes();
         switch (enumBits(attribute)) {
-            case HAL_MEMPOOL_ATTR_RELEASE_THRESHOLD:
-                *value = attributes.releaseThreshold;
-                return HAL_SUCCESS;
-            case HAL_MEMPOOL_ATTR_REUSE_PROVEN_ORDER:
-                *value = attributes.reuseProvenOrder ? 1 : 0;
-                return HAL_SUCCESS;
-            case HAL_MEMPOOL_ATTR_REUSE_OBSERVED_COMPLETION:
-                *value = attributes.reuseObservedCompletion ? 1 : 0;
-                return HAL_SUCCESS;
-            default:
-                return fail(HAL_ERROR_INVALID_VALUE, "{}: unknown attribute {}", op,
-                            enumBits(attribute));
+        case HAL_MEMPOOL_ATTR_RELEASE_THRESHOLD:
+            *value = attributes.releaseThreshold;
+            return HAL_SUCCESS;
+        case HAL_MEMPOOL_ATTR_REUSE_PROVEN_ORDER:
+            *value = attributes.reuseProvenOrder ? 1 : 0;
+            return HAL_SUCCESS;
+        case HAL_MEMPOOL_ATTR_REUSE_OBSERVED_COMPLETION:
+            *value = attributes.reuseObservedCompletion ? 1 : 0;
+            return HAL_SUCCESS;
+        default:
+            return fail(HAL_ERROR_INVALID_VALUE, "{}: unknown attribute {}", op,
+                        enumBits(attribute));
         }
     });
 }

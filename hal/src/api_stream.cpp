@@ -20,8 +20,7 @@ halError createStreamHandle(halStream* stream, int priority, uint32_t flags, con
 extern "C" {
 
 HAL_API halError halCreateStreamWithConfig(halStream* stream, int priority, uint32_t flags) {
-    return apiCall(
-        [&, op = __func__] { return createStreamHandle(stream, priority, flags, op); });
+    return apiCall([&, op = __func__] { return createStreamHandle(stream, priority, flags, op); });
 }
 
 HAL_API halError halCreateStream(halStream* stream) {
@@ -91,8 +90,7 @@ HAL_API halError halStreamGetNativeHandle(halStream handle, void** native) {
         if (halError e = resolveStream(handle, &stream, op)) return e;
         const auto* vtable = stream->device->vtable;
         if (vtable->streamGetNativeHandle == nullptr) {
-            return fail(HAL_ERROR_NOT_SUPPORTED,
-                        "{}: the {} backend has no native stream handles",
+            return fail(HAL_ERROR_NOT_SUPPORTED, "{}: the {} backend has no native stream handles",
                         op, stream->device->backend->name);
         }
         return checked(vtable->streamGetNativeHandle(stream->native, native), stream->device, op);
@@ -108,9 +106,8 @@ HAL_API halError halLaunchHostFunc(halStream handle, halHostFn fn, void* userDat
         if (halError e = resolveStream(handle, &stream, op)) return e;
         const auto* vtable = stream->device->vtable;
         if (vtable->launchHostFunc == nullptr) {
-            return fail(HAL_ERROR_NOT_SUPPORTED,
-                        "{}: the {} backend cannot run host functions",
-                        op, stream->device->backend->name);
+            return fail(HAL_ERROR_NOT_SUPPORTED, "{}: the {} backend cannot run host functions", op,
+                        stream->device->backend->name);
         }
         return submit(stream, op, {}, [&] {
             return launchMarkedHostFunction(*vtable, stream->native, fn, userData);

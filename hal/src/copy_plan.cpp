@@ -16,11 +16,11 @@ constexpr size_t kStagingChunk = 8u << 20;
 
 const char* kindName(halMemcpyKind kind) {
     switch (kind) {
-        case HAL_MEMCPY_HOST_TO_HOST: return "HAL_MEMCPY_HOST_TO_HOST";
-        case HAL_MEMCPY_HOST_TO_DEVICE: return "HAL_MEMCPY_HOST_TO_DEVICE";
-        case HAL_MEMCPY_DEVICE_TO_HOST: return "HAL_MEMCPY_DEVICE_TO_HOST";
-        case HAL_MEMCPY_DEVICE_TO_DEVICE: return "HAL_MEMCPY_DEVICE_TO_DEVICE";
-        default: return "HAL_MEMCPY_DEFAULT";
+    case HAL_MEMCPY_HOST_TO_HOST: return "HAL_MEMCPY_HOST_TO_HOST";
+    case HAL_MEMCPY_HOST_TO_DEVICE: return "HAL_MEMCPY_HOST_TO_DEVICE";
+    case HAL_MEMCPY_DEVICE_TO_HOST: return "HAL_MEMCPY_DEVICE_TO_HOST";
+    case HAL_MEMCPY_DEVICE_TO_DEVICE: return "HAL_MEMCPY_DEVICE_TO_DEVICE";
+    default: return "HAL_MEMCPY_DEFAULT";
     }
 }
 
@@ -47,11 +47,13 @@ halError resolveKind(const char* operation, uint32_t kindBits, const Operand& ds
     if (kind == HAL_MEMCPY_DEFAULT) {
         const bool fromDevice = src.knownDevice();
         const bool toDevice = dst.knownDevice();
-        *resolved = fromDevice ? (toDevice ? HAL_MEMCPY_DEVICE_TO_DEVICE : HAL_MEMCPY_DEVICE_TO_HOST)
-                               : (toDevice ? HAL_MEMCPY_HOST_TO_DEVICE : HAL_MEMCPY_HOST_TO_HOST);
+        *resolved = fromDevice
+                        ? (toDevice ? HAL_MEMCPY_DEVICE_TO_DEVICE : HAL_MEMCPY_DEVICE_TO_HOST)
+                        : (toDevice ? HAL_MEMCPY_HOST_TO_DEVICE : HAL_MEMCPY_HOST_TO_HOST);
         return HAL_SUCCESS;
     }
-    const bool fromDevice = kind == HAL_MEMCPY_DEVICE_TO_HOST || kind == HAL_MEMCPY_DEVICE_TO_DEVICE;
+    const bool fromDevice =
+        kind == HAL_MEMCPY_DEVICE_TO_HOST || kind == HAL_MEMCPY_DEVICE_TO_DEVICE;
     const bool toDevice = kind == HAL_MEMCPY_HOST_TO_DEVICE || kind == HAL_MEMCPY_DEVICE_TO_DEVICE;
     const auto contradicts = [](bool saysDevice, const Operand& operand) {
         return saysDevice ? operand.knownHost() : operand.knownDevice();
@@ -70,8 +72,8 @@ halError resolveKind(const char* operation, uint32_t kindBits, const Operand& ds
 }
 
 // One synchronous copy step on `device`'s default stream.
-halError copyOnDevice(Device* device, void* dst, const void* src, size_t count,
-                      halMemcpyKind kind, const char* operation) {
+halError copyOnDevice(Device* device, void* dst, const void* src, size_t count, halMemcpyKind kind,
+                      const char* operation) {
     halStream_t* stream = nullptr;
     if (halError e = defaultStream(device, &stream)) return e;
     if (halError e = submit(stream, operation, {dst, src}, [&] {
@@ -102,8 +104,7 @@ halError copyAcrossDevices(void* dst, Device* dstDevice, const void* src, Device
             return e;
         }
         if (halError e = copyOnDevice(dstDevice, static_cast<unsigned char*>(dst) + offset,
-                                      staging.get(), bytes, HAL_MEMCPY_HOST_TO_DEVICE,
-                                      operation)) {
+                                      staging.get(), bytes, HAL_MEMCPY_HOST_TO_DEVICE, operation)) {
             return e;
         }
     }
@@ -112,8 +113,7 @@ halError copyAcrossDevices(void* dst, Device* dstDevice, const void* src, Device
 
 // Can `stream` copy between two devices through their backend's peer path? plugin.h takes a
 // stream of either device.
-bool peerCopyPossible(const halStream_t* stream, const Device* dstDevice,
-                      const Device* srcDevice) {
+bool peerCopyPossible(const halStream_t* stream, const Device* dstDevice, const Device* srcDevice) {
     return dstDevice != nullptr && srcDevice != nullptr &&
            dstDevice->backend == srcDevice->backend &&
            (stream->device == dstDevice || stream->device == srcDevice) &&
@@ -183,8 +183,8 @@ Operand locate(const void* pointer) {
 halError planCopy(const char* operation, void* dst, size_t dstMax, const void* src, size_t count,
                   uint32_t kindBits, CopyPlan* plan) {
     if (count > dstMax) {
-        return fail(HAL_ERROR_INVALID_VALUE, "{}: count ({}) is larger than dstMax ({})",
-                    operation, count, dstMax);
+        return fail(HAL_ERROR_INVALID_VALUE, "{}: count ({}) is larger than dstMax ({})", operation,
+                    count, dstMax);
     }
     if (count > 0 && (dst == nullptr || src == nullptr)) {
         return fail(HAL_ERROR_INVALID_VALUE, "{}: {} is NULL", operation,
@@ -215,8 +215,7 @@ halError enqueueCopy(halStream_t* stream, void* dst, const void* src, size_t cou
                        (srcDevice == nullptr || srcDevice == stream->device);
     if (local) {
         return submit(stream, operation, {dst, src}, [&] {
-            return stream->device->vtable->memcpyAsync(stream->native, dst, src, count,
-                                                       plan.kind);
+            return stream->device->vtable->memcpyAsync(stream->native, dst, src, count, plan.kind);
         });
     }
     if (peerCopyPossible(stream, dstDevice, srcDevice)) {
@@ -255,8 +254,8 @@ halError planBox(const char* operation, const halMemcpy3DParams& box, CopyPlan* 
     }
     plan->dst = locate(box.dst);
     plan->src = locate(box.src);
-    if (halError e = resolveKind(operation, enumBits(box.kind), plan->dst, plan->src,
-                                 &plan->kind)) {
+    if (halError e =
+            resolveKind(operation, enumBits(box.kind), plan->dst, plan->src, &plan->kind)) {
         return e;
     }
     if (halError e = checkBounds(operation, "dst", plan->dst, dstSpan)) return e;
@@ -290,18 +289,17 @@ halError enqueueBox(halStream_t* stream, const halMemcpy3DParams& box, const Cop
     if (local && device->vtable->memcpy3DAsync != nullptr) {
         halMemcpy3DParams resolved = box;
         resolved.kind = plan.kind;
-        return submit(stream, operation, {box.dst, box.src}, [&] {
-            return device->vtable->memcpy3DAsync(stream->native, &resolved);
-        });
+        return submit(stream, operation, {box.dst, box.src},
+                      [&] { return device->vtable->memcpy3DAsync(stream->native, &resolved); });
     }
     auto* dst = static_cast<unsigned char*>(box.dst);
     const auto* src = static_cast<const unsigned char*>(box.src);
     for (size_t slice = 0; slice < box.depth; ++slice) {
         for (size_t row = 0; row < box.height; ++row) {
-            if (halError e = enqueueCopy(
-                    stream, dst + slice * box.dstSlicePitch + row * box.dstPitch,
-                    src + slice * box.srcSlicePitch + row * box.srcPitch, box.width, plan,
-                    operation)) {
+            if (halError e =
+                    enqueueCopy(stream, dst + slice * box.dstSlicePitch + row * box.dstPitch,
+                                src + slice * box.srcSlicePitch + row * box.srcPitch, box.width,
+                                plan, operation)) {
                 return e;
             }
         }
@@ -312,8 +310,8 @@ halError enqueueBox(halStream_t* stream, const halMemcpy3DParams& box, const Cop
 halError planMemset(const char* operation, void* dst, size_t dstMax, size_t count,
                     Operand* target) {
     if (count > dstMax) {
-        return fail(HAL_ERROR_INVALID_VALUE, "{}: count ({}) is larger than dstMax ({})",
-                    operation, count, dstMax);
+        return fail(HAL_ERROR_INVALID_VALUE, "{}: count ({}) is larger than dstMax ({})", operation,
+                    count, dstMax);
     }
     if (count > 0 && dst == nullptr) {
         return fail(HAL_ERROR_INVALID_VALUE, "{}: dst is NULL", operation);

@@ -47,8 +47,7 @@ inline bool isEmpty(const halMemcpy3DParams& box) {
 }
 
 // Checks a memset's arguments and locates its target.
-halError planMemset(const char* operation, void* dst, size_t dstMax, size_t count,
-                    Operand* target);
+halError planMemset(const char* operation, void* dst, size_t dstMax, size_t count, Operand* target);
 
 // The device whose default stream runs a synchronous copy: the one owning an end (dst first),
 // or the current device.

@@ -2,8 +2,8 @@
 #ifndef POLYHAL_HAL_SRC_DEVICE_HPP_
 #define POLYHAL_HAL_SRC_DEVICE_HPP_
 
-#include <polyhal/allocator/device_pool.hpp>
 #include <polyhal/plugin.h>
+#include <polyhal/allocator/device_pool.hpp>
 
 #include <atomic>
 #include <memory>

@@ -11,9 +11,13 @@ thread_local std::string t_pluginError;
 
 }  // namespace
 
-void setLastErrorMessage(std::string message) { t_lastError = std::move(message); }
+void setLastErrorMessage(std::string message) {
+    t_lastError = std::move(message);
+}
 
-const char* lastErrorMessage() { return t_lastError.c_str(); }
+const char* lastErrorMessage() {
+    return t_lastError.c_str();
+}
 
 void setPluginErrorMessage(const char* message) {
     t_pluginError = message != nullptr ? message : "";
@@ -39,50 +43,52 @@ extern "C" {
 
 HAL_API const char* halGetErrorName(halError error) {
     switch (polyhal::enumBits(error)) {
-        case HAL_SUCCESS: return "HAL_SUCCESS";
-        case HAL_ERROR_INVALID_VALUE: return "HAL_ERROR_INVALID_VALUE";
-        case HAL_ERROR_INVALID_HANDLE: return "HAL_ERROR_INVALID_HANDLE";
-        case HAL_ERROR_OUT_OF_MEMORY: return "HAL_ERROR_OUT_OF_MEMORY";
-        case HAL_ERROR_NOT_READY: return "HAL_ERROR_NOT_READY";
-        case HAL_ERROR_NOT_SUPPORTED: return "HAL_ERROR_NOT_SUPPORTED";
-        case HAL_ERROR_NO_DEVICE: return "HAL_ERROR_NO_DEVICE";
-        case HAL_ERROR_BACKEND_NOT_FOUND: return "HAL_ERROR_BACKEND_NOT_FOUND";
-        case HAL_ERROR_BACKEND_INCOMPATIBLE: return "HAL_ERROR_BACKEND_INCOMPATIBLE";
-        case HAL_ERROR_LAUNCH_FAILED: return "HAL_ERROR_LAUNCH_FAILED";
-        case HAL_ERROR_BACKEND: return "HAL_ERROR_BACKEND";
-        case HAL_ERROR_INVALID_DEVICE: return "HAL_ERROR_INVALID_DEVICE";
-        case HAL_ERROR_INVALID_IMAGE: return "HAL_ERROR_INVALID_IMAGE";
-        case HAL_ERROR_NOT_FOUND: return "HAL_ERROR_NOT_FOUND";
-        case HAL_ERROR_NOT_PERMITTED: return "HAL_ERROR_NOT_PERMITTED";
-        case HAL_ERROR_UNKNOWN: return "HAL_ERROR_UNKNOWN";
-        case HAL_ERROR_FORCE_UINT32: break;
+    case HAL_SUCCESS: return "HAL_SUCCESS";
+    case HAL_ERROR_INVALID_VALUE: return "HAL_ERROR_INVALID_VALUE";
+    case HAL_ERROR_INVALID_HANDLE: return "HAL_ERROR_INVALID_HANDLE";
+    case HAL_ERROR_OUT_OF_MEMORY: return "HAL_ERROR_OUT_OF_MEMORY";
+    case HAL_ERROR_NOT_READY: return "HAL_ERROR_NOT_READY";
+    case HAL_ERROR_NOT_SUPPORTED: return "HAL_ERROR_NOT_SUPPORTED";
+    case HAL_ERROR_NO_DEVICE: return "HAL_ERROR_NO_DEVICE";
+    case HAL_ERROR_BACKEND_NOT_FOUND: return "HAL_ERROR_BACKEND_NOT_FOUND";
+    case HAL_ERROR_BACKEND_INCOMPATIBLE: return "HAL_ERROR_BACKEND_INCOMPATIBLE";
+    case HAL_ERROR_LAUNCH_FAILED: return "HAL_ERROR_LAUNCH_FAILED";
+    case HAL_ERROR_BACKEND: return "HAL_ERROR_BACKEND";
+    case HAL_ERROR_INVALID_DEVICE: return "HAL_ERROR_INVALID_DEVICE";
+    case HAL_ERROR_INVALID_IMAGE: return "HAL_ERROR_INVALID_IMAGE";
+    case HAL_ERROR_NOT_FOUND: return "HAL_ERROR_NOT_FOUND";
+    case HAL_ERROR_NOT_PERMITTED: return "HAL_ERROR_NOT_PERMITTED";
+    case HAL_ERROR_UNKNOWN: return "HAL_ERROR_UNKNOWN";
+    case HAL_ERROR_FORCE_UINT32: break;
     }
     return "HAL_ERROR_UNRECOGNIZED";
 }
 
 HAL_API const char* halGetErrorString(halError error) {
     switch (polyhal::enumBits(error)) {
-        case HAL_SUCCESS: return "no error";
-        case HAL_ERROR_INVALID_VALUE: return "an argument is invalid";
-        case HAL_ERROR_INVALID_HANDLE: return "the handle is NULL, destroyed or not a polyhal handle";
-        case HAL_ERROR_OUT_OF_MEMORY: return "out of memory";
-        case HAL_ERROR_NOT_READY: return "the work has not completed yet";
-        case HAL_ERROR_NOT_SUPPORTED: return "the backend does not support this operation";
-        case HAL_ERROR_NO_DEVICE: return "no usable device";
-        case HAL_ERROR_BACKEND_NOT_FOUND: return "the backend could not be found or loaded";
-        case HAL_ERROR_BACKEND_INCOMPATIBLE: return "the backend plugin speaks an incompatible ABI";
-        case HAL_ERROR_LAUNCH_FAILED: return "work failed while running on the device";
-        case HAL_ERROR_BACKEND: return "the vendor runtime reported an error";
-        case HAL_ERROR_INVALID_DEVICE: return "no device with this number";
-        case HAL_ERROR_INVALID_IMAGE: return "the module image cannot be loaded";
-        case HAL_ERROR_NOT_FOUND: return "the named symbol does not exist";
-        case HAL_ERROR_NOT_PERMITTED: return "the call is not permitted inside a host function";
-        case HAL_ERROR_UNKNOWN: return "an unexpected internal error";
-        case HAL_ERROR_FORCE_UINT32: break;
+    case HAL_SUCCESS: return "no error";
+    case HAL_ERROR_INVALID_VALUE: return "an argument is invalid";
+    case HAL_ERROR_INVALID_HANDLE: return "the handle is NULL, destroyed or not a polyhal handle";
+    case HAL_ERROR_OUT_OF_MEMORY: return "out of memory";
+    case HAL_ERROR_NOT_READY: return "the work has not completed yet";
+    case HAL_ERROR_NOT_SUPPORTED: return "the backend does not support this operation";
+    case HAL_ERROR_NO_DEVICE: return "no usable device";
+    case HAL_ERROR_BACKEND_NOT_FOUND: return "the backend could not be found or loaded";
+    case HAL_ERROR_BACKEND_INCOMPATIBLE: return "the backend plugin speaks an incompatible ABI";
+    case HAL_ERROR_LAUNCH_FAILED: return "work failed while running on the device";
+    case HAL_ERROR_BACKEND: return "the vendor runtime reported an error";
+    case HAL_ERROR_INVALID_DEVICE: return "no device with this number";
+    case HAL_ERROR_INVALID_IMAGE: return "the module image cannot be loaded";
+    case HAL_ERROR_NOT_FOUND: return "the named symbol does not exist";
+    case HAL_ERROR_NOT_PERMITTED: return "the call is not permitted inside a host function";
+    case HAL_ERROR_UNKNOWN: return "an unexpected internal error";
+    case HAL_ERROR_FORCE_UINT32: break;
     }
     return "unrecognized error code";
 }
 
-HAL_API const char* halGetLastErrorMessage(void) { return polyhal::lastErrorMessage(); }
+HAL_API const char* halGetLastErrorMessage(void) {
+    return polyhal::lastErrorMessage();
+}
 
 }  // extern "C"

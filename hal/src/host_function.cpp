@@ -44,7 +44,9 @@ void runMarked(void* pending) {
 
 namespace detail {
 std::atomic<int> runningHostFunctions{0};
-bool onHostFunctionThread() noexcept { return t_inHostFunction; }
+bool onHostFunctionThread() noexcept {
+    return t_inHostFunction;
+}
 }  // namespace detail
 
 halError checkPermittedInHostFunction(const char* function) {

@@ -20,10 +20,10 @@ enum class IpcKind : uint32_t {
 
 struct IpcHandle {
     IpcKind kind;
-    uint32_t layout;       // kIpcLayout
+    uint32_t layout;  // kIpcLayout
     uint32_t exporterPid;
     uint32_t reserved;
-    char backend[16];      // the exporting backend's name, NUL-padded
+    char backend[16];         // the exporting backend's name, NUL-padded
     uint64_t allocationSize;  // of the backend allocation (memory handles)
     uint64_t offset;          // of the block within it
     uint64_t size;            // of the block, as the exporter asked for it

@@ -44,9 +44,10 @@ void readBackendInfo(Backend& backend) {
     backend.info.size = sizeof(halPluginBackendInfo);
     const char* kinds = backend.info.moduleImageKinds;
     if (kinds != nullptr && std::strlen(kinds) >= sizeof(halDeviceProperties{}.moduleImageKinds)) {
-        logger().warn("{}: the module image kinds '{}' are longer than the {} characters "
-                      "halDeviceProperties holds; they are cut",
-                      backend.location, kinds, sizeof(halDeviceProperties{}.moduleImageKinds) - 1);
+        logger().warn(
+            "{}: the module image kinds '{}' are longer than the {} characters "
+            "halDeviceProperties holds; they are cut",
+            backend.location, kinds, sizeof(halDeviceProperties{}.moduleImageKinds) - 1);
     }
 }
 
@@ -58,11 +59,10 @@ halError negotiate(Backend& backend, halPluginEntryFn entry) {
     const halError status = entry(HAL_PLUGIN_ABI_VERSION, &kHost, &table);
     if (status != HAL_SUCCESS) {
         adoptPluginError(status, backend.location.c_str(), HAL_PLUGIN_ENTRY_NAME);
-        return fail(status == HAL_ERROR_BACKEND_INCOMPATIBLE ? status
-                                                             : HAL_ERROR_BACKEND_INCOMPATIBLE,
-                    "{} refused plugin ABI {} ({}): {}", backend.location,
-                    versionText(HAL_PLUGIN_ABI_VERSION), halGetErrorName(status),
-                    lastErrorMessage());
+        return fail(
+            status == HAL_ERROR_BACKEND_INCOMPATIBLE ? status : HAL_ERROR_BACKEND_INCOMPATIBLE,
+            "{} refused plugin ABI {} ({}): {}", backend.location,
+            versionText(HAL_PLUGIN_ABI_VERSION), halGetErrorName(status), lastErrorMessage());
     }
     if (HAL_PLUGIN_VERSION_MAJOR(table.abiVersion) != HAL_PLUGIN_ABI_VERSION_MAJOR) {
         return fail(HAL_ERROR_BACKEND_INCOMPATIBLE,
@@ -79,11 +79,11 @@ halError negotiate(Backend& backend, halPluginEntryFn entry) {
         return fail(HAL_ERROR_BACKEND_INCOMPATIBLE, "{} did not name its backend",
                     backend.location);
     }
-#define POLYHAL_CHECK_REQUIRED_ENTRY(entry, requirement, capabilities)                   \
-    if ((requirement) == HAL_PLUGIN_REQUIRED && table.entry == nullptr) {                \
-        return fail(HAL_ERROR_BACKEND_INCOMPATIBLE,                                      \
-                    "{} (plugin ABI {}) lacks the required entry '" #entry "'",          \
-                    backend.location, versionText(table.abiVersion));                   \
+#define POLYHAL_CHECK_REQUIRED_ENTRY(entry, requirement, capabilities)                            \
+    if ((requirement) == HAL_PLUGIN_REQUIRED && table.entry == nullptr) {                         \
+        return fail(HAL_ERROR_BACKEND_INCOMPATIBLE,                                               \
+                    "{} (plugin ABI {}) lacks the required entry '" #entry "'", backend.location, \
+                    versionText(table.abiVersion));                                               \
     }
     HAL_PLUGIN_ENTRIES(POLYHAL_CHECK_REQUIRED_ENTRY)
 #undef POLYHAL_CHECK_REQUIRED_ENTRY
@@ -95,11 +95,12 @@ halError negotiate(Backend& backend, halPluginEntryFn entry) {
     if (table.entry == nullptr) absent += " " #entry;
         HAL_PLUGIN_ENTRIES(POLYHAL_NOTE_ABSENT_ENTRY)
 #undef POLYHAL_NOTE_ABSENT_ENTRY
-        logger().debug("{}: backend '{}', plugin ABI {}, table of {} bytes (core: {}), automatic "
-                       "selection priority {}; absent entries:{}",
-                       backend.location, backend.name, versionText(table.abiVersion), filled,
-                       sizeof(halPluginDispatchTable), backend.info.selectionPriority,
-                       absent.empty() ? " none" : absent);
+        logger().debug(
+            "{}: backend '{}', plugin ABI {}, table of {} bytes (core: {}), automatic "
+            "selection priority {}; absent entries:{}",
+            backend.location, backend.name, versionText(table.abiVersion), filled,
+            sizeof(halPluginDispatchTable), backend.info.selectionPriority,
+            absent.empty() ? " none" : absent);
     }
     return HAL_SUCCESS;
 }
@@ -142,12 +143,10 @@ halError openFile(const std::string& path, std::unique_ptr<Backend>* out) {
     if (!backend->library) {
         return fail(HAL_ERROR_BACKEND_NOT_FOUND, "cannot load plugin {}: {}", path, dlError);
     }
-    auto entry = reinterpret_cast<halPluginEntryFn>(
-        backend->library.symbol(HAL_PLUGIN_ENTRY_NAME));
+    auto entry = reinterpret_cast<halPluginEntryFn>(backend->library.symbol(HAL_PLUGIN_ENTRY_NAME));
     if (entry == nullptr) {
         return fail(HAL_ERROR_BACKEND_NOT_FOUND,
-                    "{} is not a polyhal plugin: it does not export " HAL_PLUGIN_ENTRY_NAME,
-                    path);
+                    "{} is not a polyhal plugin: it does not export " HAL_PLUGIN_ENTRY_NAME, path);
     }
     // Once its entry point has run, a plugin stays loaded: it may have started threads or
     // registered callbacks with its vendor runtime, whatever it answers.
@@ -175,7 +174,8 @@ halError loadFile(const std::string& path, std::unique_ptr<Backend>* out) {
 std::string knownBackends() {
     std::string known;
     for (size_t i = 0; i < kBuiltinBackendCount; ++i) {
-        known += fmt::format("{}{} (built in)", known.empty() ? "" : ", ", kBuiltinBackends[i].name);
+        known +=
+            fmt::format("{}{} (built in)", known.empty() ? "" : ", ", kBuiltinBackends[i].name);
     }
     for (const PluginFile& plugin : installedPlugins()) {
         if (findBuiltinBackend(plugin.name.c_str()) == nullptr) known += ", " + plugin.name;
@@ -233,8 +233,7 @@ halError loadAutomatic(std::vector<std::unique_ptr<Backend>>* backends) {
         if (openFile(plugin.path, &opened) != HAL_SUCCESS) {
             logger().info("automatic selection skips {}: {}", plugin.path, lastErrorMessage());
         } else if (opened->info.selectionPriority == 0) {
-            logger().debug("automatic selection skips {}: it is chosen only by name",
-                           plugin.path);
+            logger().debug("automatic selection skips {}: it is chosen only by name", plugin.path);
         } else {
             candidates.push_back(std::move(opened));
         }

@@ -35,21 +35,22 @@ spdlog::logger* makeLogger() {
     log->set_level(levelFromEnvironment(&invalid));
     log->flush_on(spdlog::level::warn);
     if (invalid != nullptr) {
-        log->warn("POLYHAL_LOG_LEVEL='{}' is not one of trace, debug, info, warn, error, off; "
-                  "using warn",
-                  invalid);
+        log->warn(
+            "POLYHAL_LOG_LEVEL='{}' is not one of trace, debug, info, warn, error, off; "
+            "using warn",
+            invalid);
     }
     return log;
 }
 
 spdlog::level::level_enum toSpdlog(halLogLevel level) {
     switch (level) {
-        case HAL_LOG_TRACE: return spdlog::level::trace;
-        case HAL_LOG_DEBUG: return spdlog::level::debug;
-        case HAL_LOG_INFO: return spdlog::level::info;
-        case HAL_LOG_WARN: return spdlog::level::warn;
-        case HAL_LOG_ERROR: return spdlog::level::err;
-        default: return spdlog::level::off;
+    case HAL_LOG_TRACE: return spdlog::level::trace;
+    case HAL_LOG_DEBUG: return spdlog::level::debug;
+    case HAL_LOG_INFO: return spdlog::level::info;
+    case HAL_LOG_WARN: return spdlog::level::warn;
+    case HAL_LOG_ERROR: return spdlog::level::err;
+    default: return spdlog::level::off;
     }
 }
 
@@ -65,6 +66,8 @@ void pluginLog(halLogLevel level, const char* message) {
     logger().log(toSpdlog(level), "{}", message);
 }
 
-int pluginShouldLog(halLogLevel level) { return logger().should_log(toSpdlog(level)) ? 1 : 0; }
+int pluginShouldLog(halLogLevel level) {
+    return logger().should_log(toSpdlog(level)) ? 1 : 0;
+}
 
 }  // namespace polyhal

@@ -3,8 +3,8 @@
 #ifndef POLYHAL_HAL_SRC_OBJECTS_HPP_
 #define POLYHAL_HAL_SRC_OBJECTS_HPP_
 
-#include <polyhal/allocator/event_clock.hpp>
 #include <polyhal/plugin.h>
+#include <polyhal/allocator/event_clock.hpp>
 
 #include <atomic>
 #include <map>

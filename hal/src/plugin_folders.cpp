@@ -75,8 +75,9 @@ std::vector<PluginFile> installedPlugins() {
             const std::string name = backendNameOf(entry->d_name);
             const std::string path = folder + "/" + entry->d_name;
             if (name.empty() || !isRegularFile(path)) continue;
-            const bool hidden = std::any_of(plugins.begin(), plugins.end(),
-                                            [&](const PluginFile& seen) { return seen.name == name; });
+            const bool hidden =
+                std::any_of(plugins.begin(), plugins.end(),
+                            [&](const PluginFile& seen) { return seen.name == name; });
             if (!hidden) here.push_back({name, path});
         }
         closedir(directory);

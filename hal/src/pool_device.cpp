@@ -40,10 +40,12 @@ halError PoolDevice::queryEvent(allocator::DeviceEvent event) {
 }
 
 halError PoolDevice::synchronizeEvent(allocator::DeviceEvent event) {
-    return checked(device_.vtable->eventSynchronize(static_cast<halPluginEvent>(event)),
-                   &device_, "synchronizing a pool event");
+    return checked(device_.vtable->eventSynchronize(static_cast<halPluginEvent>(event)), &device_,
+                   "synchronizing a pool event");
 }
 
-void PoolDevice::setErrorMessage(const char* message) { setLastErrorMessage(message); }
+void PoolDevice::setErrorMessage(const char* message) {
+    setLastErrorMessage(message);
+}
 
 }  // namespace polyhal

@@ -9,10 +9,10 @@
 #include <memory>
 #include <vector>
 
+#include "address_ranges.hpp"
 #include "backend.hpp"
 #include "device.hpp"
 #include "handle_arena.hpp"
-#include "address_ranges.hpp"
 #include "objects.hpp"
 
 namespace polyhal {
@@ -45,12 +45,16 @@ inline halError ensureInitialized() {
 }
 
 // Valid after ensureInitialized() returned HAL_SUCCESS.
-inline Runtime& runtime() { return *detail::g_runtime; }
+inline Runtime& runtime() {
+    return *detail::g_runtime;
+}
 
 // The calling thread's current device number.
 int& currentDeviceOrdinal();
 
-inline Device* currentDevice() { return runtime().devices[currentDeviceOrdinal()].get(); }
+inline Device* currentDevice() {
+    return runtime().devices[currentDeviceOrdinal()].get();
+}
 
 }  // namespace polyhal
 

@@ -17,8 +17,7 @@ halError deferAsynchronousFailure(halError status, Device* device, const halStre
         return checked(status, device, operation);
     }
     device->deferredFailures.defer(
-        stream, status,
-        takePluginErrorMessage(status, device->backend->name.c_str(), operation));
+        stream, status, takePluginErrorMessage(status, device->backend->name.c_str(), operation));
     return HAL_SUCCESS;
 }
 
@@ -139,8 +138,7 @@ halError reportDeferred(std::optional<DeferredFailure> failure, halError status)
 halError createStream(Device* device, int priority, uint32_t flags, const char* operation,
                       halStream_t** stream) {
     halPluginStream native = nullptr;
-    if (halError e = checked(device->vtable->streamCreate(device->native, priority, flags,
-                                                          &native),
+    if (halError e = checked(device->vtable->streamCreate(device->native, priority, flags, &native),
                              device, operation)) {
         return e;
     }
@@ -186,8 +184,7 @@ halError recordEvent(halEvent_t* event, halStream_t* stream, const char* operati
 
 halError streamWaitEvent(halStream_t* stream, halEvent_t* event, const char* operation) {
     const uint64_t record = event->clock.generation();
-    if (halError e = checked(stream->device->vtable->streamWaitEvent(stream->native,
-                                                                     event->native),
+    if (halError e = checked(stream->device->vtable->streamWaitEvent(stream->native, event->native),
                              stream->device, operation)) {
         return e;
     }

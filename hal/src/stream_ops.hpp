@@ -24,8 +24,8 @@ inline uint64_t noteSubmitted(halStream_t* stream, const void* const* uses, size
 // the backend has accepted it, tells the pool, which then keeps `uses` (the pointers the work
 // touches) from reuse until the work is over. A refusal is adopted as checked() does.
 template <typename Enqueue>
-halError submit(halStream_t* stream, const char* operation, const void* const* uses,
-                size_t count, Enqueue&& enqueue) {
+halError submit(halStream_t* stream, const char* operation, const void* const* uses, size_t count,
+                Enqueue&& enqueue) {
     if (halError e = checked(enqueue(), stream->device, operation)) return e;
     noteSubmitted(stream, uses, count);
     return HAL_SUCCESS;
@@ -39,7 +39,9 @@ halError submit(halStream_t* stream, const char* operation, std::initializer_lis
 
 // A use of `ptr` on `stream` that no plugin call enqueued (halRecordStream): placed after
 // everything submitted so far, so any event recorded later covers it.
-inline void recordUse(halStream_t* stream, const void* ptr) { noteSubmitted(stream, &ptr, 1); }
+inline void recordUse(halStream_t* stream, const void* ptr) {
+    noteSubmitted(stream, &ptr, 1);
+}
 
 // Makes `other`'s default stream wait for the work just submitted to `stream`, and records the
 // use of `operand` there: the pool of `other` cannot see uses on `stream`, a stream of another

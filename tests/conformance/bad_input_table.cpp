@@ -48,7 +48,9 @@ struct Row {
 constexpr uint64_t kKernels = HAL_DEVICE_CAP_KERNELS;
 
 // A call that returns a string instead of a halError: HAL_SUCCESS when `ok`.
-halError stringCheck(bool ok) { return ok ? HAL_SUCCESS : HAL_ERROR_UNKNOWN; }
+halError stringCheck(bool ok) {
+    return ok ? HAL_SUCCESS : HAL_ERROR_UNKNOWN;
+}
 
 template <typename Enum>
 Enum invalidEnum() {
@@ -254,7 +256,8 @@ std::vector<Row> rows() {
          [](Objects& o) { return halLaunchHostFunc(o.stream, nullptr, nullptr); }},
         {"halLaunchHostFunc", "a destroyed stream", HAL_ERROR_INVALID_HANDLE,
          [](Objects& o) {
-             return halLaunchHostFunc(o.destroyedStream, [](void*) {}, nullptr);
+             return halLaunchHostFunc(
+                 o.destroyedStream, [](void*) {}, nullptr);
          }},
         {"halMalloc", "ptr NULL", HAL_ERROR_INVALID_VALUE,
          [](Objects&) { return halMalloc(nullptr, 16); }},
@@ -526,8 +529,7 @@ std::vector<Row> rows() {
              halIpcEventHandle handle;
              return halIpcGetEventHandle(&handle, o.destroyedEvent);
          }},
-        {"halIpcGetEventHandle", "an event without HAL_EVENT_INTERPROCESS",
-         HAL_ERROR_INVALID_VALUE,
+        {"halIpcGetEventHandle", "an event without HAL_EVENT_INTERPROCESS", HAL_ERROR_INVALID_VALUE,
          [](Objects& o) {
              halIpcEventHandle handle;
              return halIpcGetEventHandle(&handle, o.timingOff);
@@ -637,8 +639,8 @@ std::vector<Row> rows() {
          kKernels},
         {"halLaunchKernel", "a block whose thread count wraps to 0", HAL_ERROR_INVALID_VALUE,
          [](Objects& o) {
-             return halLaunchKernel(o.function, one, {0x80000000u, 0x80000000u, 4}, 0,
-                                    fillArgs(o), 3, o.stream);
+             return halLaunchKernel(o.function, one, {0x80000000u, 0x80000000u, 4}, 0, fillArgs(o),
+                                    3, o.stream);
          },
          kKernels},
         {"halLaunchKernel", "SIZE_MAX bytes of shared memory", HAL_ERROR_INVALID_VALUE,
@@ -738,8 +740,7 @@ TEST_CASE("every public function refuses its documented bad inputs, with a fresh
     HAL_CHECK_OK(halDestroyStream(o.stream));
 }
 
-TEST_CASE("every function hal.h declares has rows in the bad-input table",
-          "[errors][bad_input]") {
+TEST_CASE("every function hal.h declares has rows in the bad-input table", "[errors][bad_input]") {
     const std::set<std::string> declared = declaredFunctions();
     REQUIRE(declared.size() >= 40);
     std::set<std::string> covered;

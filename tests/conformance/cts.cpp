@@ -27,7 +27,9 @@ std::string backendName() {
     return name;
 }
 
-void skip(const std::string& reason) { WARN("skipped: " << reason); }
+void skip(const std::string& reason) {
+    WARN("skipped: " << reason);
+}
 
 bool lacksCapability(uint64_t capability, const char* capabilityName) {
     if ((deviceProperties().capabilities & capability) != 0) return false;
@@ -71,16 +73,24 @@ void enqueueSet(halStream stream, std::atomic<bool>* flag) {
         stream, [](void* f) { static_cast<std::atomic<bool>*>(f)->store(true); }, flag));
 }
 
-Stream::Stream() { HAL_REQUIRE_OK(halCreateStream(&stream_)); }
+Stream::Stream() {
+    HAL_REQUIRE_OK(halCreateStream(&stream_));
+}
 
 Stream::Stream(int priority, uint32_t flags) {
     HAL_REQUIRE_OK(halCreateStreamWithConfig(&stream_, priority, flags));
 }
 
-Event::Event(uint32_t flags) { HAL_REQUIRE_OK(halCreateEventWithFlag(&event_, flags)); }
+Event::Event(uint32_t flags) {
+    HAL_REQUIRE_OK(halCreateEventWithFlag(&event_, flags));
+}
 
-DeviceMemory::DeviceMemory(size_t bytes) : size_(bytes) { HAL_REQUIRE_OK(halMalloc(&ptr_, bytes)); }
+DeviceMemory::DeviceMemory(size_t bytes) : size_(bytes) {
+    HAL_REQUIRE_OK(halMalloc(&ptr_, bytes));
+}
 
-HostMemory::HostMemory(size_t bytes) : size_(bytes) { HAL_REQUIRE_OK(halMallocHost(&ptr_, bytes)); }
+HostMemory::HostMemory(size_t bytes) : size_(bytes) {
+    HAL_REQUIRE_OK(halMallocHost(&ptr_, bytes));
+}
 
 }  // namespace cts

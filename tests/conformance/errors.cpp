@@ -27,7 +27,9 @@ const std::pair<halError, const char*> kErrors[] = {
 };
 
 // The calling thread's error detail, copied before any further polyhal call can replace it.
-std::string lastMessage() { return halGetLastErrorMessage(); }
+std::string lastMessage() {
+    return halGetLastErrorMessage();
+}
 
 }  // namespace
 

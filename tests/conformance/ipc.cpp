@@ -12,7 +12,9 @@ using namespace std::chrono_literals;
 
 namespace {
 
-bool has(uint64_t capability) { return (cts::deviceProperties().capabilities & capability) != 0; }
+bool has(uint64_t capability) {
+    return (cts::deviceProperties().capabilities & capability) != 0;
+}
 
 }  // namespace
 
@@ -48,8 +50,7 @@ TEST_CASE("a pool block is exported by its start; the handle is refused in its o
     HAL_REQUIRE_OK(halIpcGetMemHandle(&first, block.get()));
     HAL_REQUIRE_OK(halIpcGetMemHandle(&second, block.get()));
     CHECK(std::memcmp(&first, &second, sizeof first) == 0);
-    CHECK(halIpcGetMemHandle(&first, block.get<unsigned char>() + 256) ==
-          HAL_ERROR_INVALID_VALUE);
+    CHECK(halIpcGetMemHandle(&first, block.get<unsigned char>() + 256) == HAL_ERROR_INVALID_VALUE);
     void* opened = nullptr;
     CHECK(halIpcOpenMemHandle(&opened, first, 0) == HAL_ERROR_INVALID_VALUE);
     CHECK(std::string(halGetLastErrorMessage()).find("this process") != std::string::npos);
@@ -135,8 +136,8 @@ TEST_CASE("two processes share a block, ordered by interprocess events", "[ipc][
     // The child recorded `written` after a delayed overwrite of the first half.
     std::vector<unsigned char> seen(kBytes, 0);
     HAL_REQUIRE_OK(halStreamWaitEvent(stream, written));
-    HAL_REQUIRE_OK(halMemcpyAsync(seen.data(), kBytes, block.get(), kBytes, HAL_MEMCPY_DEFAULT,
-                                  stream));
+    HAL_REQUIRE_OK(
+        halMemcpyAsync(seen.data(), kBytes, block.get(), kBytes, HAL_MEMCPY_DEFAULT, stream));
     HAL_REQUIRE_OK(halSynchronizeStream(stream));
     HAL_CHECK_OK(halQueryEvent(written));
     size_t wrong = 0;

@@ -98,8 +98,8 @@ void reader(int in, int out) {
 
     std::vector<unsigned char> seen(bytes, 0);
     CHILD_REQUIRE(halStreamWaitEvent(stream, filled));
-    CHILD_REQUIRE(halMemcpyAsync(seen.data(), seen.size(), shared, bytes, HAL_MEMCPY_DEFAULT,
-                                 stream));
+    CHILD_REQUIRE(
+        halMemcpyAsync(seen.data(), seen.size(), shared, bytes, HAL_MEMCPY_DEFAULT, stream));
     // The parent lets its fill run only now: a wait that did not hold would copy too early.
     if (!send(out, makeMessage("enqueued"), &error)) throw Failed{error};
     CHILD_REQUIRE(halSynchronizeStream(stream));

@@ -205,7 +205,8 @@ TEST_CASE("halLaunchKernel validates the launch", "[kernel][errors]") {
     HAL_CHECK_OK(halSynchronizeDevice());
 }
 
-TEST_CASE("halQueryStream answers after a failure the backend keeps", "[kernel][errors][kept_failure]") {
+TEST_CASE("halQueryStream answers after a failure the backend keeps",
+          "[kernel][errors][kept_failure]") {
     halError again = HAL_SUCCESS;
     {
         cts::Module module;

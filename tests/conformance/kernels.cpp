@@ -37,7 +37,8 @@ std::string executableFolder() {
 }
 
 std::vector<std::string> kernelRoots() {
-    if (const char* override = std::getenv("POLYHAL_CTS_KERNEL_DIR")) return splitList(override, ':');
+    if (const char* override = std::getenv("POLYHAL_CTS_KERNEL_DIR"))
+        return splitList(override, ':');
     std::vector<std::string> roots;
     const std::string exeFolder = executableFolder();
     if (!exeFolder.empty()) roots.push_back(exeFolder + "/" POLYHAL_CTS_KERNEL_DIR_FROM_EXE);

@@ -19,8 +19,8 @@ std::vector<uint8_t> hostVolume(uint8_t seed) {
     return volume;
 }
 
-halMemcpy3DParams box(void* dst, size_t dstPitch, size_t dstSlice, const void* src,
-                      size_t srcPitch, size_t srcSlice, halMemcpyKind kind) {
+halMemcpy3DParams box(void* dst, size_t dstPitch, size_t dstSlice, const void* src, size_t srcPitch,
+                      size_t srcSlice, halMemcpyKind kind) {
     halMemcpy3DParams params{};
     params.size = sizeof params;
     params.dst = dst;
@@ -62,8 +62,8 @@ TEST_CASE("halMemcpy3D copies a box there and back, leaving the padding alone",
     auto params = box(device.get(), kDevicePitch, kDeviceSlice, source.data(), kHostPitch,
                       kHostSlice, HAL_MEMCPY_HOST_TO_DEVICE);
     HAL_REQUIRE_OK(halMemcpy3D(&params));
-    params = box(other.get(), kDevicePitch, kDeviceSlice, device.get(), kDevicePitch,
-                 kDeviceSlice, HAL_MEMCPY_DEVICE_TO_DEVICE);
+    params = box(other.get(), kDevicePitch, kDeviceSlice, device.get(), kDevicePitch, kDeviceSlice,
+                 HAL_MEMCPY_DEVICE_TO_DEVICE);
     HAL_REQUIRE_OK(halMemcpy3D(&params));
     std::vector<uint8_t> back(source.size(), 0);
     params = box(back.data(), kHostPitch, kHostSlice, other.get(), kDevicePitch, kDeviceSlice,
@@ -93,8 +93,8 @@ TEST_CASE("halMemcpy3DAsync runs in stream order and the pool sees its operands"
     cts::Stream stream;
     void* block = nullptr;
     HAL_REQUIRE_OK(halMallocAsync(&block, kDeviceSlice * kDepth, stream));
-    auto params = box(block, kDevicePitch, kDeviceSlice, pinnedSource.get(), kHostPitch,
-                      kHostSlice, HAL_MEMCPY_HOST_TO_DEVICE);
+    auto params = box(block, kDevicePitch, kDeviceSlice, pinnedSource.get(), kHostPitch, kHostSlice,
+                      HAL_MEMCPY_HOST_TO_DEVICE);
     HAL_REQUIRE_OK(halMemcpy3DAsync(&params, stream));
     params = box(pinnedResult.get(), kHostPitch, kHostSlice, block, kDevicePitch, kDeviceSlice,
                  HAL_MEMCPY_DEVICE_TO_HOST);
@@ -111,8 +111,8 @@ TEST_CASE("halMemcpy3D: one slice ignores the slice pitch; contiguous boxes and 
     const auto source = hostVolume(5);
     cts::DeviceMemory device(source.size());
     std::vector<uint8_t> back(source.size(), 0);
-    auto params = box(device.get(), kHostPitch, 0, source.data(), kHostPitch, 0,
-                      HAL_MEMCPY_HOST_TO_DEVICE);
+    auto params =
+        box(device.get(), kHostPitch, 0, source.data(), kHostPitch, 0, HAL_MEMCPY_HOST_TO_DEVICE);
     params.depth = 1;
     HAL_REQUIRE_OK(halMemcpy3D(&params));
     // The whole volume as one contiguous box: rows and slices without padding.
@@ -133,9 +133,10 @@ TEST_CASE("halMemcpy3D: one slice ignores the slice pitch; contiguous boxes and 
     HAL_CHECK_OK(halMemcpy3DAsync(&params, stream));
 }
 
-TEST_CASE("halMemcpy3D refuses bad params, overlapping slices, overflowing spans and boxes "
-          "past the end",
-          "[memcpy][memcpy3d][errors]") {
+TEST_CASE(
+    "halMemcpy3D refuses bad params, overlapping slices, overflowing spans and boxes "
+    "past the end",
+    "[memcpy][memcpy3d][errors]") {
     const auto source = hostVolume(1);
     cts::DeviceMemory device(kDeviceSlice * kDepth);
     CHECK(halMemcpy3D(nullptr) == HAL_ERROR_INVALID_VALUE);

@@ -82,7 +82,9 @@ TEST_CASE("halFree does not wait, and work already using the memory still runs s
     CHECK(std::vector<uint8_t>(result.get<uint8_t>(), result.get<uint8_t>() + kSize) == source);
 }
 
-TEST_CASE("halFree(NULL) does nothing", "[memory]") { HAL_CHECK_OK(halFree(nullptr)); }
+TEST_CASE("halFree(NULL) does nothing", "[memory]") {
+    HAL_CHECK_OK(halFree(nullptr));
+}
 
 TEST_CASE("an allocation larger than the device fails with OUT_OF_MEMORY", "[memory][oom]") {
     const uint64_t total = cts::deviceProperties().totalMemory;

@@ -282,7 +282,8 @@ TEST_CASE("a kernel of one device cannot be launched on another device's stream"
           HAL_ERROR_INVALID_VALUE);
 }
 
-TEST_CASE("peer access is reported per pair, never for a device and itself", "[multi_device][peer]") {
+TEST_CASE("peer access is reported per pair, never for a device and itself",
+          "[multi_device][peer]") {
     int count = 0, can = -1;
     HAL_REQUIRE_OK(halGetDeviceCount(&count));
     HAL_CHECK_OK(halDeviceCanAccessPeer(&can, 0, 0));
@@ -332,8 +333,8 @@ TEST_CASE("enabled peer access lets a kernel write another device's memory, unti
     HAL_CHECK_OK(halDeviceEnablePeerAccess(1, 0));  // again: already enabled, no change
     cts::Stream stream;
     const uint32_t value = 0x600d, n = kCount;
-    HAL_REQUIRE_OK(cts::launch1d(fill, n, 256, {cts::arg(onSecond), cts::arg(value), cts::arg(n)},
-                                 stream));
+    HAL_REQUIRE_OK(
+        cts::launch1d(fill, n, 256, {cts::arg(onSecond), cts::arg(value), cts::arg(n)}, stream));
     HAL_REQUIRE_OK(halSynchronizeStream(stream));
     std::vector<uint32_t> host(kCount);
     HAL_REQUIRE_OK(halMemcpy(host.data(), host.size() * sizeof(uint32_t), onSecond,

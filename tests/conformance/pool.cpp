@@ -61,7 +61,9 @@ class AttributeOverride {
     uint64_t previous_ = 0;
 };
 
-std::string lastError() { return halGetLastErrorMessage(); }
+std::string lastError() {
+    return halGetLastErrorMessage();
+}
 
 // The text polyhal's messages give for a pointer ("0x7f...").
 std::string pointerText(const void* pointer) {
@@ -146,8 +148,7 @@ Reallocation freeWhileReadElsewhere(halStream owner, halStream reader, bool owne
     HAL_REQUIRE_OK(halSynchronizeStream(owner));
     CHECK(countDifferent(seen.get(), kSize, kOriginal) == 0);
     std::vector<unsigned char> overwritten(kSize);
-    HAL_REQUIRE_OK(
-        halMemcpy(overwritten.data(), kSize, again, kSize, HAL_MEMCPY_DEVICE_TO_HOST));
+    HAL_REQUIRE_OK(halMemcpy(overwritten.data(), kSize, again, kSize, HAL_MEMCPY_DEVICE_TO_HOST));
     CHECK(countDifferent(overwritten.data(), kSize, kOverwrite) == 0);
     HAL_REQUIRE_OK(halFreeAsync(again, owner));
     return result;
@@ -157,8 +158,7 @@ Reallocation freeWhileReadElsewhere(halStream owner, halStream reader, bool owne
 
 // ---- Reuse across streams -----------------------------------------------------------------
 
-TEST_CASE("a block freed while another stream still reads it is not given to new work",
-          "[pool]") {
+TEST_CASE("a block freed while another stream still reads it is not given to new work", "[pool]") {
     CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
     startWithEmptyCache();
     cts::Stream s0, s1;
@@ -172,20 +172,17 @@ TEST_CASE("flow back: a block whose reader is ordered before the owner is reused
           "[pool]") {
     startWithEmptyCache();
     cts::Stream s0, s1;
-    const Reallocation outcome =
-        freeWhileReadElsewhere(s0, s1, true, [&] { orderAfter(s1, s0); });
+    const Reallocation outcome = freeWhileReadElsewhere(s0, s1, true, [&] { orderAfter(s1, s0); });
     CHECK(outcome.sameBlock);
     CHECK(outcome.after.reusedProvenOrder == outcome.before.reusedProvenOrder + 1);
     CHECK_FALSE(outcome.waitedForReader);
 }
 
-TEST_CASE("with reuse by proven order switched off, flow back does not reuse the block",
-          "[pool]") {
+TEST_CASE("with reuse by proven order switched off, flow back does not reuse the block", "[pool]") {
     startWithEmptyCache();
     AttributeOverride noProvenOrder(HAL_MEMPOOL_ATTR_REUSE_PROVEN_ORDER, 0);
     cts::Stream s0, s1;
-    const Reallocation outcome =
-        freeWhileReadElsewhere(s0, s1, true, [&] { orderAfter(s1, s0); });
+    const Reallocation outcome = freeWhileReadElsewhere(s0, s1, true, [&] { orderAfter(s1, s0); });
     CHECK_FALSE(outcome.sameBlock);
     CHECK(outcome.after.reusedProvenOrder == outcome.before.reusedProvenOrder);
     CHECK_FALSE(outcome.waitedForReader);
@@ -208,8 +205,7 @@ TEST_CASE("a chain that stops short of the owner proves nothing", "[pool]") {
     startWithEmptyCache();
     cts::Stream s0, s1, s2;
     // s2 is ordered after the read, but s0 never waits for s2.
-    const Reallocation outcome =
-        freeWhileReadElsewhere(s0, s1, false, [&] { orderAfter(s1, s2); });
+    const Reallocation outcome = freeWhileReadElsewhere(s0, s1, false, [&] { orderAfter(s1, s2); });
     CHECK_FALSE(outcome.sameBlock);
     CHECK(outcome.after.reusedProvenOrder == outcome.before.reusedProvenOrder);
 }
@@ -246,13 +242,14 @@ TEST_CASE("once the host has seen a use finish, any stream may reuse the block",
     cts::HostMemory seen(kSize);
     void* block = allocateWritten(s0, kSize);
     orderAfter(s0, s1);
-    HAL_REQUIRE_OK(
-        halMemcpyAsync(seen.get(), kSize, block, kSize, HAL_MEMCPY_DEVICE_TO_HOST, s1));
+    HAL_REQUIRE_OK(halMemcpyAsync(seen.get(), kSize, block, kSize, HAL_MEMCPY_DEVICE_TO_HOST, s1));
     HAL_REQUIRE_OK(halRecordEvent(readDone, s1));
     HAL_REQUIRE_OK(halFreeAsync(block, s0));
     CHECK(poolStats().bytesPending >= kSize);  // no one has seen the read finish yet
 
-    SECTION("seen by halSynchronizeStream") { HAL_REQUIRE_OK(halSynchronizeStream(s1)); }
+    SECTION("seen by halSynchronizeStream") {
+        HAL_REQUIRE_OK(halSynchronizeStream(s1));
+    }
     SECTION("seen by halQueryEvent") {
         REQUIRE(cts::waitUntil([&] { return halQueryEvent(readDone) == HAL_SUCCESS; }));
     }
@@ -267,8 +264,7 @@ TEST_CASE("once the host has seen a use finish, any stream may reuse the block",
     HAL_REQUIRE_OK(halSynchronizeStream(s2));
 }
 
-TEST_CASE("halFree keeps a block that another stream still reads from every stream",
-          "[pool]") {
+TEST_CASE("halFree keeps a block that another stream still reads from every stream", "[pool]") {
     CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
     startWithEmptyCache();
     constexpr size_t kSize = 128 * kKiB;
@@ -316,8 +312,8 @@ TEST_CASE("a pointer kernel argument into a block counts as a use", "[pool][kern
     // The argument points inside the block, not at its start.
     void* inside = static_cast<unsigned char*>(block) + 4 * kKiB;
     const uint32_t value = 0x01020304u, count = 1024;
-    HAL_REQUIRE_OK(cts::launch1d(fill, count, 64,
-                                 {cts::arg(inside), cts::arg(value), cts::arg(count)}, s1));
+    HAL_REQUIRE_OK(
+        cts::launch1d(fill, count, 64, {cts::arg(inside), cts::arg(value), cts::arg(count)}, s1));
     const halMemPoolStats before = poolStats();
     HAL_REQUIRE_OK(halFreeAsync(block, s0));
     CHECK(poolStats().bytesPending == before.bytesPending + kSize);
@@ -372,8 +368,7 @@ TEST_CASE("halRecordStream declares a use the core cannot see", "[pool]") {
     HAL_REQUIRE_OK(halFreeAsync(again, s0));
 }
 
-TEST_CASE("halRecordStream validates its arguments and ignores memory outside the pool",
-          "[pool]") {
+TEST_CASE("halRecordStream validates its arguments and ignores memory outside the pool", "[pool]") {
     cts::Stream stream;
     CHECK(halRecordStream(nullptr, stream) == HAL_ERROR_INVALID_VALUE);
     int local = 0;
@@ -438,8 +433,7 @@ TEST_CASE("halMallocAsync validates its arguments", "[pool]") {
     CHECK(block == nullptr);
 }
 
-TEST_CASE("freeing what is not a live pool allocation is refused and changes nothing",
-          "[pool]") {
+TEST_CASE("freeing what is not a live pool allocation is refused and changes nothing", "[pool]") {
     cts::Stream stream;
     void* block = nullptr;
     HAL_REQUIRE_OK(halMallocAsync(&block, 4 * kKiB, stream));
@@ -500,8 +494,7 @@ TEST_CASE("statistics count in-use, reserved and cached bytes", "[pool]") {
     HAL_REQUIRE_OK(halSynchronizeStream(stream));
 }
 
-TEST_CASE("halMemPoolGetStats fills the members that fit and validates its arguments",
-          "[pool]") {
+TEST_CASE("halMemPoolGetStats fills the members that fit and validates its arguments", "[pool]") {
     const int device = currentDevice();
     int count = 0;
     HAL_REQUIRE_OK(halGetDeviceCount(&count));
@@ -565,8 +558,7 @@ TEST_CASE("halMemPoolTrim keeps memory unfinished work uses, without waiting for
     void* block = allocateWritten(s0, kSize);
     orderAfter(s0, s1);
     gate.enqueue(s1);
-    HAL_REQUIRE_OK(
-        halMemcpyAsync(seen.get(), kSize, block, kSize, HAL_MEMCPY_DEVICE_TO_HOST, s1));
+    HAL_REQUIRE_OK(halMemcpyAsync(seen.get(), kSize, block, kSize, HAL_MEMCPY_DEVICE_TO_HOST, s1));
     HAL_REQUIRE_OK(halFreeAsync(block, s0));
     HAL_REQUIRE_OK(halSynchronizeStream(s0));
 
@@ -581,8 +573,7 @@ TEST_CASE("halMemPoolTrim keeps memory unfinished work uses, without waiting for
     CHECK(poolStats().bytesReserved == empty.bytesReserved);
 }
 
-TEST_CASE("above the release threshold, a host synchronisation returns cached segments",
-          "[pool]") {
+TEST_CASE("above the release threshold, a host synchronisation returns cached segments", "[pool]") {
     startWithEmptyCache();
     const halMemPoolStats empty = poolStats();
     AttributeOverride releaseEverything(HAL_MEMPOOL_ATTR_RELEASE_THRESHOLD, 0);
@@ -612,11 +603,9 @@ TEST_CASE("pool attributes can be read and changed, and invalid values are refus
         AttributeOverride threshold(HAL_MEMPOOL_ATTR_RELEASE_THRESHOLD, 64 * kMiB);
         AttributeOverride proven(HAL_MEMPOOL_ATTR_REUSE_PROVEN_ORDER, 0);
         AttributeOverride observed(HAL_MEMPOOL_ATTR_REUSE_OBSERVED_COMPLETION, 0);
-        HAL_REQUIRE_OK(
-            halMemPoolGetAttribute(device, HAL_MEMPOOL_ATTR_RELEASE_THRESHOLD, &value));
+        HAL_REQUIRE_OK(halMemPoolGetAttribute(device, HAL_MEMPOOL_ATTR_RELEASE_THRESHOLD, &value));
         CHECK(value == 64 * kMiB);
-        HAL_REQUIRE_OK(
-            halMemPoolGetAttribute(device, HAL_MEMPOOL_ATTR_REUSE_PROVEN_ORDER, &value));
+        HAL_REQUIRE_OK(halMemPoolGetAttribute(device, HAL_MEMPOOL_ATTR_REUSE_PROVEN_ORDER, &value));
         CHECK(value == 0);
         HAL_REQUIRE_OK(
             halMemPoolGetAttribute(device, HAL_MEMPOOL_ATTR_REUSE_OBSERVED_COMPLETION, &value));
@@ -627,8 +616,7 @@ TEST_CASE("pool attributes can be read and changed, and invalid values are refus
               HAL_ERROR_INVALID_VALUE);
         CHECK(halMemPoolSetAttribute(device, HAL_MEMPOOL_ATTR_REUSE_OBSERVED_COMPLETION, 7) ==
               HAL_ERROR_INVALID_VALUE);
-        HAL_REQUIRE_OK(
-            halMemPoolGetAttribute(device, HAL_MEMPOOL_ATTR_REUSE_PROVEN_ORDER, &value));
+        HAL_REQUIRE_OK(halMemPoolGetAttribute(device, HAL_MEMPOOL_ATTR_REUSE_PROVEN_ORDER, &value));
         CHECK(value == 0);
     }
     HAL_REQUIRE_OK(halMemPoolGetAttribute(device, HAL_MEMPOOL_ATTR_REUSE_PROVEN_ORDER, &value));
@@ -737,12 +725,12 @@ TEST_CASE("out of memory: the error says what was requested and where the memory
     const halMemPoolStats after = poolStats();
     INFO(message);
     CHECK_THAT(message, Catch::Contains("requested") && Catch::Contains(std::to_string(kRequest)));
-    CHECK_THAT(message, Catch::Contains("in use") &&
-                            Catch::Contains(std::to_string(after.bytesInUse)));
-    CHECK_THAT(message, Catch::Contains("reserved") &&
-                            Catch::Contains(std::to_string(after.bytesReserved)));
-    CHECK_THAT(message, Catch::Contains("largest free") &&
-                            Catch::Contains(std::to_string(kFillBlock)));
+    CHECK_THAT(message,
+               Catch::Contains("in use") && Catch::Contains(std::to_string(after.bytesInUse)));
+    CHECK_THAT(message,
+               Catch::Contains("reserved") && Catch::Contains(std::to_string(after.bytesReserved)));
+    CHECK_THAT(message,
+               Catch::Contains("largest free") && Catch::Contains(std::to_string(kFillBlock)));
     CHECK(after.oomSynchronized == before.oomSynchronized);
 
     // The pool still works.

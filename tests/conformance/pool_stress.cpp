@@ -27,7 +27,9 @@ constexpr size_t kMaxLiveBlocks = 24;  // per thread
 constexpr size_t kHeader = sizeof(uint64_t);
 constexpr uint64_t kDefaultSeed = 0x9E3779B97F4A7C15ull;
 
-unsigned char fillByte(uint64_t id) { return static_cast<unsigned char>((id * 0x9Eu) % 251 + 1); }
+unsigned char fillByte(uint64_t id) {
+    return static_cast<unsigned char>((id * 0x9Eu) % 251 + 1);
+}
 
 // The seed of thread 0 (thread t uses seed + t): POLYHAL_CTS_SEED when set, to replay a run.
 uint64_t baseSeed() {
@@ -129,8 +131,8 @@ class Worker {
         ok(halMemcpyAsync(block.ptr, size, &ids_.back(), kHeader, HAL_MEMCPY_HOST_TO_DEVICE,
                           stream),
            "write id");
-        ok(halMemsetAsync(block.ptr + kHeader, size - kHeader, fillByte(block.id),
-                          size - kHeader, stream),
+        ok(halMemsetAsync(block.ptr + kHeader, size - kHeader, fillByte(block.id), size - kHeader,
+                          stream),
            "write fill");
         live_.push_back(block);
     }
@@ -157,8 +159,8 @@ class Worker {
         const halStream user = useOn(block);
         void* temporary = nullptr;
         if (!ok(halMallocAsync(&temporary, block.size, user), "halMallocAsync temporary")) return;
-        ok(halMemcpyAsync(temporary, block.size, block.ptr, block.size,
-                          HAL_MEMCPY_DEVICE_TO_DEVICE, user),
+        ok(halMemcpyAsync(temporary, block.size, block.ptr, block.size, HAL_MEMCPY_DEVICE_TO_DEVICE,
+                          user),
            "copy to temporary");
         snapshot(temporary, block.size, block.id, user);
         ok(halFreeAsync(temporary, anyStream()), "halFreeAsync temporary");
@@ -250,9 +252,10 @@ class Worker {
 
 }  // namespace
 
-TEST_CASE("stress: threads allocating, sharing and freeing blocks across streams never see "
-          "another block's data",
-          "[pool][stress]") {
+TEST_CASE(
+    "stress: threads allocating, sharing and freeing blocks across streams never see "
+    "another block's data",
+    "[pool][stress]") {
     cts::Stream s1, s2, s3;
     // The default stream takes part too.
     const std::vector<halStream> streams{nullptr, s1.get(), s2.get(), s3.get()};
@@ -264,7 +267,8 @@ TEST_CASE("stress: threads allocating, sharing and freeing blocks across streams
     HAL_REQUIRE_OK(halMemPoolGetStats(device, &before));
 
     const uint64_t seed = baseSeed();
-    std::printf("pool stress: %d threads, seed %#" PRIx64 " (thread t uses seed + t; "
+    std::printf("pool stress: %d threads, seed %#" PRIx64
+                " (thread t uses seed + t; "
                 "POLYHAL_CTS_SEED replays it)\n",
                 kThreads, seed);
     std::vector<Report> reports(kThreads);
@@ -287,8 +291,8 @@ TEST_CASE("stress: threads allocating, sharing and freeing blocks across streams
     for (const Report& report : reports) {
         std::string problems;
         for (const std::string& problem : report.problems) problems += "\n  " + problem;
-        INFO("seed 0x" << std::hex << report.seed << std::dec << ": " << report.steps
-                       << " steps, " << report.checks << " checks" << problems);
+        INFO("seed 0x" << std::hex << report.seed << std::dec << ": " << report.steps << " steps, "
+                       << report.checks << " checks" << problems);
         CHECK(report.failedCalls == 0);
         CHECK(report.corrupt == 0);
         CHECK(report.checks > 0);

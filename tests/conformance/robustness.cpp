@@ -24,8 +24,7 @@ TEST_CASE("a truncated module image is INVALID_IMAGE, never a crash", "[module][
     CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_KERNELS);
     const std::vector<char> image = kernelImage("fill_u32");
     if (image.empty()) return cts::skip("no CTS kernel image for this backend");
-    for (size_t size : {size_t{16}, size_t{64}, size_t{1000}, image.size() / 2,
-                        image.size() - 1}) {
+    for (size_t size : {size_t{16}, size_t{64}, size_t{1000}, image.size() / 2, image.size() - 1}) {
         if (size == 0 || size >= image.size()) continue;
         INFO("the first " << size << " of " << image.size() << " bytes");
         halModule module = nullptr;

@@ -30,13 +30,13 @@ namespace {
     std::abort();
 }
 
-#define EXPECT(call, accepted)                                                   \
-    do {                                                                         \
-        const halError result_ = (call);                                         \
-        if (!(accepted)) finding(#call, result_);                                \
-        if (result_ != HAL_SUCCESS && *halGetLastErrorMessage() == '\0') {       \
-            finding("empty message after " #call, result_);                      \
-        }                                                                        \
+#define EXPECT(call, accepted)                                             \
+    do {                                                                   \
+        const halError result_ = (call);                                   \
+        if (!(accepted)) finding(#call, result_);                          \
+        if (result_ != HAL_SUCCESS && *halGetLastErrorMessage() == '\0') { \
+            finding("empty message after " #call, result_);                \
+        }                                                                  \
     } while (0)
 
 // Reads the input a byte at a time; zeros once it is used up.
@@ -99,7 +99,9 @@ bool counted(State& state, halError result) {
     return result == HAL_SUCCESS;
 }
 
-void hostFunction(void* counter) { ++*static_cast<int*>(counter); }
+void hostFunction(void* counter) {
+    ++*static_cast<int*>(counter);
+}
 int g_hostCalls = 0;
 
 void setDevice(State& state, int device) {
@@ -145,8 +147,7 @@ void checkContents(State& state, Buffer& buffer) {
     if (buffer.pointer == nullptr) return;
     if (readBack.size() < buffer.size) readBack.resize(buffer.size);
     std::memset(readBack.data(), 0, buffer.size);  // bytes the copy missed must not match
-    EXPECT(halMemcpy(readBack.data(), buffer.size, buffer.pointer, buffer.size,
-                     HAL_MEMCPY_DEFAULT),
+    EXPECT(halMemcpy(readBack.data(), buffer.size, buffer.pointer, buffer.size, HAL_MEMCPY_DEFAULT),
            result_ == HAL_SUCCESS);
     if (std::memcmp(readBack.data(), buffer.model, buffer.size) != 0) {
         finding("contents read back differ from the model", HAL_SUCCESS);
@@ -158,220 +159,217 @@ void step(State& state, Input& in) {
     const uint32_t op = in.below(20);
     const int slot = static_cast<int>(in.below(kSlots));
     switch (op) {
-        case 0:  // create or destroy a stream
-            if (state.streams[slot] == nullptr) {
-                EXPECT(halCreateStream(&state.streams[slot]), result_ == HAL_SUCCESS);
-                state.streamDevice[slot] = state.device;
-            } else {
-                EXPECT(halDestroyStream(state.streams[slot]), result_ == HAL_SUCCESS);
-                state.deadStreams.push_back(state.streams[slot]);
-                state.streams[slot] = nullptr;
-            }
-            break;
-        case 1:  // create or destroy an event
-            if (state.events[slot] == nullptr) {
-                EXPECT(halCreateEventWithFlag(&state.events[slot], in.below(4)),
-                       result_ == HAL_SUCCESS);
-                state.eventDevice[slot] = state.device;
-            } else {
-                EXPECT(halDestroyEvent(state.events[slot]), result_ == HAL_SUCCESS);
-                state.deadEvents.push_back(state.events[slot]);
-                state.events[slot] = nullptr;
-            }
-            break;
-        case 2: {  // record an event, make a stream wait for it
-            halEvent event = state.events[slot];
-            if (event == nullptr || state.eventDevice[slot] != state.device) break;
-            halStream stream = streamOf(state, in);
-            EXPECT(halRecordEvent(event, stream), result_ == HAL_SUCCESS);
-            EXPECT(halStreamWaitEvent(streamOf(state, in), event), result_ == HAL_SUCCESS);
-            break;
+    case 0:  // create or destroy a stream
+        if (state.streams[slot] == nullptr) {
+            EXPECT(halCreateStream(&state.streams[slot]), result_ == HAL_SUCCESS);
+            state.streamDevice[slot] = state.device;
+        } else {
+            EXPECT(halDestroyStream(state.streams[slot]), result_ == HAL_SUCCESS);
+            state.deadStreams.push_back(state.streams[slot]);
+            state.streams[slot] = nullptr;
         }
-        case 3: {  // query or synchronise an event
-            if (state.events[slot] == nullptr) break;
-            EXPECT(halQueryEvent(state.events[slot]),
-                   result_ == HAL_SUCCESS || result_ == HAL_ERROR_NOT_READY);
-            EXPECT(halSynchronizeEvent(state.events[slot]), result_ == HAL_SUCCESS);
-            break;
-        }
-        case 4: {  // allocate
-            Buffer& buffer = state.buffers[slot];
-            if (buffer.pointer != nullptr) break;
-            const size_t size = 1 + in.byte() * 61u + in.below(2) * (in.byte() << 14);
-            const bool async = in.below(2) == 1;
-            const int streamSlot = static_cast<int>(in.below(kSlots));
-            halStream stream = state.streams[streamSlot] != nullptr &&
-                                       state.streamDevice[streamSlot] == state.device
-                                   ? state.streams[streamSlot]
-                                   : nullptr;
-            void* pointer = nullptr;
-            if (async) {
-                EXPECT(halMallocAsync(&pointer, size, stream), result_ == HAL_SUCCESS);
-            } else {
-                EXPECT(halMalloc(&pointer, size), result_ == HAL_SUCCESS);
-            }
-            const uint8_t fill = in.byte();
-            EXPECT(halMemsetAsync(pointer, size, fill, size, async ? stream : nullptr),
+        break;
+    case 1:  // create or destroy an event
+        if (state.events[slot] == nullptr) {
+            EXPECT(halCreateEventWithFlag(&state.events[slot], in.below(4)),
                    result_ == HAL_SUCCESS);
-            if (async) EXPECT(halSynchronizeStream(stream), counted(state, result_));
-            modelStorage[slot].assign(size, fill);
-            buffer = Buffer{pointer, size, state.device, async, async ? streamSlot : -1,
-                            modelStorage[slot].data()};
-            break;
+            state.eventDevice[slot] = state.device;
+        } else {
+            EXPECT(halDestroyEvent(state.events[slot]), result_ == HAL_SUCCESS);
+            state.deadEvents.push_back(state.events[slot]);
+            state.events[slot] = nullptr;
         }
-        case 5:  // free, in stream order or not
-            if (state.buffers[slot].pointer != nullptr) {
-                Buffer& buffer = state.buffers[slot];
-                setDevice(state, buffer.device);
-                if (in.below(2) == 0) {
-                    EXPECT(halFreeAsync(buffer.pointer, streamOf(state, in)),
-                           result_ == HAL_SUCCESS);
-                    buffer = Buffer{};
-                } else {
-                    freeBuffer(state, buffer);
-                }
-            }
-            break;
-        case 6: {  // memset part of a buffer on the default stream, then check it all
+        break;
+    case 2: {  // record an event, make a stream wait for it
+        halEvent event = state.events[slot];
+        if (event == nullptr || state.eventDevice[slot] != state.device) break;
+        halStream stream = streamOf(state, in);
+        EXPECT(halRecordEvent(event, stream), result_ == HAL_SUCCESS);
+        EXPECT(halStreamWaitEvent(streamOf(state, in), event), result_ == HAL_SUCCESS);
+        break;
+    }
+    case 3: {  // query or synchronise an event
+        if (state.events[slot] == nullptr) break;
+        EXPECT(halQueryEvent(state.events[slot]),
+               result_ == HAL_SUCCESS || result_ == HAL_ERROR_NOT_READY);
+        EXPECT(halSynchronizeEvent(state.events[slot]), result_ == HAL_SUCCESS);
+        break;
+    }
+    case 4: {  // allocate
+        Buffer& buffer = state.buffers[slot];
+        if (buffer.pointer != nullptr) break;
+        const size_t size = 1 + in.byte() * 61u + in.below(2) * (in.byte() << 14);
+        const bool async = in.below(2) == 1;
+        const int streamSlot = static_cast<int>(in.below(kSlots));
+        halStream stream =
+            state.streams[streamSlot] != nullptr && state.streamDevice[streamSlot] == state.device
+                ? state.streams[streamSlot]
+                : nullptr;
+        void* pointer = nullptr;
+        if (async) {
+            EXPECT(halMallocAsync(&pointer, size, stream), result_ == HAL_SUCCESS);
+        } else {
+            EXPECT(halMalloc(&pointer, size), result_ == HAL_SUCCESS);
+        }
+        const uint8_t fill = in.byte();
+        EXPECT(halMemsetAsync(pointer, size, fill, size, async ? stream : nullptr),
+               result_ == HAL_SUCCESS);
+        if (async) EXPECT(halSynchronizeStream(stream), counted(state, result_));
+        modelStorage[slot].assign(size, fill);
+        buffer = Buffer{
+            pointer, size, state.device, async, async ? streamSlot : -1, modelStorage[slot].data()};
+        break;
+    }
+    case 5:  // free, in stream order or not
+        if (state.buffers[slot].pointer != nullptr) {
             Buffer& buffer = state.buffers[slot];
-            if (buffer.pointer == nullptr) break;
             setDevice(state, buffer.device);
-            const size_t offset = in.byte() % buffer.size;
-            const size_t count = in.byte() % (buffer.size - offset + 1);
-            const uint8_t value = in.byte();
-            EXPECT(halMemset(static_cast<uint8_t*>(buffer.pointer) + offset, buffer.size - offset,
-                             value, count),
-                   result_ == HAL_SUCCESS);
-            std::memset(buffer.model + offset, value, count);
-            checkContents(state, buffer);
-            break;
-        }
-        case 7: {  // copy one buffer into another (possibly across devices), check it
-            Buffer& dst = state.buffers[slot];
-            Buffer& src = state.buffers[in.below(kSlots)];
-            if (dst.pointer == nullptr || src.pointer == nullptr || &dst == &src) break;
-            const size_t count = (dst.size < src.size ? dst.size : src.size) >> in.below(3);
-            EXPECT(halMemcpy(dst.pointer, dst.size, src.pointer, count, HAL_MEMCPY_DEFAULT),
-                   result_ == HAL_SUCCESS);
-            std::memcpy(dst.model, src.model, count);
-            checkContents(state, dst);
-            break;
-        }
-        case 8:  // bad sizes: past the end, overflow, zero
-            if (state.buffers[slot].pointer != nullptr) {
-                Buffer& buffer = state.buffers[slot];
-                EXPECT(halMemset(buffer.pointer, SIZE_MAX, 0, buffer.size + 1 + in.byte()),
-                       result_ == HAL_ERROR_INVALID_VALUE);
-                EXPECT(halMemcpy(buffer.pointer, SIZE_MAX, buffer.pointer, SIZE_MAX,
-                                 HAL_MEMCPY_DEFAULT),
-                       result_ == HAL_ERROR_INVALID_VALUE);
-                EXPECT(halFree(static_cast<uint8_t*>(buffer.pointer) + 1 + in.below(64)),
-                       result_ == HAL_ERROR_INVALID_VALUE);
+            if (in.below(2) == 0) {
+                EXPECT(halFreeAsync(buffer.pointer, streamOf(state, in)), result_ == HAL_SUCCESS);
+                buffer = Buffer{};
             } else {
-                void* pointer = nullptr;
-                EXPECT(halMalloc(&pointer, 0), result_ == HAL_ERROR_INVALID_VALUE);
-                EXPECT(halMalloc(&pointer, SIZE_MAX - in.byte()),
-                       result_ == HAL_ERROR_OUT_OF_MEMORY);
+                freeBuffer(state, buffer);
             }
-            break;
-        case 9:  // destroyed handles stay invalid
-            if (!state.deadStreams.empty()) {
-                halStream dead = state.deadStreams[in.byte() % state.deadStreams.size()];
-                EXPECT(halSynchronizeStream(dead), result_ == HAL_ERROR_INVALID_HANDLE);
-                EXPECT(halDestroyStream(dead), result_ == HAL_ERROR_INVALID_HANDLE);
-            }
-            if (!state.deadEvents.empty()) {
-                halEvent dead = state.deadEvents[in.byte() % state.deadEvents.size()];
-                EXPECT(halQueryEvent(dead), result_ == HAL_ERROR_INVALID_HANDLE);
-                EXPECT(halRecordEvent(dead, nullptr), result_ == HAL_ERROR_INVALID_HANDLE);
-            }
-            break;
-        case 10:
-            EXPECT(halLaunchHostFunc(streamOf(state, in), hostFunction, &g_hostCalls),
-                   result_ == HAL_SUCCESS);
-            break;
-        case 11: {  // a kernel that fails while running
-            const int device = state.device;
-            if (state.modules[device] == nullptr) {
-                EXPECT(halModuleLoadFile(&state.modules[device], POLYHAL_FUZZ_KERNELS),
-                       result_ == HAL_SUCCESS);
-                EXPECT(halModuleGetFunction(&state.failing[device], state.modules[device],
-                                            "fail_with_code"),
-                       result_ == HAL_SUCCESS);
-            }
-            const halDim3 one = {1, 1, 1};
-            EXPECT(halLaunchKernel(state.failing[device], one, one, 0, nullptr, 0,
-                                   streamOf(state, in)),
-                   result_ == HAL_SUCCESS);
-            ++state.launchedFailures;
-            break;
         }
-        case 12: {  // synchronise or query a stream: may report a failure
-            halStream stream = streamOf(state, in);
-            const halError result =
-                in.below(2) == 0 ? halSynchronizeStream(stream) : halQueryStream(stream);
-            if (!counted(state, result) && result != HAL_ERROR_NOT_READY) {
-                finding("synchronising or querying a stream", result);
-            }
-            break;
-        }
-        case 13: {
-            const halError result = halSynchronizeDevice();
-            if (!counted(state, result)) finding("halSynchronizeDevice", result);
-            break;
-        }
-        case 14:  // switch devices
-            setDevice(state, static_cast<int>(in.below(state.devices)));
-            break;
-        case 15:  // unload a module (it waits for the device; never reports a failure)
-            if (state.modules[state.device] != nullptr) {
-                EXPECT(halModuleUnload(state.modules[state.device]), result_ == HAL_SUCCESS);
-                state.modules[state.device] = nullptr;
-                state.failing[state.device] = nullptr;
-            }
-            break;
-        case 16: {  // reset the current device: everything on it goes
-            if (in.below(4) != 0) break;
-            const int device = state.device;
-            const halError result = halResetDevice(device);
-            if (!counted(state, result)) finding("halResetDevice", result);
-            state.resetHappened = true;
-            for (int i = 0; i < kSlots; ++i) {
-                if (state.streams[i] != nullptr && state.streamDevice[i] == device) {
-                    state.deadStreams.push_back(state.streams[i]);
-                    state.streams[i] = nullptr;
-                }
-                if (state.events[i] != nullptr && state.eventDevice[i] == device) {
-                    state.deadEvents.push_back(state.events[i]);
-                    state.events[i] = nullptr;
-                }
-                if (state.buffers[i].pointer != nullptr && state.buffers[i].device == device) {
-                    state.buffers[i] = Buffer{};
-                }
-            }
-            state.modules[device] = nullptr;
-            state.failing[device] = nullptr;
-            break;
-        }
-        case 17: {  // invalid enums
-            uint8_t a = 0, b = 0;
-            EXPECT(halMemcpy(&a, 1, &b, 1, static_cast<halMemcpyKind>(0xffffff00u | in.byte())),
-                   result_ == HAL_ERROR_INVALID_VALUE || result_ == HAL_SUCCESS);
-            EXPECT(halMemPoolSetAttribute(state.device,
-                                          static_cast<halMemPoolAttribute>(3 + in.byte()), 0),
+        break;
+    case 6: {  // memset part of a buffer on the default stream, then check it all
+        Buffer& buffer = state.buffers[slot];
+        if (buffer.pointer == nullptr) break;
+        setDevice(state, buffer.device);
+        const size_t offset = in.byte() % buffer.size;
+        const size_t count = in.byte() % (buffer.size - offset + 1);
+        const uint8_t value = in.byte();
+        EXPECT(halMemset(static_cast<uint8_t*>(buffer.pointer) + offset, buffer.size - offset,
+                         value, count),
+               result_ == HAL_SUCCESS);
+        std::memset(buffer.model + offset, value, count);
+        checkContents(state, buffer);
+        break;
+    }
+    case 7: {  // copy one buffer into another (possibly across devices), check it
+        Buffer& dst = state.buffers[slot];
+        Buffer& src = state.buffers[in.below(kSlots)];
+        if (dst.pointer == nullptr || src.pointer == nullptr || &dst == &src) break;
+        const size_t count = (dst.size < src.size ? dst.size : src.size) >> in.below(3);
+        EXPECT(halMemcpy(dst.pointer, dst.size, src.pointer, count, HAL_MEMCPY_DEFAULT),
+               result_ == HAL_SUCCESS);
+        std::memcpy(dst.model, src.model, count);
+        checkContents(state, dst);
+        break;
+    }
+    case 8:  // bad sizes: past the end, overflow, zero
+        if (state.buffers[slot].pointer != nullptr) {
+            Buffer& buffer = state.buffers[slot];
+            EXPECT(halMemset(buffer.pointer, SIZE_MAX, 0, buffer.size + 1 + in.byte()),
                    result_ == HAL_ERROR_INVALID_VALUE);
-            break;
+            EXPECT(
+                halMemcpy(buffer.pointer, SIZE_MAX, buffer.pointer, SIZE_MAX, HAL_MEMCPY_DEFAULT),
+                result_ == HAL_ERROR_INVALID_VALUE);
+            EXPECT(halFree(static_cast<uint8_t*>(buffer.pointer) + 1 + in.below(64)),
+                   result_ == HAL_ERROR_INVALID_VALUE);
+        } else {
+            void* pointer = nullptr;
+            EXPECT(halMalloc(&pointer, 0), result_ == HAL_ERROR_INVALID_VALUE);
+            EXPECT(halMalloc(&pointer, SIZE_MAX - in.byte()), result_ == HAL_ERROR_OUT_OF_MEMORY);
         }
-        case 18:
-            EXPECT(halMemPoolTrim(state.device, in.below(2) == 0 ? 0 : 1u << 20),
+        break;
+    case 9:  // destroyed handles stay invalid
+        if (!state.deadStreams.empty()) {
+            halStream dead = state.deadStreams[in.byte() % state.deadStreams.size()];
+            EXPECT(halSynchronizeStream(dead), result_ == HAL_ERROR_INVALID_HANDLE);
+            EXPECT(halDestroyStream(dead), result_ == HAL_ERROR_INVALID_HANDLE);
+        }
+        if (!state.deadEvents.empty()) {
+            halEvent dead = state.deadEvents[in.byte() % state.deadEvents.size()];
+            EXPECT(halQueryEvent(dead), result_ == HAL_ERROR_INVALID_HANDLE);
+            EXPECT(halRecordEvent(dead, nullptr), result_ == HAL_ERROR_INVALID_HANDLE);
+        }
+        break;
+    case 10:
+        EXPECT(halLaunchHostFunc(streamOf(state, in), hostFunction, &g_hostCalls),
+               result_ == HAL_SUCCESS);
+        break;
+    case 11: {  // a kernel that fails while running
+        const int device = state.device;
+        if (state.modules[device] == nullptr) {
+            EXPECT(halModuleLoadFile(&state.modules[device], POLYHAL_FUZZ_KERNELS),
                    result_ == HAL_SUCCESS);
-            break;
-        case 19:  // read a buffer back after all its work is ordered
-            if (state.buffers[slot].pointer != nullptr) {
-                setDevice(state, state.buffers[slot].device);
-                checkContents(state, state.buffers[slot]);
+            EXPECT(halModuleGetFunction(&state.failing[device], state.modules[device],
+                                        "fail_with_code"),
+                   result_ == HAL_SUCCESS);
+        }
+        const halDim3 one = {1, 1, 1};
+        EXPECT(halLaunchKernel(state.failing[device], one, one, 0, nullptr, 0, streamOf(state, in)),
+               result_ == HAL_SUCCESS);
+        ++state.launchedFailures;
+        break;
+    }
+    case 12: {  // synchronise or query a stream: may report a failure
+        halStream stream = streamOf(state, in);
+        const halError result =
+            in.below(2) == 0 ? halSynchronizeStream(stream) : halQueryStream(stream);
+        if (!counted(state, result) && result != HAL_ERROR_NOT_READY) {
+            finding("synchronising or querying a stream", result);
+        }
+        break;
+    }
+    case 13: {
+        const halError result = halSynchronizeDevice();
+        if (!counted(state, result)) finding("halSynchronizeDevice", result);
+        break;
+    }
+    case 14:  // switch devices
+        setDevice(state, static_cast<int>(in.below(state.devices)));
+        break;
+    case 15:  // unload a module (it waits for the device; never reports a failure)
+        if (state.modules[state.device] != nullptr) {
+            EXPECT(halModuleUnload(state.modules[state.device]), result_ == HAL_SUCCESS);
+            state.modules[state.device] = nullptr;
+            state.failing[state.device] = nullptr;
+        }
+        break;
+    case 16: {  // reset the current device: everything on it goes
+        if (in.below(4) != 0) break;
+        const int device = state.device;
+        const halError result = halResetDevice(device);
+        if (!counted(state, result)) finding("halResetDevice", result);
+        state.resetHappened = true;
+        for (int i = 0; i < kSlots; ++i) {
+            if (state.streams[i] != nullptr && state.streamDevice[i] == device) {
+                state.deadStreams.push_back(state.streams[i]);
+                state.streams[i] = nullptr;
             }
-            break;
+            if (state.events[i] != nullptr && state.eventDevice[i] == device) {
+                state.deadEvents.push_back(state.events[i]);
+                state.events[i] = nullptr;
+            }
+            if (state.buffers[i].pointer != nullptr && state.buffers[i].device == device) {
+                state.buffers[i] = Buffer{};
+            }
+        }
+        state.modules[device] = nullptr;
+        state.failing[device] = nullptr;
+        break;
+    }
+    case 17: {  // invalid enums
+        uint8_t a = 0, b = 0;
+        EXPECT(halMemcpy(&a, 1, &b, 1, static_cast<halMemcpyKind>(0xffffff00u | in.byte())),
+               result_ == HAL_ERROR_INVALID_VALUE || result_ == HAL_SUCCESS);
+        EXPECT(halMemPoolSetAttribute(state.device, static_cast<halMemPoolAttribute>(3 + in.byte()),
+                                      0),
+               result_ == HAL_ERROR_INVALID_VALUE);
+        break;
+    }
+    case 18:
+        EXPECT(halMemPoolTrim(state.device, in.below(2) == 0 ? 0 : 1u << 20),
+               result_ == HAL_SUCCESS);
+        break;
+    case 19:  // read a buffer back after all its work is ordered
+        if (state.buffers[slot].pointer != nullptr) {
+            setDevice(state, state.buffers[slot].device);
+            checkContents(state, state.buffers[slot]);
+        }
+        break;
     }
 }
 

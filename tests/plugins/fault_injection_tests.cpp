@@ -37,10 +37,9 @@ Run runWorkload(const std::vector<std::string>& faults) {
         std::string(POLYHAL_FAULT_REPORT_DIR) + "/fault-report-" + std::to_string(getpid());
     std::remove(reportPath.c_str());
     Run run;
-    std::vector<std::string> environment = {"POLYHAL_BACKEND=" POLYHAL_FAULT_PLUGIN,
-                                            "POLYHAL_FAULT_KERNELS=" POLYHAL_CPU_KERNELS,
-                                            "POLYHAL_FAULT_REPORT=" + reportPath,
-                                            "POLYHAL_LOG_LEVEL=off"};
+    std::vector<std::string> environment = {
+        "POLYHAL_BACKEND=" POLYHAL_FAULT_PLUGIN, "POLYHAL_FAULT_KERNELS=" POLYHAL_CPU_KERNELS,
+        "POLYHAL_FAULT_REPORT=" + reportPath, "POLYHAL_LOG_LEVEL=off"};
     environment.insert(environment.end(), faults.begin(), faults.end());
     run.child = runChild(POLYHAL_FAULT_WORKLOAD, environment, 60);
     std::ifstream file(reportPath);
@@ -82,13 +81,11 @@ TEST_CASE("each entry call of the workload failing in turn breaks nothing", "[fa
     unsigned long long injected = 0;
     for (const auto& [entry, calls] : clean.report.callsPerEntry) {
         for (unsigned long long ordinal = 1; ordinal <= calls; ++ordinal) {
-            const std::string faults =
-                "POLYHAL_FAULT_AT=" + entry + ":" + std::to_string(ordinal);
+            const std::string faults = "POLYHAL_FAULT_AT=" + entry + ":" + std::to_string(ordinal);
             const Run run = runWorkload({faults});
             checkRun(run, faults);
             const auto made = run.report.callsPerEntry.find(entry);
-            const bool reached =
-                made != run.report.callsPerEntry.end() && made->second >= ordinal;
+            const bool reached = made != run.report.callsPerEntry.end() && made->second >= ordinal;
             INFO(faults << ": " << (made != run.report.callsPerEntry.end() ? made->second : 0)
                         << " calls of " << entry);
             CHECK(run.report.injected == (reached ? 1u : 0u));
@@ -96,9 +93,10 @@ TEST_CASE("each entry call of the workload failing in turn breaks nothing", "[fa
             injected += run.report.injected;
         }
     }
-    std::printf("fault injection: %llu entry calls of %zu entries, each failed once: %llu faults "
-                "injected\n",
-                clean.report.calls, clean.report.callsPerEntry.size(), injected);
+    std::printf(
+        "fault injection: %llu entry calls of %zu entries, each failed once: %llu faults "
+        "injected\n",
+        clean.report.calls, clean.report.callsPerEntry.size(), injected);
 }
 
 TEST_CASE("faults at random break nothing", "[faults]") {
@@ -107,8 +105,8 @@ TEST_CASE("faults at random break nothing", "[faults]") {
                          : 40;
     unsigned long long injected = 0;
     for (int seed = 1; seed <= runs; ++seed) {
-        const Run run = runWorkload(
-            {"POLYHAL_FAULT_RATE=0.05", "POLYHAL_FAULT_SEED=" + std::to_string(seed)});
+        const Run run =
+            runWorkload({"POLYHAL_FAULT_RATE=0.05", "POLYHAL_FAULT_SEED=" + std::to_string(seed)});
         checkRun(run, "POLYHAL_FAULT_RATE=0.05 POLYHAL_FAULT_SEED=" + std::to_string(seed));
         injected += run.report.injected;
     }

@@ -126,11 +126,9 @@ halError injectedFault(const char* entry) {
     std::fprintf(stderr, "fault plugin: %s\n", message);  // names the culprit of a failed run
     if (g_host != nullptr) g_host->setErrorMessage(message);
     switch (kindOf(entry)) {
-        case Kind::kAllocation: return HAL_ERROR_OUT_OF_MEMORY;
-        case Kind::kAsynchronous:
-            injector().countAsynchronous();
-            return HAL_ERROR_LAUNCH_FAILED;
-        default: return HAL_ERROR_BACKEND;
+    case Kind::kAllocation: return HAL_ERROR_OUT_OF_MEMORY;
+    case Kind::kAsynchronous: injector().countAsynchronous(); return HAL_ERROR_LAUNCH_FAILED;
+    default: return HAL_ERROR_BACKEND;
     }
 }
 
@@ -138,22 +136,22 @@ halError injectedFault(const char* entry) {
 // a release is made first, and so is a wait, since a vendor reports an asynchronous failure
 // only once the work it waited for is over (a real failure then goes first). An entry that
 // returns nothing (deviceClose) cannot fail and is passed through.
-#define POLYHAL_FAULT_WRAP(name)                                                     \
-    if (g_real.name != nullptr) {                                                    \
-        mine.name = [](auto... args) {                                               \
-            if constexpr (std::is_void_v<decltype(g_real.name(args...))>) {          \
-                g_real.name(args...);                                                \
-            } else {                                                                 \
-                if (!injector().strike(#name)) return g_real.name(args...);          \
-                const Kind kind = kindOf(#name);                                     \
-                if (kind == Kind::kRelease) (void)g_real.name(args...);              \
-                if (kind == Kind::kAsynchronous) {                                   \
-                    const halError real = g_real.name(args...);                      \
-                    if (real == HAL_ERROR_LAUNCH_FAILED) return real;                \
-                }                                                                    \
-                return injectedFault(#name);                                         \
-            }                                                                        \
-        };                                                                           \
+#define POLYHAL_FAULT_WRAP(name)                                            \
+    if (g_real.name != nullptr) {                                           \
+        mine.name = [](auto... args) {                                      \
+            if constexpr (std::is_void_v<decltype(g_real.name(args...))>) { \
+                g_real.name(args...);                                       \
+            } else {                                                        \
+                if (!injector().strike(#name)) return g_real.name(args...); \
+                const Kind kind = kindOf(#name);                            \
+                if (kind == Kind::kRelease) (void)g_real.name(args...);     \
+                if (kind == Kind::kAsynchronous) {                          \
+                    const halError real = g_real.name(args...);             \
+                    if (real == HAL_ERROR_LAUNCH_FAILED) return real;       \
+                }                                                           \
+                return injectedFault(#name);                                \
+            }                                                               \
+        };                                                                  \
     }
 
 }  // namespace

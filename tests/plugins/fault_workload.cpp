@@ -17,7 +17,7 @@
 namespace {
 
 int g_violations = 0;
-int g_reported = 0;    // asynchronous failures the calls reported
+int g_reported = 0;      // asynchronous failures the calls reported
 int g_realFailures = 0;  // launches of fail_with_code that were accepted
 
 // Checks one call's result: success, or a failure that explains itself.
@@ -51,9 +51,13 @@ void handedOut(void* block, size_t size) {
     }
     g_live[start] = size;
 }
-void returned(void* block) { g_live.erase(reinterpret_cast<uintptr_t>(block)); }
+void returned(void* block) {
+    g_live.erase(reinterpret_cast<uintptr_t>(block));
+}
 
-void hostFunction(void* counter) { ++*static_cast<int*>(counter); }
+void hostFunction(void* counter) {
+    ++*static_cast<int*>(counter);
+}
 
 }  // namespace
 

@@ -32,7 +32,9 @@ constexpr size_t kAlignment = 256;
 
 Device g_device;
 
-halError initialize() { return HAL_SUCCESS; }
+halError initialize() {
+    return HAL_SUCCESS;
+}
 
 halError deviceGetCount(int* count) {
     *count = 1;
@@ -62,11 +64,21 @@ halError deviceGetInfo(halPluginDevice, halPluginDeviceInfo* info) {
 }
 
 // Every operation completed when it was submitted: there is never anything to wait for.
-halError deviceSynchronize(halPluginDevice) { return HAL_SUCCESS; }
-halError streamSynchronize(halPluginStream) { return HAL_SUCCESS; }
-halError streamQuery(halPluginStream) { return HAL_SUCCESS; }
-halError eventQuery(halPluginEvent) { return HAL_SUCCESS; }
-halError eventSynchronize(halPluginEvent) { return HAL_SUCCESS; }
+halError deviceSynchronize(halPluginDevice) {
+    return HAL_SUCCESS;
+}
+halError streamSynchronize(halPluginStream) {
+    return HAL_SUCCESS;
+}
+halError streamQuery(halPluginStream) {
+    return HAL_SUCCESS;
+}
+halError eventQuery(halPluginEvent) {
+    return HAL_SUCCESS;
+}
+halError eventSynchronize(halPluginEvent) {
+    return HAL_SUCCESS;
+}
 
 halError streamCreate(halPluginDevice, int, uint32_t, halPluginStream* stream) {
     *stream = plugin::toHandle(new (std::nothrow) Stream);
@@ -80,7 +92,9 @@ halError streamDestroy(halPluginStream stream) {
     return HAL_SUCCESS;
 }
 
-halError streamWaitEvent(halPluginStream, halPluginEvent) { return HAL_SUCCESS; }
+halError streamWaitEvent(halPluginStream, halPluginEvent) {
+    return HAL_SUCCESS;
+}
 
 halError eventCreate(halPluginDevice, uint32_t, halPluginEvent* event) {
     *event = plugin::toHandle(new (std::nothrow) Event);
@@ -94,7 +108,9 @@ halError eventDestroy(halPluginEvent event) {
     return HAL_SUCCESS;
 }
 
-halError eventRecord(halPluginEvent, halPluginStream) { return HAL_SUCCESS; }
+halError eventRecord(halPluginEvent, halPluginStream) {
+    return HAL_SUCCESS;
+}
 
 halError memAllocDevice(halPluginDevice handle, size_t size, void** ptr) {
     Device& device = plugin::fromHandle<Device>(handle);

@@ -5,8 +5,8 @@
 #include <stdio.h>
 
 HAL_PLUGIN_EXPORT halError halPluginGetDispatchTable(uint32_t coreAbiVersion,
-                                                      const halPluginHost* host,
-                                                      halPluginDispatchTable* table) {
+                                                     const halPluginHost* host,
+                                                     halPluginDispatchTable* table) {
     char message[128];
     (void)table;
     snprintf(message, sizeof message,

@@ -5,8 +5,8 @@
 void polyhal_test_undefined_function(void);
 
 HAL_PLUGIN_EXPORT halError halPluginGetDispatchTable(uint32_t coreAbiVersion,
-                                                      const halPluginHost* host,
-                                                      halPluginDispatchTable* table) {
+                                                     const halPluginHost* host,
+                                                     halPluginDispatchTable* table) {
     (void)coreAbiVersion;
     (void)host;
     (void)table;

@@ -42,7 +42,9 @@ struct Shared {
     }
 };
 
-void hostFunction(void*) { std::this_thread::sleep_for(std::chrono::microseconds(3)); }
+void hostFunction(void*) {
+    std::this_thread::sleep_for(std::chrono::microseconds(3));
+}
 
 #define STRESS_EXPECT(call, accepted)                     \
     do {                                                  \
@@ -66,49 +68,49 @@ void worker(Shared& shared, int id, uint64_t seed, std::chrono::steady_clock::ti
             const size_t size = 1 + pick(8000);
             void* block = nullptr;
             switch (pick(10)) {
-                case 0:
-                    STRESS_OK(halMallocAsync(&block, size, stream));
-                    STRESS_OK(halMemsetAsync(block, size, pattern, size, stream));
-                    STRESS_OK(halMemcpyAsync(host.data(), host.size(), block, size,
-                                             HAL_MEMCPY_DEFAULT, stream));
-                    STRESS_OK(halFreeAsync(block, stream));
-                    STRESS_OK(halSynchronizeStream(stream));
-                    for (size_t i = 0; i < size; ++i) {
-                        if (host[i] != pattern) {
-                            shared.fail(id, "contents read back", HAL_SUCCESS);
-                            break;
-                        }
+            case 0:
+                STRESS_OK(halMallocAsync(&block, size, stream));
+                STRESS_OK(halMemsetAsync(block, size, pattern, size, stream));
+                STRESS_OK(halMemcpyAsync(host.data(), host.size(), block, size, HAL_MEMCPY_DEFAULT,
+                                         stream));
+                STRESS_OK(halFreeAsync(block, stream));
+                STRESS_OK(halSynchronizeStream(stream));
+                for (size_t i = 0; i < size; ++i) {
+                    if (host[i] != pattern) {
+                        shared.fail(id, "contents read back", HAL_SUCCESS);
+                        break;
                     }
-                    break;
-                case 1:
-                    STRESS_OK(halMalloc(&block, size));
-                    STRESS_OK(halMemsetAsync(block, size, 1, size, stream));
-                    STRESS_OK(halFree(block));
-                    break;
-                case 2:
-                    STRESS_OK(halRecordEvent(event, stream));
-                    STRESS_OK(halStreamWaitEvent(mine, event));
-                    break;
-                case 3: STRESS_OK(halRecordEvent(shared.events[pick(2)], stream)); break;
-                case 4: STRESS_OK(halStreamWaitEvent(stream, shared.events[pick(2)])); break;
-                case 5:
-                    STRESS_EXPECT(halQueryEvent(shared.events[pick(2)]),
-                                  result_ == HAL_SUCCESS || result_ == HAL_ERROR_NOT_READY);
-                    STRESS_EXPECT(halQueryStream(stream),
-                                  result_ == HAL_SUCCESS || result_ == HAL_ERROR_NOT_READY);
-                    break;
-                case 6: STRESS_OK(halLaunchHostFunc(stream, hostFunction, nullptr)); break;
-                case 7: STRESS_OK(halSynchronizeEvent(event)); break;
-                case 8: STRESS_OK(halMemPoolTrim(0, pick(3) != 0 ? 1u << 20 : 0)); break;
-                case 9: {
-                    halMemPoolStats stats = {};
-                    stats.size = sizeof stats;
-                    STRESS_OK(halMemPoolGetStats(0, &stats));
-                    float ms = 0;
-                    // Any answer is right here; the call races with records on purpose.
-                    (void)halEventElapsedTime(&ms, event, shared.events[0]);
-                    break;
                 }
+                break;
+            case 1:
+                STRESS_OK(halMalloc(&block, size));
+                STRESS_OK(halMemsetAsync(block, size, 1, size, stream));
+                STRESS_OK(halFree(block));
+                break;
+            case 2:
+                STRESS_OK(halRecordEvent(event, stream));
+                STRESS_OK(halStreamWaitEvent(mine, event));
+                break;
+            case 3: STRESS_OK(halRecordEvent(shared.events[pick(2)], stream)); break;
+            case 4: STRESS_OK(halStreamWaitEvent(stream, shared.events[pick(2)])); break;
+            case 5:
+                STRESS_EXPECT(halQueryEvent(shared.events[pick(2)]),
+                              result_ == HAL_SUCCESS || result_ == HAL_ERROR_NOT_READY);
+                STRESS_EXPECT(halQueryStream(stream),
+                              result_ == HAL_SUCCESS || result_ == HAL_ERROR_NOT_READY);
+                break;
+            case 6: STRESS_OK(halLaunchHostFunc(stream, hostFunction, nullptr)); break;
+            case 7: STRESS_OK(halSynchronizeEvent(event)); break;
+            case 8: STRESS_OK(halMemPoolTrim(0, pick(3) != 0 ? 1u << 20 : 0)); break;
+            case 9: {
+                halMemPoolStats stats = {};
+                stats.size = sizeof stats;
+                STRESS_OK(halMemPoolGetStats(0, &stats));
+                float ms = 0;
+                // Any answer is right here; the call races with records on purpose.
+                (void)halEventElapsedTime(&ms, event, shared.events[0]);
+                break;
+            }
             }
             shared.operations.fetch_add(1, std::memory_order_relaxed);
         }
@@ -125,9 +127,10 @@ TEST_CASE("threads hammering streams, events and the pool get right results", "[
     const int threads = static_cast<int>(environmentNumber("POLYHAL_STRESS_THREADS", 4));
     const auto seed = static_cast<uint64_t>(
         environmentNumber("POLYHAL_STRESS_SEED", static_cast<long>(std::random_device{}())));
-    std::printf("pool threads stress: %d threads x %ld s, seed %llu (POLYHAL_STRESS_SEED "
-                "replays it)\n",
-                threads, seconds, static_cast<unsigned long long>(seed));
+    std::printf(
+        "pool threads stress: %d threads x %ld s, seed %llu (POLYHAL_STRESS_SEED "
+        "replays it)\n",
+        threads, seconds, static_cast<unsigned long long>(seed));
     Shared shared;
     for (int i = 0; i < 2; ++i) {
         REQUIRE(halCreateStream(&shared.streams[i]) == HAL_SUCCESS);
@@ -144,8 +147,8 @@ TEST_CASE("threads hammering streams, events and the pool get right results", "[
         CHECK(halDestroyEvent(shared.events[i]) == HAL_SUCCESS);
         CHECK(halDestroyStream(shared.streams[i]) == HAL_SUCCESS);
     }
-    std::printf("pool threads stress: %ld operations, %zu failures\n",
-                shared.operations.load(), shared.failures.size());
+    std::printf("pool threads stress: %ld operations, %zu failures\n", shared.operations.load(),
+                shared.failures.size());
     for (size_t i = 0; i < shared.failures.size() && i < 20; ++i) {
         UNSCOPED_INFO(shared.failures[i]);
     }

@@ -39,9 +39,9 @@ struct DirectCpuBackend {
     halPluginEvent event = nullptr;
 
     DirectCpuBackend() {
-        static const halPluginHost host = {
-            sizeof(halPluginHost), HAL_PLUGIN_ABI_VERSION, [](halLogLevel, const char*) {},
-            [](halLogLevel) { return 0; }, [](const char*) {}};
+        static const halPluginHost host = {sizeof(halPluginHost), HAL_PLUGIN_ABI_VERSION,
+                                           [](halLogLevel, const char*) {},
+                                           [](halLogLevel) { return 0; }, [](const char*) {}};
         table.size = sizeof table;
         check(polyhalCpuGetDispatchTable(HAL_PLUGIN_ABI_VERSION, &host, &table), "entry");
         check(table.initialize(), "initialize");
@@ -161,7 +161,8 @@ void BM_SpinThenFutexPingPong(benchmark::State& state) {
             if (value != busy) return value;
         }
         uint32_t value;
-        while ((value = turn.load(std::memory_order_acquire)) == busy) futex(&turn, FUTEX_WAIT, busy);
+        while ((value = turn.load(std::memory_order_acquire)) == busy)
+            futex(&turn, FUTEX_WAIT, busy);
         return value;
     };
     std::thread partner([&] {
@@ -246,8 +247,8 @@ void BM_Pitched_RowCopies(benchmark::State& state) {
     const auto* src = static_cast<const char*>(buffers.src);
     for (auto _ : state) {
         for (size_t row = 0; row < kRows; ++row) {
-            check(halMemcpyAsync(dst + row * kDstPitch, kRowBytes, src + row * kSrcPitch,
-                                 kRowBytes, HAL_MEMCPY_DEVICE_TO_DEVICE, stream),
+            check(halMemcpyAsync(dst + row * kDstPitch, kRowBytes, src + row * kSrcPitch, kRowBytes,
+                                 HAL_MEMCPY_DEVICE_TO_DEVICE, stream),
                   "halMemcpyAsync");
         }
         check(halSynchronizeStream(stream), "halSynchronizeStream");

@@ -113,7 +113,7 @@ bool resolve(void* library, const char* symbol, Function* function, std::string*
     return *function != nullptr;
 }
 
-#define POLYHAL_BENCH_RESOLVE(member, name)                                                  \
+#define POLYHAL_BENCH_RESOLVE(member, name) \
     resolve(library, POLYHAL_BENCH_SYMBOL(name), &cuda.driver.member, &cuda.error)
 
 DirectCuda openDirectCuda() {
@@ -124,27 +124,27 @@ DirectCuda openDirectCuda() {
         cuda.error = std::string("dlopen(libcuda.so.1): ") + (reason != nullptr ? reason : "");
         return cuda;
     }
-    const bool resolved = POLYHAL_BENCH_RESOLVE(init, cuInit) &&
-                          POLYHAL_BENCH_RESOLVE(getErrorName, cuGetErrorName) &&
-                          POLYHAL_BENCH_RESOLVE(deviceGet, cuDeviceGet) &&
-                          POLYHAL_BENCH_RESOLVE(primaryCtxRetain, cuDevicePrimaryCtxRetain) &&
-                          POLYHAL_BENCH_RESOLVE(ctxSetCurrent, cuCtxSetCurrent) &&
-                          POLYHAL_BENCH_RESOLVE(streamCreate, cuStreamCreate) &&
-                          POLYHAL_BENCH_RESOLVE(streamQuery, cuStreamQuery) &&
-                          POLYHAL_BENCH_RESOLVE(streamSynchronize, cuStreamSynchronize) &&
-                          POLYHAL_BENCH_RESOLVE(eventCreate, cuEventCreate) &&
-                          POLYHAL_BENCH_RESOLVE(eventRecord, cuEventRecord) &&
-                          POLYHAL_BENCH_RESOLVE(memAlloc, cuMemAlloc) &&
-                          POLYHAL_BENCH_RESOLVE(memAllocHost, cuMemAllocHost) &&
-                          POLYHAL_BENCH_RESOLVE(memcpyHtoDAsync, cuMemcpyHtoDAsync) &&
-                          POLYHAL_BENCH_RESOLVE(memAllocAsync, cuMemAllocAsync) &&
-                          POLYHAL_BENCH_RESOLVE(memFreeAsync, cuMemFreeAsync) &&
-                          POLYHAL_BENCH_RESOLVE(deviceGetDefaultMemPool,
-                                                cuDeviceGetDefaultMemPool) &&
-                          POLYHAL_BENCH_RESOLVE(memPoolSetAttribute, cuMemPoolSetAttribute) &&
-                          POLYHAL_BENCH_RESOLVE(moduleLoadData, cuModuleLoadData) &&
-                          POLYHAL_BENCH_RESOLVE(moduleGetFunction, cuModuleGetFunction) &&
-                          POLYHAL_BENCH_RESOLVE(launchKernel, cuLaunchKernel);
+    const bool resolved =
+        POLYHAL_BENCH_RESOLVE(init, cuInit) &&
+        POLYHAL_BENCH_RESOLVE(getErrorName, cuGetErrorName) &&
+        POLYHAL_BENCH_RESOLVE(deviceGet, cuDeviceGet) &&
+        POLYHAL_BENCH_RESOLVE(primaryCtxRetain, cuDevicePrimaryCtxRetain) &&
+        POLYHAL_BENCH_RESOLVE(ctxSetCurrent, cuCtxSetCurrent) &&
+        POLYHAL_BENCH_RESOLVE(streamCreate, cuStreamCreate) &&
+        POLYHAL_BENCH_RESOLVE(streamQuery, cuStreamQuery) &&
+        POLYHAL_BENCH_RESOLVE(streamSynchronize, cuStreamSynchronize) &&
+        POLYHAL_BENCH_RESOLVE(eventCreate, cuEventCreate) &&
+        POLYHAL_BENCH_RESOLVE(eventRecord, cuEventRecord) &&
+        POLYHAL_BENCH_RESOLVE(memAlloc, cuMemAlloc) &&
+        POLYHAL_BENCH_RESOLVE(memAllocHost, cuMemAllocHost) &&
+        POLYHAL_BENCH_RESOLVE(memcpyHtoDAsync, cuMemcpyHtoDAsync) &&
+        POLYHAL_BENCH_RESOLVE(memAllocAsync, cuMemAllocAsync) &&
+        POLYHAL_BENCH_RESOLVE(memFreeAsync, cuMemFreeAsync) &&
+        POLYHAL_BENCH_RESOLVE(deviceGetDefaultMemPool, cuDeviceGetDefaultMemPool) &&
+        POLYHAL_BENCH_RESOLVE(memPoolSetAttribute, cuMemPoolSetAttribute) &&
+        POLYHAL_BENCH_RESOLVE(moduleLoadData, cuModuleLoadData) &&
+        POLYHAL_BENCH_RESOLVE(moduleGetFunction, cuModuleGetFunction) &&
+        POLYHAL_BENCH_RESOLVE(launchKernel, cuLaunchKernel);
     if (!resolved) return cuda;
     const Driver& d = cuda.driver;
     // Each step names the call that failed; the first failure is kept.
@@ -308,8 +308,8 @@ void BM_MemcpySmall_Cuda(benchmark::State& state) {
     enqueueLoop(
         state,
         [&] {
-            return d.memcpyHtoDAsync(cuda->device, cuda->pinned, kSmallCopyBytes,
-                                     cuda->stream) == CUDA_SUCCESS;
+            return d.memcpyHtoDAsync(cuda->device, cuda->pinned, kSmallCopyBytes, cuda->stream) ==
+                   CUDA_SUCCESS;
         },
         [&] { return d.streamSynchronize(cuda->stream) == CUDA_SUCCESS; });
     state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(kSmallCopyBytes));
@@ -320,8 +320,8 @@ void BM_LaunchEmptyKernel_Polyhal(benchmark::State& state) {
     if (hal == nullptr) return;
     void* data = hal->kernelData;
     const uint32_t value = 0, count = 0;  // fill_u32 with n = 0 writes nothing
-    const halKernelArg args[] = {{&data, sizeof data}, {&value, sizeof value},
-                                 {&count, sizeof count}};
+    const halKernelArg args[] = {
+        {&data, sizeof data}, {&value, sizeof value}, {&count, sizeof count}};
     enqueueLoop(
         state,
         [&] {

@@ -120,7 +120,7 @@ struct DeviceMemory {
 // The empty kernel on the current device: OpenCL C source on the opencl backend, the
 // empty_kernel.c module on the cpu backend.
 class EmptyKernel {
-public:
+  public:
     EmptyKernel() : data_(kEmptyKernelDataBytes) {
         const char* backend = nullptr;
         check(halGetBackendName(&backend), "halGetBackendName");
@@ -142,7 +142,7 @@ public:
         return halLaunchKernel(function_, kOneThread, kOneThread, 0, args, 2, stream);
     }
 
-private:
+  private:
     DeviceMemory data_;
     halModule module_ = nullptr;
     halFunction function_ = nullptr;
@@ -273,7 +273,7 @@ struct SvmMemory {
 // The event of a queue's last command, kept as the backend's stream keeps it (synchronize waits
 // for it), the previous one released.
 class LastCommand {
-public:
+  public:
     LastCommand() = default;
     ~LastCommand() { replace(nullptr); }
     LastCommand(const LastCommand&) = delete;
@@ -285,7 +285,7 @@ public:
     }
     cl_event get() const { return event_; }
 
-private:
+  private:
     cl_event event_ = nullptr;
 };
 
@@ -416,8 +416,8 @@ void BM_MemcpyAsync4KiB_OpenCL(benchmark::State& state) {
     int64_t queued = 0;
     for (auto _ : state) {
         cl_event event = nullptr;
-        checkCl(clEnqueueSVMMemcpy(cl->queue, CL_FALSE, dst.pointer, src.pointer,
-                                   kSmallCopyBytes, 0, nullptr, &event),
+        checkCl(clEnqueueSVMMemcpy(cl->queue, CL_FALSE, dst.pointer, src.pointer, kSmallCopyBytes,
+                                   0, nullptr, &event),
                 "clEnqueueSVMMemcpy");
         last.replace(event);
         drainPeriodically(state, queued, [&] { cl->finish(cl->queue); });

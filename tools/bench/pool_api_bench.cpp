@@ -265,9 +265,9 @@ BENCHMARK(BM_ApiRandomAllocations)->Arg(100)->Arg(1000)->Unit(benchmark::kMillis
 class DirectCpuDevice {
   public:
     DirectCpuDevice() {
-        static const halPluginHost host = {
-            sizeof(halPluginHost), HAL_PLUGIN_ABI_VERSION, [](halLogLevel, const char*) {},
-            [](halLogLevel) { return 0; }, [](const char*) {}};
+        static const halPluginHost host = {sizeof(halPluginHost), HAL_PLUGIN_ABI_VERSION,
+                                           [](halLogLevel, const char*) {},
+                                           [](halLogLevel) { return 0; }, [](const char*) {}};
         table_.size = sizeof table_;
         check(polyhalCpuGetDispatchTable(HAL_PLUGIN_ABI_VERSION, &host, &table_), "entry");
         check(table_.initialize(), "initialize");
@@ -406,8 +406,10 @@ int main(int argc, char** argv) {
     const char* backend = nullptr;
     check(halGetBackendName(&backend), "halGetBackendName");
     if (std::strcmp(backend, "cpu") != 0) {
-        std::fprintf(stderr, "polyhal_pool_api_bench measures the CPU backend; POLYHAL_BACKEND "
-                             "selects '%s'\n", backend);
+        std::fprintf(stderr,
+                     "polyhal_pool_api_bench measures the CPU backend; POLYHAL_BACKEND "
+                     "selects '%s'\n",
+                     backend);
         return 1;
     }
     benchmark::Initialize(&argc, argv);

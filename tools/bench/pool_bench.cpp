@@ -47,8 +47,7 @@ void BM_PoolSameStreamPair(benchmark::State& state) {
         benchmark::DoNotOptimize(ptr);
         f.pool.free(ptr, stream);
     }
-    state.counters["same_stream_reuses"] =
-        static_cast<double>(f.pool.stats().reusedSameStream);
+    state.counters["same_stream_reuses"] = static_cast<double>(f.pool.stats().reusedSameStream);
 }
 BENCHMARK(BM_PoolSameStreamPair)->Arg(4 * kKiB)->Arg(256 * kKiB)->Arg(4 * kMiB);
 
@@ -80,8 +79,7 @@ void BM_PoolProvenOrderPair(benchmark::State& state) {
     const auto pairs = static_cast<int64_t>(state.iterations() * kBlocks);
     state.SetItemsProcessed(pairs);
     state.counters["ns_per_pair"] = benchmark::Counter(
-        static_cast<double>(pairs),
-        benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+        static_cast<double>(pairs), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
     state.counters["proven_share"] =
         static_cast<double>(after.reusedProvenOrder - before.reusedProvenOrder) /
         static_cast<double>(pairs);

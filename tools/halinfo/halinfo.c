@@ -43,7 +43,9 @@ static void printCapabilities(uint64_t caps) {
     printf("%s\n", any ? "" : "none");
 }
 
-static const char* orUnset(const char* value) { return value != NULL ? value : "(unset)"; }
+static const char* orUnset(const char* value) {
+    return value != NULL ? value : "(unset)";
+}
 
 static int isPluginFile(const char* name) {
     static const char kPrefix[] = "libpolyhal_", kSuffix[] = ".so";

@@ -40,7 +40,9 @@ BlockPool::BlockPool(unsigned helperCount) {
     }
 }
 
-BlockPool::~BlockPool() { stopHelpers(); }
+BlockPool::~BlockPool() {
+    stopHelpers();
+}
 
 void BlockPool::stopHelpers() {
     stopping_.store(true, std::memory_order_seq_cst);

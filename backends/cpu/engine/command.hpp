@@ -78,9 +78,8 @@ struct SharedEventWait {
     uint32_t generation;
 };
 
-using Command = std::variant<std::monostate, HostCall, CopyBytes, CopyBox, FillBytes,
-                             KernelLaunch, EventMarker, TimelineWait, SharedEventSignal,
-                             SharedEventWait>;
+using Command = std::variant<std::monostate, HostCall, CopyBytes, CopyBox, FillBytes, KernelLaunch,
+                             EventMarker, TimelineWait, SharedEventSignal, SharedEventWait>;
 
 }  // namespace polyhal::cpu
 

@@ -115,8 +115,8 @@ halError DeviceMemory::closeImport(void* ptr) {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto import = imports_.find(ptr);
     if (import == imports_.end()) {
-        return plugin::fail(HAL_ERROR_INVALID_VALUE,
-                            "%p is not memory opened from another process", ptr);
+        return plugin::fail(HAL_ERROR_INVALID_VALUE, "%p is not memory opened from another process",
+                            ptr);
     }
     closed = std::move(import->second);
     imports_.erase(import);

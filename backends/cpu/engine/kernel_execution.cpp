@@ -26,19 +26,18 @@ std::optional<Failure> executeKernel(KernelLaunch& launch, int priority, BlockPo
     const char* name = launch.function->name.c_str();
     const halDim3& block = job.failure.block;
     switch (job.failure.kind) {
-        case BlockFailure::Kind::kReturnedNonZero:
-            return makeFailure(HAL_ERROR_LAUNCH_FAILED,
-                               "kernel '%s' returned %d in block (%u, %u, %u)", name,
-                               job.failure.value, block.x, block.y, block.z);
-        case BlockFailure::Kind::kThrew:
-            return makeFailure(HAL_ERROR_LAUNCH_FAILED,
-                               "kernel '%s' threw a C++ exception in block (%u, %u, %u)", name,
-                               block.x, block.y, block.z);
-        case BlockFailure::Kind::kNoSharedMemory:
-            return makeFailure(HAL_ERROR_LAUNCH_FAILED,
-                               "kernel '%s': no host memory for the %zu bytes of shared memory of "
-                               "block (%u, %u, %u)",
-                               name, launch.sharedBytes, block.x, block.y, block.z);
+    case BlockFailure::Kind::kReturnedNonZero:
+        return makeFailure(HAL_ERROR_LAUNCH_FAILED, "kernel '%s' returned %d in block (%u, %u, %u)",
+                           name, job.failure.value, block.x, block.y, block.z);
+    case BlockFailure::Kind::kThrew:
+        return makeFailure(HAL_ERROR_LAUNCH_FAILED,
+                           "kernel '%s' threw a C++ exception in block (%u, %u, %u)", name, block.x,
+                           block.y, block.z);
+    case BlockFailure::Kind::kNoSharedMemory:
+        return makeFailure(HAL_ERROR_LAUNCH_FAILED,
+                           "kernel '%s': no host memory for the %zu bytes of shared memory of "
+                           "block (%u, %u, %u)",
+                           name, launch.sharedBytes, block.x, block.y, block.z);
     }
     return std::nullopt;
 }

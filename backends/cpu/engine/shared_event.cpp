@@ -10,9 +10,13 @@ namespace polyhal::cpu {
 namespace {
 
 // Generations wrap around: `a` is at or after `b` when it is less than half the range ahead.
-bool atOrAfter(uint32_t a, uint32_t b) { return static_cast<int32_t>(a - b) >= 0; }
+bool atOrAfter(uint32_t a, uint32_t b) {
+    return static_cast<int32_t>(a - b) >= 0;
+}
 
-size_t pageSize() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
+size_t pageSize() {
+    return static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
 
 }  // namespace
 

@@ -45,8 +45,7 @@ class SharedEventState {
     };
     static_assert(std::atomic<uint32_t>::is_always_lock_free, "shared atomics must be lock-free");
 
-    explicit SharedEventState(std::unique_ptr<SharedMemory> memory)
-        : memory_(std::move(memory)) {}
+    explicit SharedEventState(std::unique_ptr<SharedMemory> memory) : memory_(std::move(memory)) {}
     Page& page() const { return *static_cast<Page*>(memory_->data()); }
 
     std::unique_ptr<SharedMemory> memory_;

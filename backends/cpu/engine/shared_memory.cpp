@@ -40,8 +40,10 @@ halError SharedMemory::create(size_t size, std::unique_ptr<SharedMemory>* create
     halError status = HAL_SUCCESS;
     if (ftruncate(fd, static_cast<off_t>(size)) != 0 || fstat(fd, &info) != 0) {
         const int error = errno;
-        status = plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "sizing a shared-memory file to %zu "
-                              "bytes: %s", size, std::strerror(error));
+        status = plugin::fail(HAL_ERROR_OUT_OF_MEMORY,
+                              "sizing a shared-memory file to %zu "
+                              "bytes: %s",
+                              size, std::strerror(error));
     } else {
         status = mapFile(fd, size, &data);
     }
@@ -68,8 +70,8 @@ halError SharedMemory::open(const SharedMemoryName& name, size_t size,
                                 path, std::strerror(error));
         }
         return plugin::fail(error == ENOENT ? HAL_ERROR_NOT_FOUND : HAL_ERROR_BACKEND,
-                            "opening %s: %s (has process %u exited, or freed the memory?)",
-                            path, std::strerror(error), name.pid);
+                            "opening %s: %s (has process %u exited, or freed the memory?)", path,
+                            std::strerror(error), name.pid);
     }
     struct stat info {};
     halError status = HAL_SUCCESS;

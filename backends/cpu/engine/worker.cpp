@@ -11,9 +11,9 @@
 #include <optional>
 #include <variant>
 
-#include "event.hpp"
 #include "engine/kernel_execution.hpp"
 #include "engine/shared_event.hpp"
+#include "event.hpp"
 
 namespace polyhal::cpu {
 
@@ -57,8 +57,7 @@ struct Executor {
         for (size_t slice = 0; slice < box.depth; ++slice) {
             for (size_t row = 0; row < box.height; ++row) {
                 std::memmove(box.dst + slice * box.dstSlicePitch + row * box.dstPitch,
-                             box.src + slice * box.srcSlicePitch + row * box.srcPitch,
-                             box.width);
+                             box.src + slice * box.srcSlicePitch + row * box.srcPitch, box.width);
             }
         }
     }

@@ -9,7 +9,9 @@
 namespace polyhal::level_zero {
 namespace {
 
-bool fits32(size_t value) { return value <= std::numeric_limits<uint32_t>::max(); }
+bool fits32(size_t value) {
+    return value <= std::numeric_limits<uint32_t>::max();
+}
 
 // A slice pitch for Level Zero: halMemcpy3D ignores it for one slice, where it may be anything.
 size_t slicePitch(const halMemcpy3DParams& box, size_t pitch, size_t given) {

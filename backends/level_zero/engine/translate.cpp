@@ -12,7 +12,9 @@ ze_command_queue_priority_t toQueuePriority(int priority) {
     return ZE_COMMAND_QUEUE_PRIORITY_NORMAL;
 }
 
-ze_group_count_t toGroupCount(halDim3 grid) { return ze_group_count_t{grid.x, grid.y, grid.z}; }
+ze_group_count_t toGroupCount(halDim3 grid) {
+    return ze_group_count_t{grid.x, grid.y, grid.z};
+}
 
 ze_module_format_t moduleFormatOf(const void* image, size_t size) {
     constexpr uint32_t kSpirvMagic = 0x07230203u;

@@ -34,7 +34,7 @@ using HostFuncCalls = std::list<HostFuncCall>;
 
 // Owns the thread; its queue is shared with the thread so that the thread can outlive it.
 class HostFuncThread {
-public:
+  public:
     HostFuncThread();  // throws std::system_error when no thread can be started
     // Never waits for queued calls: the thread is detached, runs them and then ends on its own
     // (a plugin is never unloaded, so its code stays loaded while the thread runs).
@@ -45,7 +45,7 @@ public:
     // Queues calls (the thread owns their events from now on). Never throws.
     void post(HostFuncCalls& calls) noexcept;
 
-private:
+  private:
     struct Queue;
     static void run(const std::shared_ptr<Queue>& queue);
 

@@ -13,14 +13,14 @@ namespace polyhal::opencl {
 // allocations (anywhere inside, since the pool hands out pieces of larger segments) is passed to
 // OpenCL with clSetKernelArgSVMPointer, every other argument by value. Thread-safe.
 class SvmRegistry {
-public:
+  public:
     // Records `size` bytes handed out at `start`, inside the clSVMAlloc allocation at `base`.
     void add(void* start, size_t size, void* base);
     // Forgets the allocation handed out at `start`; returns its base for clSVMFree.
     void* remove(void* start);
     bool contains(const void* pointer) const;
 
-private:
+  private:
     struct Allocation {
         size_t size;
         void* base;

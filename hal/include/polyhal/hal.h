@@ -81,13 +81,13 @@ typedef enum halError {
     HAL_ERROR_BACKEND_NOT_FOUND = 7,    /* the named backend could not be found or loaded */
     HAL_ERROR_BACKEND_INCOMPATIBLE = 8, /* the plugin speaks another plugin ABI version */
     HAL_ERROR_LAUNCH_FAILED = 9,        /* a kernel or host function failed while running */
-    HAL_ERROR_BACKEND = 10,             /* a vendor runtime error; its name and text are in the message */
-    HAL_ERROR_INVALID_DEVICE = 11,      /* device ordinal out of range */
-    HAL_ERROR_INVALID_IMAGE = 12,       /* a module image the backend cannot load */
-    HAL_ERROR_NOT_FOUND = 13,           /* a named symbol (kernel function) does not exist */
-    HAL_ERROR_NOT_PERMITTED = 14,       /* the call is not allowed where it was made (inside a
-                                           host function; see halLaunchHostFunc) */
-    HAL_ERROR_UNKNOWN = 999,            /* an internal failure that fits no other code */
+    HAL_ERROR_BACKEND = 10, /* a vendor runtime error; its name and text are in the message */
+    HAL_ERROR_INVALID_DEVICE = 11, /* device ordinal out of range */
+    HAL_ERROR_INVALID_IMAGE = 12,  /* a module image the backend cannot load */
+    HAL_ERROR_NOT_FOUND = 13,      /* a named symbol (kernel function) does not exist */
+    HAL_ERROR_NOT_PERMITTED = 14,  /* the call is not allowed where it was made (inside a
+                                      host function; see halLaunchHostFunc) */
+    HAL_ERROR_UNKNOWN = 999,       /* an internal failure that fits no other code */
     HAL_ERROR_FORCE_UINT32 = 0x7fffffff
 } halError;
 
@@ -156,9 +156,9 @@ typedef enum halDeviceCapability {
     HAL_DEVICE_CAP_CONCURRENT_HOST_FUNCTIONS = 1u << 7, /* host functions of different streams
                                                    run at the same time; without it they may run
                                                    one at a time on one host thread, as in CUDA */
-    HAL_DEVICE_CAP_IPC_MEMORY = 1u << 8,        /* halIpcGetMemHandle and halIpcOpenMemHandle
-                                                   work (memory shared between processes) */
-    HAL_DEVICE_CAP_IPC_EVENTS = 1u << 9,        /* HAL_EVENT_INTERPROCESS events work */
+    HAL_DEVICE_CAP_IPC_MEMORY = 1u << 8, /* halIpcGetMemHandle and halIpcOpenMemHandle
+                                            work (memory shared between processes) */
+    HAL_DEVICE_CAP_IPC_EVENTS = 1u << 9, /* HAL_EVENT_INTERPROCESS events work */
     HAL_DEVICE_CAP_FORCE_UINT32 = 0x7fffffff
 } halDeviceCapability;
 
@@ -166,22 +166,22 @@ typedef enum halDeviceCapability {
  * fills the members that fit in `size`, so older callers keep working when members are added. */
 typedef struct halDeviceProperties {
     size_t size;
-    char name[256];               /* vendor's device name, NUL-terminated */
-    char backend[32];             /* backend name, e.g. "cpu" */
-    int ordinal;                  /* polyhal's device number (over all backends) */
-    int backendOrdinal;           /* the device's number within its backend */
-    uint64_t totalMemory;         /* bytes of device memory */
-    uint32_t computeUnits;        /* SMs, CUs, EUs, or CPU threads */
-    uint32_t maxThreadsPerBlock;  /* largest block.x * block.y * block.z */
+    char name[256];                   /* vendor's device name, NUL-terminated */
+    char backend[32];                 /* backend name, e.g. "cpu" */
+    int ordinal;                      /* polyhal's device number (over all backends) */
+    int backendOrdinal;               /* the device's number within its backend */
+    uint64_t totalMemory;             /* bytes of device memory */
+    uint32_t computeUnits;            /* SMs, CUs, EUs, or CPU threads */
+    uint32_t maxThreadsPerBlock;      /* largest block.x * block.y * block.z */
     uint64_t maxSharedMemoryPerBlock; /* largest dynamicSharedBytes of a launch */
-    uint64_t capabilities;        /* halDeviceCapability bits */
-    uint64_t maxKernelArgumentBytes; /* largest sum of the argument sizes of one launch (CUDA's
-                                        4 KiB or 32 KiB kernel parameter limit) */
-    int32_t dlpackDeviceType;     /* DLPack's DLDeviceType of the device's memory (kDLCUDA 2 ...;
-                                     kDLCPU 1 where HAL_DEVICE_CAP_HOST_ACCESSIBLE), 0 if none */
-    char moduleImageKinds[64];    /* the images halModuleLoadData accepts, as file extensions,
-                                     comma-separated, most preferred first ("ptx,cubin,fatbin");
-                                     "" without HAL_DEVICE_CAP_KERNELS */
+    uint64_t capabilities;            /* halDeviceCapability bits */
+    uint64_t maxKernelArgumentBytes;  /* largest sum of the argument sizes of one launch (CUDA's
+                                         4 KiB or 32 KiB kernel parameter limit) */
+    int32_t dlpackDeviceType;  /* DLPack's DLDeviceType of the device's memory (kDLCUDA 2 ...;
+                                  kDLCPU 1 where HAL_DEVICE_CAP_HOST_ACCESSIBLE), 0 if none */
+    char moduleImageKinds[64]; /* the images halModuleLoadData accepts, as file extensions,
+                                  comma-separated, most preferred first ("ptx,cubin,fatbin");
+                                  "" without HAL_DEVICE_CAP_KERNELS */
 } halDeviceProperties;
 
 /* Fills `props` for `device`.
@@ -281,8 +281,9 @@ HAL_API halError halStreamGetNativeHandle(halStream stream, void** native);
 #define HAL_EVENT_DEFAULT 0u
 #define HAL_EVENT_DISABLE_TIMING 1u /* no timestamp: cheaper; halEventElapsedTime refuses it */
 #define HAL_EVENT_BLOCKING_SYNC 2u  /* halSynchronizeEvent sleeps instead of spinning */
-#define HAL_EVENT_INTERPROCESS 4u   /* may be shared with other processes (halIpcGetEventHandle);
-                                       needs HAL_EVENT_DISABLE_TIMING, as in CUDA */
+#define HAL_EVENT_INTERPROCESS                                       \
+    4u /* may be shared with other processes (halIpcGetEventHandle); \
+          needs HAL_EVENT_DISABLE_TIMING, as in CUDA */
 
 /* Creates an event on the current device with timing enabled.
  * Errors: HAL_ERROR_INVALID_VALUE (event NULL), HAL_ERROR_OUT_OF_MEMORY. */
@@ -411,8 +412,8 @@ HAL_API halError halMemcpyAsync(void* dst, size_t dstMax, const void* src, size_
  * height is 0. Errors: HAL_ERROR_INVALID_VALUE (dst or src NULL, width larger than dpitch or
  * spitch, the rows spanning more than the address space or past the end of a known
  * allocation, kind invalid or contradicting where a pointer lives). */
-HAL_API halError halMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch,
-                             size_t width, size_t height, halMemcpyKind kind);
+HAL_API halError halMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                             size_t height, halMemcpyKind kind);
 
 /* Enqueues halMemcpy2D's copy on `stream`; returns at once, with halMemcpyAsync's rules for
  * pageable host memory and for copies between devices. Errors: as halMemcpy2D, and
@@ -510,19 +511,19 @@ HAL_API halError halRecordStream(void* ptr, halStream stream);
  * counts are of blocks rounded to the pool's 512-byte granule. */
 typedef struct halMemPoolStats {
     size_t size;
-    uint64_t bytesInUse;            /* handed out and not freed */
+    uint64_t bytesInUse; /* handed out and not freed */
     uint64_t peakBytesInUse;
-    uint64_t bytesReserved;         /* obtained from the backend */
+    uint64_t bytesReserved; /* obtained from the backend */
     uint64_t peakBytesReserved;
-    uint64_t bytesCached;           /* reserved but not in use (pending included) */
-    uint64_t bytesPending;          /* freed, still awaiting a use on another stream */
-    uint64_t reusedSameStream;      /* allocations served by a block freed on the same stream */
-    uint64_t reusedProvenOrder;     /* ... whose other-stream uses events ordered before */
-    uint64_t reusedObservedComplete;/* ... whose other-stream uses the host saw finish */
-    uint64_t newSegments;           /* ... from a segment newly obtained from the backend */
-    uint64_t oomSynchronized;       /* ... only after synchronising and releasing on exhaustion */
-    uint64_t backendAllocations;    /* segments obtained from the backend */
-    uint64_t backendFrees;          /* segments returned to the backend */
+    uint64_t bytesCached;            /* reserved but not in use (pending included) */
+    uint64_t bytesPending;           /* freed, still awaiting a use on another stream */
+    uint64_t reusedSameStream;       /* allocations served by a block freed on the same stream */
+    uint64_t reusedProvenOrder;      /* ... whose other-stream uses events ordered before */
+    uint64_t reusedObservedComplete; /* ... whose other-stream uses the host saw finish */
+    uint64_t newSegments;            /* ... from a segment newly obtained from the backend */
+    uint64_t oomSynchronized;        /* ... only after synchronising and releasing on exhaustion */
+    uint64_t backendAllocations;     /* segments obtained from the backend */
+    uint64_t backendFrees;           /* segments returned to the backend */
 } halMemPoolStats;
 
 /* Fills `stats` for `device`'s pool (the members that fit in stats->size).
@@ -552,8 +553,7 @@ typedef enum halMemPoolAttribute {
 HAL_API halError halMemPoolSetAttribute(int device, halMemPoolAttribute attribute, uint64_t value);
 
 /* Errors: HAL_ERROR_INVALID_DEVICE, HAL_ERROR_INVALID_VALUE (value NULL, unknown attribute). */
-HAL_API halError halMemPoolGetAttribute(int device, halMemPoolAttribute attribute,
-                                        uint64_t* value);
+HAL_API halError halMemPoolGetAttribute(int device, halMemPoolAttribute attribute, uint64_t* value);
 
 /* ---------------------------------------------------------------------------------------------
  * Sharing memory and events between processes on one node, as cudaIpc* and
@@ -610,8 +610,8 @@ HAL_API halError halIpcGetMemHandle(halIpcMemHandle* handle, void* devPtr);
  * handle, a handle exported by this very process (use the pointer itself), a handle of another
  * backend than the current device's), HAL_ERROR_NOT_SUPPORTED (no HAL_DEVICE_CAP_IPC_MEMORY),
  * HAL_ERROR_NOT_FOUND (the exporter has exited or released the memory, where the backend can
- * tell; a vendor error otherwise), HAL_ERROR_NOT_PERMITTED (the OS refused access to the exporter's memory; with the OS error),
- * HAL_ERROR_OUT_OF_MEMORY, backend errors. */
+ * tell; a vendor error otherwise), HAL_ERROR_NOT_PERMITTED (the OS refused access to the exporter's
+ * memory; with the OS error), HAL_ERROR_OUT_OF_MEMORY, backend errors. */
 HAL_API halError halIpcOpenMemHandle(void** devPtr, halIpcMemHandle handle, uint32_t flags);
 
 /* Unmaps memory opened with halIpcOpenMemHandle, after waiting for the work of the device that

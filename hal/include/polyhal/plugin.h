@@ -208,8 +208,8 @@ typedef struct halPluginDispatchTable {
     /* ---- Host functions ---- */
     /* Optional (HAL_DEVICE_CAP_HOST_FUNCTIONS). `fn` is the core's own (a wrapper of the user's
      * function, or a host memset); the core refuses every polyhal call that would reach the
-     * device from inside it, so fn never calls back into the plugin. A plugin whose host functions of different streams
-     * may run one at a time (on one driver thread) must not report
+     * device from inside it, so fn never calls back into the plugin. A plugin whose host functions
+     * of different streams may run one at a time (on one driver thread) must not report
      * HAL_DEVICE_CAP_CONCURRENT_HOST_FUNCTIONS. */
     halError (*launchHostFunc)(halPluginStream stream, halHostFn fn, void* userData);
 
@@ -306,48 +306,48 @@ typedef struct halPluginDispatchTable {
  * a compile-time check keeps it equal to the table above. A new entry is appended to both. */
 #define HAL_PLUGIN_REQUIRED 1
 #define HAL_PLUGIN_OPTIONAL 0
-#define HAL_PLUGIN_ENTRIES(X)                                                                  \
-    X(initialize, HAL_PLUGIN_REQUIRED, 0)                                                      \
-    X(deviceGetCount, HAL_PLUGIN_REQUIRED, 0)                                                  \
-    X(deviceOpen, HAL_PLUGIN_REQUIRED, 0)                                                      \
-    X(deviceClose, HAL_PLUGIN_REQUIRED, 0)                                                     \
-    X(deviceGetInfo, HAL_PLUGIN_REQUIRED, 0)                                                   \
-    X(deviceSynchronize, HAL_PLUGIN_REQUIRED, 0)                                               \
-    X(streamCreate, HAL_PLUGIN_REQUIRED, 0)                                                    \
-    X(streamDestroy, HAL_PLUGIN_REQUIRED, 0)                                                   \
-    X(streamSynchronize, HAL_PLUGIN_REQUIRED, 0)                                               \
-    X(streamQuery, HAL_PLUGIN_REQUIRED, 0)                                                     \
-    X(streamWaitEvent, HAL_PLUGIN_REQUIRED, 0)                                                 \
-    X(eventCreate, HAL_PLUGIN_REQUIRED, 0)                                                     \
-    X(eventDestroy, HAL_PLUGIN_REQUIRED, 0)                                                    \
-    X(eventRecord, HAL_PLUGIN_REQUIRED, 0)                                                     \
-    X(eventQuery, HAL_PLUGIN_REQUIRED, 0)                                                      \
-    X(eventSynchronize, HAL_PLUGIN_REQUIRED, 0)                                                \
-    X(eventElapsedTime, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_TIMING_EVENTS)                     \
-    X(memAllocDevice, HAL_PLUGIN_REQUIRED, 0)                                                  \
-    X(memFreeDevice, HAL_PLUGIN_REQUIRED, 0)                                                   \
-    X(memAllocHost, HAL_PLUGIN_OPTIONAL, 0)                                                    \
-    X(memFreeHost, HAL_PLUGIN_OPTIONAL, 0)                                                     \
-    X(memcpyAsync, HAL_PLUGIN_REQUIRED, 0)                                                     \
-    X(memsetAsync, HAL_PLUGIN_REQUIRED, 0)                                                     \
-    X(launchHostFunc, HAL_PLUGIN_OPTIONAL,                                                     \
-      HAL_DEVICE_CAP_HOST_FUNCTIONS | HAL_DEVICE_CAP_CONCURRENT_HOST_FUNCTIONS)                \
-    X(moduleLoadData, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_KERNELS)                             \
-    X(moduleUnload, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_KERNELS)                               \
-    X(moduleGetFunction, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_KERNELS)                          \
-    X(launchKernel, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_KERNELS)                               \
-    X(streamGetNativeHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_NATIVE_HANDLES)               \
-    X(memcpyPeerAsync, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_PEER_COPY)                          \
-    X(memGetInfo, HAL_PLUGIN_OPTIONAL, 0)                                                      \
-    X(deviceCanAccessPeer, HAL_PLUGIN_OPTIONAL, 0)                                             \
-    X(deviceEnablePeerAccess, HAL_PLUGIN_OPTIONAL, 0)                                          \
-    X(deviceDisablePeerAccess, HAL_PLUGIN_OPTIONAL, 0)                                         \
-    X(memcpy3DAsync, HAL_PLUGIN_OPTIONAL, 0)                                                   \
-    X(ipcMemGetHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_IPC_MEMORY)                         \
-    X(ipcMemOpenHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_IPC_MEMORY)                        \
-    X(ipcMemCloseHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_IPC_MEMORY)                       \
-    X(ipcEventGetHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_IPC_EVENTS)                       \
-    X(ipcEventOpenHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_IPC_EVENTS)                      \
+#define HAL_PLUGIN_ENTRIES(X)                                                    \
+    X(initialize, HAL_PLUGIN_REQUIRED, 0)                                        \
+    X(deviceGetCount, HAL_PLUGIN_REQUIRED, 0)                                    \
+    X(deviceOpen, HAL_PLUGIN_REQUIRED, 0)                                        \
+    X(deviceClose, HAL_PLUGIN_REQUIRED, 0)                                       \
+    X(deviceGetInfo, HAL_PLUGIN_REQUIRED, 0)                                     \
+    X(deviceSynchronize, HAL_PLUGIN_REQUIRED, 0)                                 \
+    X(streamCreate, HAL_PLUGIN_REQUIRED, 0)                                      \
+    X(streamDestroy, HAL_PLUGIN_REQUIRED, 0)                                     \
+    X(streamSynchronize, HAL_PLUGIN_REQUIRED, 0)                                 \
+    X(streamQuery, HAL_PLUGIN_REQUIRED, 0)                                       \
+    X(streamWaitEvent, HAL_PLUGIN_REQUIRED, 0)                                   \
+    X(eventCreate, HAL_PLUGIN_REQUIRED, 0)                                       \
+    X(eventDestroy, HAL_PLUGIN_REQUIRED, 0)                                      \
+    X(eventRecord, HAL_PLUGIN_REQUIRED, 0)                                       \
+    X(eventQuery, HAL_PLUGIN_REQUIRED, 0)                                        \
+    X(eventSynchronize, HAL_PLUGIN_REQUIRED, 0)                                  \
+    X(eventElapsedTime, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_TIMING_EVENTS)       \
+    X(memAllocDevice, HAL_PLUGIN_REQUIRED, 0)                                    \
+    X(memFreeDevice, HAL_PLUGIN_REQUIRED, 0)                                     \
+    X(memAllocHost, HAL_PLUGIN_OPTIONAL, 0)                                      \
+    X(memFreeHost, HAL_PLUGIN_OPTIONAL, 0)                                       \
+    X(memcpyAsync, HAL_PLUGIN_REQUIRED, 0)                                       \
+    X(memsetAsync, HAL_PLUGIN_REQUIRED, 0)                                       \
+    X(launchHostFunc, HAL_PLUGIN_OPTIONAL,                                       \
+      HAL_DEVICE_CAP_HOST_FUNCTIONS | HAL_DEVICE_CAP_CONCURRENT_HOST_FUNCTIONS)  \
+    X(moduleLoadData, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_KERNELS)               \
+    X(moduleUnload, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_KERNELS)                 \
+    X(moduleGetFunction, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_KERNELS)            \
+    X(launchKernel, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_KERNELS)                 \
+    X(streamGetNativeHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_NATIVE_HANDLES) \
+    X(memcpyPeerAsync, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_PEER_COPY)            \
+    X(memGetInfo, HAL_PLUGIN_OPTIONAL, 0)                                        \
+    X(deviceCanAccessPeer, HAL_PLUGIN_OPTIONAL, 0)                               \
+    X(deviceEnablePeerAccess, HAL_PLUGIN_OPTIONAL, 0)                            \
+    X(deviceDisablePeerAccess, HAL_PLUGIN_OPTIONAL, 0)                           \
+    X(memcpy3DAsync, HAL_PLUGIN_OPTIONAL, 0)                                     \
+    X(ipcMemGetHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_IPC_MEMORY)           \
+    X(ipcMemOpenHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_IPC_MEMORY)          \
+    X(ipcMemCloseHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_IPC_MEMORY)         \
+    X(ipcEventGetHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_IPC_EVENTS)         \
+    X(ipcEventOpenHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_IPC_EVENTS)        \
     X(backendGetInfo, HAL_PLUGIN_OPTIONAL, 0)
 
 /* The entry point. `coreAbiVersion` is the core's HAL_PLUGIN_ABI_VERSION; `table->size` is the

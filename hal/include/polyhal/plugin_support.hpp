@@ -23,8 +23,7 @@ inline const halPluginHost* host = nullptr;
 
 // Sets the calling thread's error detail (printf-style) and returns `code`, so a failing entry
 // reads `return fail(HAL_ERROR_BACKEND, "clFinish: %s", name);`.
-inline halError fail(halError code, const char* format, ...)
-    __attribute__((format(printf, 2, 3)));
+inline halError fail(halError code, const char* format, ...) __attribute__((format(printf, 2, 3)));
 
 inline halError fail(halError code, const char* format, ...) {
     if (host != nullptr && host->setErrorMessage != nullptr) {
@@ -318,45 +317,44 @@ inline halError negotiate(uint32_t coreAbiVersion, const halPluginHost* coreHost
 #define POLYHAL_PLUGIN_EACH_16_(m, x, ...) \
     m(x) POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_EACH_15_(m, __VA_ARGS__))
 #define POLYHAL_PLUGIN_PICK_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, \
-                             _16, name, ...)                                                 \
+                             _16, name, ...)                                                   \
     name
-#define POLYHAL_PLUGIN_FOR_EACH_(m, ...)                       \
-    POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_PICK_(__VA_ARGS__,    \
-        POLYHAL_PLUGIN_EACH_16_, POLYHAL_PLUGIN_EACH_15_, POLYHAL_PLUGIN_EACH_14_, \
-        POLYHAL_PLUGIN_EACH_13_, POLYHAL_PLUGIN_EACH_12_, POLYHAL_PLUGIN_EACH_11_, \
-        POLYHAL_PLUGIN_EACH_10_, POLYHAL_PLUGIN_EACH_9_, POLYHAL_PLUGIN_EACH_8_, \
-        POLYHAL_PLUGIN_EACH_7_, POLYHAL_PLUGIN_EACH_6_, POLYHAL_PLUGIN_EACH_5_, \
-        POLYHAL_PLUGIN_EACH_4_, POLYHAL_PLUGIN_EACH_3_, POLYHAL_PLUGIN_EACH_2_, \
+#define POLYHAL_PLUGIN_FOR_EACH_(m, ...)                                                        \
+    POLYHAL_PLUGIN_EXPAND_(POLYHAL_PLUGIN_PICK_(                                                \
+        __VA_ARGS__, POLYHAL_PLUGIN_EACH_16_, POLYHAL_PLUGIN_EACH_15_, POLYHAL_PLUGIN_EACH_14_, \
+        POLYHAL_PLUGIN_EACH_13_, POLYHAL_PLUGIN_EACH_12_, POLYHAL_PLUGIN_EACH_11_,              \
+        POLYHAL_PLUGIN_EACH_10_, POLYHAL_PLUGIN_EACH_9_, POLYHAL_PLUGIN_EACH_8_,                \
+        POLYHAL_PLUGIN_EACH_7_, POLYHAL_PLUGIN_EACH_6_, POLYHAL_PLUGIN_EACH_5_,                 \
+        POLYHAL_PLUGIN_EACH_4_, POLYHAL_PLUGIN_EACH_3_, POLYHAL_PLUGIN_EACH_2_,                 \
         POLYHAL_PLUGIN_EACH_1_)(m, __VA_ARGS__))
 
 // Defines `constexpr halPluginDispatchTable dispatchTable() noexcept` in the namespace around
 // the use, filled from the entries that namespace declares (see "The dispatch table" above).
-#define POLYHAL_PLUGIN_DISPATCH_TABLE(backendName)                                         \
-    constexpr halPluginDispatchTable dispatchTable() noexcept {                            \
-        using namespace ::polyhal::plugin::absent;                                         \
-        halPluginDispatchTable table = ::polyhal::plugin::emptyTable(backendName);         \
-        HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_FILL_SLOT_)                                      \
-        return table;                                                                      \
+#define POLYHAL_PLUGIN_DISPATCH_TABLE(backendName)                                 \
+    constexpr halPluginDispatchTable dispatchTable() noexcept {                    \
+        using namespace ::polyhal::plugin::absent;                                 \
+        halPluginDispatchTable table = ::polyhal::plugin::emptyTable(backendName); \
+        HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_FILL_SLOT_)                              \
+        return table;                                                              \
     }
-#define POLYHAL_PLUGIN_FILL_SLOT_(entry, requirement, capabilities)                        \
-    table.entry = ::polyhal::plugin::slot<decltype(table.entry),                           \
+#define POLYHAL_PLUGIN_FILL_SLOT_(entry, requirement, capabilities) \
+    table.entry = ::polyhal::plugin::slot<decltype(table.entry),    \
                                           ::polyhal::plugin::EntryId::entry, &entry>();
 
 // The same for a layer whose entries are function templates over a vendor API `Api` (with a
 // static `kName`): defines `template <class Api> constexpr halPluginDispatchTable
 // dispatchTable() noexcept`, whose slot `entry` holds `entry<Api>` (backends/gpu_common).
-#define POLYHAL_PLUGIN_DISPATCH_TABLE_TEMPLATE()                                           \
-    template <class PluginApi>                                                             \
-    constexpr halPluginDispatchTable dispatchTable() noexcept {                            \
-        using namespace ::polyhal::plugin::absent_templates;                               \
-        halPluginDispatchTable table = ::polyhal::plugin::emptyTable(PluginApi::kName);    \
-        HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_FILL_TEMPLATE_SLOT_)                             \
-        return table;                                                                      \
+#define POLYHAL_PLUGIN_DISPATCH_TABLE_TEMPLATE()                                        \
+    template <class PluginApi>                                                          \
+    constexpr halPluginDispatchTable dispatchTable() noexcept {                         \
+        using namespace ::polyhal::plugin::absent_templates;                            \
+        halPluginDispatchTable table = ::polyhal::plugin::emptyTable(PluginApi::kName); \
+        HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_FILL_TEMPLATE_SLOT_)                          \
+        return table;                                                                   \
     }
-#define POLYHAL_PLUGIN_FILL_TEMPLATE_SLOT_(entry, requirement, capabilities)               \
-    table.entry = ::polyhal::plugin::slot<decltype(table.entry),                           \
-                                          ::polyhal::plugin::EntryId::entry,               \
-                                          &entry<PluginApi>>();
+#define POLYHAL_PLUGIN_FILL_TEMPLATE_SLOT_(entry, requirement, capabilities) \
+    table.entry = ::polyhal::plugin::slot<decltype(table.entry),             \
+                                          ::polyhal::plugin::EntryId::entry, &entry<PluginApi>>();
 
 // Defines the plugin's one exported symbol (HAL_PLUGIN_ENTRY_NAME), which hands out `table`, a
 // constant expression such as `polyhal::cpu::dispatchTable()`, through negotiate().

@@ -204,7 +204,9 @@ class DeviceBuffer {
     void* data() const noexcept { return data_; }
     size_t size() const noexcept { return size_; }
     template <class T>
-    T* as() const noexcept { return static_cast<T*>(data_); }
+    T* as() const noexcept {
+        return static_cast<T*>(data_);
+    }
 
     // Sets every byte to `value` in the order of `stream`.
     void memset(int value, halStream stream) const {
@@ -247,7 +249,9 @@ class HostBuffer {
     void* data() const noexcept { return data_; }
     size_t size() const noexcept { return size_; }
     template <class T>
-    T* as() const noexcept { return static_cast<T*>(data_); }
+    T* as() const noexcept {
+        return static_cast<T*>(data_);
+    }
 
     void swap(HostBuffer& other) noexcept {
         std::swap(data_, other.data_);

@@ -13,7 +13,9 @@ namespace {
 
 constexpr size_t kAlignment = 256;
 
-size_t roundUp(size_t value, size_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+size_t roundUp(size_t value, size_t multiple) {
+    return (value + multiple - 1) / multiple * multiple;
+}
 
 [[noreturn]] void fatal(const char* what) {
     std::perror(what);
@@ -67,8 +69,9 @@ bool DeviceHeap::release(void* address) {
     const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
     const size_t begin = roundUp(offset, page);
     const size_t end = (offset + size) / page * page;
-    if (end > begin) fallocate(file_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-                               static_cast<off_t>(begin), static_cast<off_t>(end - begin));
+    if (end > begin)
+        fallocate(file_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(begin),
+                  static_cast<off_t>(end - begin));
     return true;
 }
 

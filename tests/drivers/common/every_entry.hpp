@@ -15,12 +15,12 @@ namespace polyhal::doubles {
 // `kernelImage`: an image with the conformance kernel fail_with_code, or "" to leave modules out.
 inline void callEveryEntry(const std::function<void(const char* call)>& afterEach,
                            const std::string& kernelImage) {
-#define POLYHAL_CALL(call)                                                               \
-    do {                                                                                 \
-        const halError result_ = (call);                                                 \
+#define POLYHAL_CALL(call)                                                                     \
+    do {                                                                                       \
+        const halError result_ = (call);                                                       \
         INFO(#call << " -> " << halGetErrorName(result_) << ": " << halGetLastErrorMessage()); \
-        REQUIRE(result_ == HAL_SUCCESS);                                                 \
-        afterEach(#call);                                                                \
+        REQUIRE(result_ == HAL_SUCCESS);                                                       \
+        afterEach(#call);                                                                      \
     } while (0)
     POLYHAL_CALL(halSetDevice(0));
     halStream stream = nullptr;

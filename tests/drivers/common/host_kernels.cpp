@@ -56,15 +56,14 @@ const HostKernel* findHostKernel(const char* name) {
     return nullptr;
 }
 
-std::string packArguments(const HostKernel& kernel, void* const* params,
-                          const AddressSpace& memory,
+std::string packArguments(const HostKernel& kernel, void* const* params, const AddressSpace& memory,
                           const std::function<bool(int device)>& reaches,
                           std::vector<std::vector<unsigned char>>* arguments) {
     const size_t declared = kernel.parameters.size();
     char problem[256];
     if (declared > 0 && params == nullptr) {
-        std::snprintf(problem, sizeof problem, "%s declares %zu parameters but kernelParams is NULL",
-                      kernel.name, declared);
+        std::snprintf(problem, sizeof problem,
+                      "%s declares %zu parameters but kernelParams is NULL", kernel.name, declared);
         return problem;
     }
     arguments->assign(declared, {});

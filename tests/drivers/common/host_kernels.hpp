@@ -35,8 +35,7 @@ const HostKernel* findHostKernel(const char* name);
 // declared size) and turns each pointer into the address the double touches. A pointer must hold
 // memory of a device the launch reaches (its own, or a peer whose access was enabled),
 // page-locked host memory or null. Returns "" or what is wrong.
-std::string packArguments(const HostKernel& kernel, void* const* params,
-                          const AddressSpace& memory,
+std::string packArguments(const HostKernel& kernel, void* const* params, const AddressSpace& memory,
                           const std::function<bool(int device)>& reaches,
                           std::vector<std::vector<unsigned char>>* arguments);
 

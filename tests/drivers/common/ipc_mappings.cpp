@@ -13,12 +13,8 @@ namespace polyhal::doubles {
 IpcName nameAllocation(const DeviceHeap& heap, int device, const void* base, size_t size) {
     struct stat info {};
     fstat(heap.file(), &info);
-    return IpcName{kIpcNameMagic,
-                   static_cast<uint32_t>(getpid()),
-                   heap.file(),
-                   device,
-                   static_cast<uint64_t>(info.st_ino),
-                   heap.offsetOf(base),
+    return IpcName{kIpcNameMagic, static_cast<uint32_t>(getpid()),    heap.file(),
+                   device,        static_cast<uint64_t>(info.st_ino), heap.offsetOf(base),
                    size};
 }
 
@@ -54,8 +50,12 @@ IpcOpenStatus IpcMappings::open(const IpcName& name, int device, void** base) {
         if (alias != MAP_FAILED) munmap(alias, length);
         return IpcOpenStatus::kGone;
     }
-    const Mapping mapping{static_cast<char*>(visible), static_cast<char*>(alias), length, lead,
-                          static_cast<size_t>(name.size), device};
+    const Mapping mapping{static_cast<char*>(visible),
+                          static_cast<char*>(alias),
+                          length,
+                          lead,
+                          static_cast<size_t>(name.size),
+                          device};
     std::lock_guard<std::mutex> lock(mutex_);
     byBase_.emplace(mapping.visible + lead, mapping);
     *base = mapping.visible + lead;

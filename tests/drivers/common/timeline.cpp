@@ -55,7 +55,9 @@ class HostFunctionThread {
 
 }  // namespace
 
-bool onHostFunctionThread() noexcept { return HostFunctionThread::instance().isCurrentThread(); }
+bool onHostFunctionThread() noexcept {
+    return HostFunctionThread::instance().isCurrentThread();
+}
 
 void Marker::complete() {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -18,7 +18,8 @@ CUresult CUDAAPI cuDeviceGetCount(int* count) {
 
 CUresult CUDAAPI cuDeviceGet(CUdevice* device, int ordinal) {
     ENTER();
-    if (ordinal < 0 || ordinal >= static_cast<int>(g_devices.size())) return CUDA_ERROR_INVALID_DEVICE;
+    if (ordinal < 0 || ordinal >= static_cast<int>(g_devices.size()))
+        return CUDA_ERROR_INVALID_DEVICE;
     *device = ordinal;
     return CUDA_SUCCESS;
 }
@@ -42,13 +43,13 @@ CUresult CUDAAPI cuDeviceGetAttribute(int* value, CUdevice_attribute attribute, 
     ENTER();
     if (!validDevice(device)) return CUDA_ERROR_INVALID_DEVICE;
     switch (attribute) {
-        case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *value = 4; break;
-        case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = kMaxThreadsPerBlock; break;
-        case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: *value = kDefaultMaxDynamicShared; break;
-        case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *value = kOptInMaxShared; break;
-        case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: *value = 1; break;
-        case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: *value = 1; break;
-        default: return CUDA_ERROR_INVALID_VALUE;
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *value = 4; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = kMaxThreadsPerBlock; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: *value = kDefaultMaxDynamicShared; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *value = kOptInMaxShared; break;
+    case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: *value = 1; break;
+    case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: *value = 1; break;
+    default: return CUDA_ERROR_INVALID_VALUE;
     }
     return CUDA_SUCCESS;
 }
@@ -107,8 +108,10 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice device) {
         if (!validDevice(device)) return CUDA_ERROR_INVALID_DEVICE;
         Device& state = g_devices[static_cast<size_t>(device)];
         if (state.retains == 0) {
-            breach(kVendor, "cuDevicePrimaryCtxRelease: device %d's primary context is not "
-                   "retained", device);
+            breach(kVendor,
+                   "cuDevicePrimaryCtxRelease: device %d's primary context is not "
+                   "retained",
+                   device);
         }
         if (--state.retains == 0) released = std::move(state.primary);
     }

@@ -46,8 +46,8 @@ CUfunction fillKernel() {
 void requireBreach(const ChildOutcome& outcome, const char* rule) {
     INFO("child stderr: " << outcome.stderrText);
     CHECK(outcome.exitCode == kBreachExitCode);
-    CHECK_THAT(outcome.stderrText, Catch::Contains("CUDA driver double: rule broken: ") &&
-                                       Catch::Contains(rule));
+    CHECK_THAT(outcome.stderrText,
+               Catch::Contains("CUDA driver double: rule broken: ") && Catch::Contains(rule));
 }
 
 }  // namespace
@@ -205,8 +205,8 @@ TEST_CASE("the driver's results for what it refuses", "[cuda_double][rules]") {
             CUDA_ERROR_INVALID_VALUE) {
             std::_Exit(2);
         }
-        require(cuFuncSetAttribute(fill, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                   64 * 1024));
+        require(
+            cuFuncSetAttribute(fill, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 64 * 1024));
         require(cuLaunchKernel(fill, 1, 1, 1, 32, 1, 1, 64 * 1024, stream, params, nullptr));
         require(cuStreamSynchronize(stream));
     });
@@ -224,8 +224,10 @@ TEST_CASE("host code touching device memory faults at once", "[cuda_double][rule
     CHECK(outcome.signal == SIGSEGV);
 }
 
-TEST_CASE("IPC: only an allocation's base is exported, only opened memory closed, the handle not "
-          "opened where it was made", "[cuda_double][rules][ipc]") {
+TEST_CASE(
+    "IPC: only an allocation's base is exported, only opened memory closed, the handle not "
+    "opened where it was made",
+    "[cuda_double][rules][ipc]") {
     requireBreach(runInChild([] {
                       useDevice(0);
                       CUdeviceptr memory = 0;

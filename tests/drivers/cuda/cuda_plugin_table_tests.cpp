@@ -20,11 +20,11 @@ const halPluginHost kHost = {
     [](const char* message) { lastErrorMessage = message; },
 };
 
-#define REQUIRE_OK(call)                                                 \
-    do {                                                                 \
-        const halError result_ = (call);                                 \
-        INFO(#call << " -> " << result_ << ": " << lastErrorMessage);    \
-        REQUIRE(result_ == HAL_SUCCESS);                                 \
+#define REQUIRE_OK(call)                                              \
+    do {                                                              \
+        const halError result_ = (call);                              \
+        INFO(#call << " -> " << result_ << ": " << lastErrorMessage); \
+        REQUIRE(result_ == HAL_SUCCESS);                              \
     } while (0)
 
 const halPluginDispatchTable& plugin() {
@@ -79,8 +79,8 @@ TEST_CASE("a copy between two devices goes through the vendor's peer path, in st
     // On a stream of the destination device, then of the source device.
     REQUIRE_OK(table.memcpyPeerAsync(stream, target, devices[1], source, devices[0], kSize / 2));
     REQUIRE_OK(table.memcpyPeerAsync(sourceStream, static_cast<char*>(target) + kSize / 2,
-                                     devices[1], static_cast<char*>(source) + kSize / 2,
-                                     devices[0], kSize / 2));
+                                     devices[1], static_cast<char*>(source) + kSize / 2, devices[0],
+                                     kSize / 2));
     REQUIRE_OK(table.streamSynchronize(sourceStream));
     REQUIRE_OK(table.memcpyAsync(stream, host, target, kSize, HAL_MEMCPY_DEVICE_TO_HOST));
     REQUIRE_OK(table.streamSynchronize(stream));

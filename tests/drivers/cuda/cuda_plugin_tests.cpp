@@ -22,12 +22,11 @@
 
 namespace {
 
-#define REQUIRE_OK(call)                                                         \
-    do {                                                                         \
-        const halError result_ = (call);                                         \
-        INFO(#call << " -> " << halGetErrorName(result_) << ": "                 \
-                   << halGetLastErrorMessage());                                 \
-        REQUIRE(result_ == HAL_SUCCESS);                                         \
+#define REQUIRE_OK(call)                                                                       \
+    do {                                                                                       \
+        const halError result_ = (call);                                                       \
+        INFO(#call << " -> " << halGetErrorName(result_) << ": " << halGetLastErrorMessage()); \
+        REQUIRE(result_ == HAL_SUCCESS);                                                       \
     } while (0)
 
 // The double's own functions, as the application would call the driver.
@@ -122,7 +121,8 @@ TEST_CASE("every polyhal call leaves the calling thread's CUDA context as it fou
             },
             testKernels());
     }
-    REQUIRE(driver().get<CUresult (*)(CUdevice)>("cuDevicePrimaryCtxRelease_v2")(1) == CUDA_SUCCESS);
+    REQUIRE(driver().get<CUresult (*)(CUdevice)>("cuDevicePrimaryCtxRelease_v2")(1) ==
+            CUDA_SUCCESS);
 }
 
 TEST_CASE("a stream and an event are released even when their device cannot be made current",
@@ -151,7 +151,8 @@ TEST_CASE("a stream and an event are released even when their device cannot be m
     CHECK(liveHandles("CUevent") == events - 1);
     failPushes(0);
     REQUIRE(driver().get<CUresult (*)(CUcontext)>("cuCtxSetCurrent")(nullptr) == CUDA_SUCCESS);
-    REQUIRE(driver().get<CUresult (*)(CUdevice)>("cuDevicePrimaryCtxRelease_v2")(1) == CUDA_SUCCESS);
+    REQUIRE(driver().get<CUresult (*)(CUdevice)>("cuDevicePrimaryCtxRelease_v2")(1) ==
+            CUDA_SUCCESS);
 }
 
 TEST_CASE("launch arguments must match the kernel's parameters in number and size",
@@ -172,12 +173,13 @@ TEST_CASE("launch arguments must match the kernel's parameters in number and siz
     const halDim3 grid{1, 1, 1};
     const halDim3 block{64, 1, 1};
 
-    const halKernelArg wrongSize[] = {{&out, sizeof out}, {&wideValue, sizeof wideValue}, {&n, sizeof n}};
+    const halKernelArg wrongSize[] = {
+        {&out, sizeof out}, {&wideValue, sizeof wideValue}, {&n, sizeof n}};
     CHECK(halLaunchKernel(fill, grid, block, 0, wrongSize, 3, nullptr) == HAL_ERROR_INVALID_VALUE);
     CHECK_THAT(halGetLastErrorMessage(), Catch::Contains("argument 1"));
 
-    const halKernelArg tooMany[] = {{&out, sizeof out}, {&value, sizeof value}, {&n, sizeof n},
-                                    {&n, sizeof n}};
+    const halKernelArg tooMany[] = {
+        {&out, sizeof out}, {&value, sizeof value}, {&n, sizeof n}, {&n, sizeof n}};
     CHECK(halLaunchKernel(fill, grid, block, 0, tooMany, 4, nullptr) == HAL_ERROR_INVALID_VALUE);
     CHECK_THAT(halGetLastErrorMessage(), Catch::Contains("3 parameters"));
 

@@ -25,8 +25,10 @@ size_t environmentSize(const char* name, size_t fallback) {
 
 CUresult enter(const char* function) {
     if (onHostFunctionThread()) {
-        breach(kVendor, "%s called from inside a host function (CUDA forbids any CUDA call "
-               "there)", function);
+        breach(kVendor,
+               "%s called from inside a host function (CUDA forbids any CUDA call "
+               "there)",
+               function);
     }
     std::lock_guard<std::mutex> lock(g_mutex);
     return g_initialized ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
@@ -52,8 +54,10 @@ CUctx_st* requireCurrent(const char* function) {
 void requireOwnContext(const char* function, const CUctx_st* owner, const char* what) {
     const CUctx_st* current = requireCurrent(function);
     if (owner != current) {
-        breach(kVendor, "%s: %s belongs to the context of device %d, but the context of device %d "
-               "is current", function, what, owner->device, current->device);
+        breach(kVendor,
+               "%s: %s belongs to the context of device %d, but the context of device %d "
+               "is current",
+               function, what, owner->device, current->device);
     }
 }
 
@@ -134,27 +138,25 @@ CUresult CUDAAPI cuGetErrorName(CUresult error, const char** name) {
         POLYHAL_NAME(CUDA_ERROR_LAUNCH_FAILED)
         POLYHAL_NAME(CUDA_ERROR_NOT_SUPPORTED)
 #undef POLYHAL_NAME
-        default:
-            *name = nullptr;
-            return CUDA_ERROR_INVALID_VALUE;
+    default: *name = nullptr; return CUDA_ERROR_INVALID_VALUE;
     }
 }
 
 CUresult CUDAAPI cuGetErrorString(CUresult error, const char** text) {
     switch (error) {
-        case CUDA_SUCCESS: *text = "no error"; return CUDA_SUCCESS;
-        case CUDA_ERROR_INVALID_VALUE: *text = "invalid argument"; return CUDA_SUCCESS;
-        case CUDA_ERROR_OUT_OF_MEMORY: *text = "out of memory"; return CUDA_SUCCESS;
-        case CUDA_ERROR_NOT_INITIALIZED: *text = "initialization error"; return CUDA_SUCCESS;
-        case CUDA_ERROR_INVALID_DEVICE: *text = "invalid device ordinal"; return CUDA_SUCCESS;
-        case CUDA_ERROR_INVALID_IMAGE: *text = "device kernel image is invalid"; return CUDA_SUCCESS;
-        case CUDA_ERROR_INVALID_CONTEXT: *text = "invalid device context"; return CUDA_SUCCESS;
-        case CUDA_ERROR_INVALID_HANDLE: *text = "invalid resource handle"; return CUDA_SUCCESS;
-        case CUDA_ERROR_NOT_FOUND: *text = "named symbol not found"; return CUDA_SUCCESS;
-        case CUDA_ERROR_NOT_READY: *text = "device not ready"; return CUDA_SUCCESS;
-        case CUDA_ERROR_LAUNCH_FAILED: *text = "unspecified launch failure"; return CUDA_SUCCESS;
-        case CUDA_ERROR_NOT_SUPPORTED: *text = "operation not supported"; return CUDA_SUCCESS;
-        default: *text = nullptr; return CUDA_ERROR_INVALID_VALUE;
+    case CUDA_SUCCESS: *text = "no error"; return CUDA_SUCCESS;
+    case CUDA_ERROR_INVALID_VALUE: *text = "invalid argument"; return CUDA_SUCCESS;
+    case CUDA_ERROR_OUT_OF_MEMORY: *text = "out of memory"; return CUDA_SUCCESS;
+    case CUDA_ERROR_NOT_INITIALIZED: *text = "initialization error"; return CUDA_SUCCESS;
+    case CUDA_ERROR_INVALID_DEVICE: *text = "invalid device ordinal"; return CUDA_SUCCESS;
+    case CUDA_ERROR_INVALID_IMAGE: *text = "device kernel image is invalid"; return CUDA_SUCCESS;
+    case CUDA_ERROR_INVALID_CONTEXT: *text = "invalid device context"; return CUDA_SUCCESS;
+    case CUDA_ERROR_INVALID_HANDLE: *text = "invalid resource handle"; return CUDA_SUCCESS;
+    case CUDA_ERROR_NOT_FOUND: *text = "named symbol not found"; return CUDA_SUCCESS;
+    case CUDA_ERROR_NOT_READY: *text = "device not ready"; return CUDA_SUCCESS;
+    case CUDA_ERROR_LAUNCH_FAILED: *text = "unspecified launch failure"; return CUDA_SUCCESS;
+    case CUDA_ERROR_NOT_SUPPORTED: *text = "operation not supported"; return CUDA_SUCCESS;
+    default: *text = nullptr; return CUDA_ERROR_INVALID_VALUE;
     }
 }
 
@@ -162,10 +164,14 @@ CUresult CUDAAPI cuGetErrorString(CUresult error, const char** text) {
 
 // Makes the next `count` cuCtxPushCurrent calls fail with CUDA_ERROR_INVALID_CONTEXT, as when
 // a context cannot be made current.
-void polyhalCudaDoubleFailContextPushes(int count) { g_failingPushes.store(count); }
+void polyhalCudaDoubleFailContextPushes(int count) {
+    g_failingPushes.store(count);
+}
 
 // How many handles of `kind` ("CUstream", "CUevent", "CUmodule" ...) are alive.
-size_t polyhalCudaDoubleLiveHandles(const char* kind) { return g_handles.count(kind); }
+size_t polyhalCudaDoubleLiveHandles(const char* kind) {
+    return g_handles.count(kind);
+}
 
 // How often device `ordinal`'s primary context is retained (0: it does not exist).
 int polyhalCudaDoublePrimaryContextRetains(int ordinal) {

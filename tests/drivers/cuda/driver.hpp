@@ -71,7 +71,8 @@ struct CUevent_st {
 struct CUfunc_st {
     CUmod_st* module;
     std::string name;
-    const polyhal::doubles::HostKernel* host;  // nullptr: named by the image, but the double has no host build
+    const polyhal::doubles::HostKernel*
+        host;  // nullptr: named by the image, but the double has no host build
     std::atomic<int> maxDynamicShared{polyhal::doubles::cuda::kDefaultMaxDynamicShared};
 };
 
@@ -131,8 +132,10 @@ void destroyContext(std::unique_ptr<CUctx_st> context);
 template <class T>
 T* requireLive(const char* function, T* handle, const char* kind) {
     if (handle == nullptr || !g_handles.isLive(handle, kind)) {
-        breach(kVendor, "%s: %s %p is not alive (never created, destroyed, or its context was "
-               "released)", function, kind, static_cast<const void*>(handle));
+        breach(kVendor,
+               "%s: %s %p is not alive (never created, destroyed, or its context was "
+               "released)",
+               function, kind, static_cast<const void*>(handle));
     }
     return handle;
 }
@@ -143,8 +146,8 @@ inline void* toPointer(CUdeviceptr pointer) {
 
 }  // namespace polyhal::doubles::cuda
 
-#define ENTER()                                                                         \
-    do {                                                                                \
+#define ENTER()                                                                             \
+    do {                                                                                    \
         if (CUresult entered_ = ::polyhal::doubles::cuda::enter(__func__)) return entered_; \
     } while (0)
 

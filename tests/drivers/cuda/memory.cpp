@@ -34,11 +34,13 @@ static CUresult releaseDeviceMemory(const char* function, CUctx_st* context, CUd
     const int owner = g_memory.deviceOf(toPointer(pointer));
     if (owner < 0) return CUDA_ERROR_INVALID_VALUE;
     if (owner != context->device) {
-        breach(kVendor, "%s: %p is memory of another device than the current context's (device "
-               "%d)", function, toPointer(pointer), context->device);
+        breach(kVendor,
+               "%s: %p is memory of another device than the current context's (device "
+               "%d)",
+               function, toPointer(pointer), context->device);
     }
     return g_memory.heap(owner).release(toPointer(pointer)) ? CUDA_SUCCESS
-                                                             : CUDA_ERROR_INVALID_VALUE;
+                                                            : CUDA_ERROR_INVALID_VALUE;
 }
 
 // cuMemFree synchronises the device: it returns once every stream of the context is idle.
@@ -96,20 +98,20 @@ CUresult CUDAAPI cuIpcOpenMemHandle(CUdeviceptr* pointer, CUipcMemHandle handle,
     ENTER();
     CUctx_st* context = requireCurrent(__func__);
     if (flags != CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS) {
-        breach(kVendor, "cuIpcOpenMemHandle: flags must be CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS "
-               "(got %#x)", flags);
+        breach(kVendor,
+               "cuIpcOpenMemHandle: flags must be CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS "
+               "(got %#x)",
+               flags);
     }
     if (pointer == nullptr) return CUDA_ERROR_INVALID_VALUE;
     IpcName name;
     std::memcpy(&name, &handle, sizeof name);
     void* base = nullptr;
     switch (g_memory.imports().open(name, context->device, &base)) {
-        case IpcOpenStatus::kOpened:
-            *pointer = reinterpret_cast<uintptr_t>(base);
-            return CUDA_SUCCESS;
-        case IpcOpenStatus::kSameProcess: return CUDA_ERROR_INVALID_CONTEXT;
-        case IpcOpenStatus::kGone:
-        case IpcOpenStatus::kNotAName: break;
+    case IpcOpenStatus::kOpened: *pointer = reinterpret_cast<uintptr_t>(base); return CUDA_SUCCESS;
+    case IpcOpenStatus::kSameProcess: return CUDA_ERROR_INVALID_CONTEXT;
+    case IpcOpenStatus::kGone:
+    case IpcOpenStatus::kNotAName: break;
     }
     return CUDA_ERROR_INVALID_VALUE;
 }
@@ -119,8 +121,10 @@ CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr pointer) {
     ENTER();
     requireCurrent(__func__);
     if (!g_memory.imports().close(toPointer(pointer))) {
-        breach(kVendor, "cuIpcCloseMemHandle: %p was not opened with cuIpcOpenMemHandle (or was "
-               "closed already)", toPointer(pointer));
+        breach(kVendor,
+               "cuIpcCloseMemHandle: %p was not opened with cuIpcOpenMemHandle (or was "
+               "closed already)",
+               toPointer(pointer));
     }
     return CUDA_SUCCESS;
 }
@@ -158,8 +162,7 @@ static CUresult copyAsync(CUstream_st* stream, void* dst, const void* src, size_
 
 CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t count, CUstream stream) {
     ENTER();
-    return copyAsync(requireStream(__func__, stream), toPointer(dst), toPointer(src),
-                     count);
+    return copyAsync(requireStream(__func__, stream), toPointer(dst), toPointer(src), count);
 }
 
 CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dstContext, CUdeviceptr src,
@@ -186,28 +189,35 @@ CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dstContext, CUdevi
 
 // One end of a cuMemcpy2D: where the rows are, checked against the memory type the caller says
 // they are in. Arrays are not something polyhal uses.
-static CUresult locateRows(const char* end, CUmemorytype type, const void* host,
-                           CUdeviceptr device, size_t x, size_t y, size_t pitch, size_t width,
-                           size_t height, Place* place) {
+static CUresult locateRows(const char* end, CUmemorytype type, const void* host, CUdeviceptr device,
+                           size_t x, size_t y, size_t pitch, size_t width, size_t height,
+                           Place* place) {
     const void* base = nullptr;
     switch (type) {
-        case CU_MEMORYTYPE_HOST: base = host; break;
-        case CU_MEMORYTYPE_DEVICE:
-        case CU_MEMORYTYPE_UNIFIED: base = toPointer(device); break;
-        default: breach(kVendor, "cuMemcpy2DAsync: %s memory type %d is not host, device or "
-                        "unified memory", end, static_cast<int>(type));
+    case CU_MEMORYTYPE_HOST: base = host; break;
+    case CU_MEMORYTYPE_DEVICE:
+    case CU_MEMORYTYPE_UNIFIED: base = toPointer(device); break;
+    default:
+        breach(kVendor,
+               "cuMemcpy2DAsync: %s memory type %d is not host, device or "
+               "unified memory",
+               end, static_cast<int>(type));
     }
     const auto* first = static_cast<const unsigned char*>(base) + y * pitch + x;
     if (!g_memory.locate(first, pitch * (height - 1) + width, place)) {
         return CUDA_ERROR_INVALID_VALUE;
     }
     if (type == CU_MEMORYTYPE_DEVICE && place->kind != Place::kDevice) {
-        breach(kVendor, "cuMemcpy2DAsync: the %s is said to be device memory, but %p is host "
-               "memory", end, static_cast<const void*>(first));
+        breach(kVendor,
+               "cuMemcpy2DAsync: the %s is said to be device memory, but %p is host "
+               "memory",
+               end, static_cast<const void*>(first));
     }
     if (type == CU_MEMORYTYPE_HOST && place->kind == Place::kDevice) {
-        breach(kVendor, "cuMemcpy2DAsync: the %s is said to be host memory, but %p is device "
-               "memory", end, static_cast<const void*>(first));
+        breach(kVendor,
+               "cuMemcpy2DAsync: the %s is said to be host memory, but %p is device "
+               "memory",
+               end, static_cast<const void*>(first));
     }
     return CUDA_SUCCESS;
 }
@@ -227,9 +237,9 @@ CUresult CUDAAPI cuMemcpy2DAsync(const CUDA_MEMCPY2D* copy, CUstream streamHandl
                                       copy->dstPitch, copy->WidthInBytes, copy->Height, &to)) {
         return located;
     }
-    if (CUresult located = locateRows("source", copy->srcMemoryType, copy->srcHost,
-                                      copy->srcDevice, copy->srcXInBytes, copy->srcY,
-                                      copy->srcPitch, copy->WidthInBytes, copy->Height, &from)) {
+    if (CUresult located = locateRows("source", copy->srcMemoryType, copy->srcHost, copy->srcDevice,
+                                      copy->srcXInBytes, copy->srcY, copy->srcPitch,
+                                      copy->WidthInBytes, copy->Height, &from)) {
         return located;
     }
     if (CUresult sticky = stream->context->sticky.load()) return sticky;

@@ -32,7 +32,10 @@ CUresult CUDAAPI cuModuleLoadDataEx(CUmodule* handle, const void* image, unsigne
         std::memcpy(&headerSize, bytes + 6, sizeof headerSize);
         std::memcpy(&payloadSize, bytes + 8, sizeof payloadSize);
         recorded.assign(reinterpret_cast<const char*>(bytes), headerSize + payloadSize);
-    } else if (std::memcmp(bytes, "\x7f" "ELF", 4) == 0) {  // cubin: up to its section headers
+    } else if (std::memcmp(bytes,
+                           "\x7f"
+                           "ELF",
+                           4) == 0) {  // cubin: up to its section headers
         uint64_t sectionHeaders = 0;
         uint16_t entrySize = 0;
         uint16_t entries = 0;
@@ -45,7 +48,8 @@ CUresult CUDAAPI cuModuleLoadDataEx(CUmodule* handle, const void* image, unsigne
         if (recorded.find(".version") == std::string::npos ||
             recorded.find(".target") == std::string::npos) {
             if (log != nullptr && logSize > 0) {
-                std::snprintf(log, logSize, "driver double: the image is not PTX, a cubin or a "
+                std::snprintf(log, logSize,
+                              "driver double: the image is not PTX, a cubin or a "
                               "fatbin");
             }
             return CUDA_ERROR_INVALID_IMAGE;
@@ -111,23 +115,28 @@ CUresult CUDAAPI cuFuncGetParamInfo(CUfunction function, size_t index, size_t* o
 }
 #endif
 
-CUresult CUDAAPI cuFuncGetAttribute(int* value, CUfunction_attribute attribute, CUfunction function) {
+CUresult CUDAAPI cuFuncGetAttribute(int* value, CUfunction_attribute attribute,
+                                    CUfunction function) {
     ENTER();
     requireLive(__func__, function, kFunction);
     requireOwnContext(__func__, function->module->context, "the function");
     switch (attribute) {
-        case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *value = function->maxDynamicShared; break;
-        case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *value = 0; break;
-        default: return CUDA_ERROR_NOT_SUPPORTED;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+        *value = function->maxDynamicShared;
+        break;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *value = 0; break;
+    default: return CUDA_ERROR_NOT_SUPPORTED;
     }
     return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuFuncSetAttribute(CUfunction function, CUfunction_attribute attribute, int value) {
+CUresult CUDAAPI cuFuncSetAttribute(CUfunction function, CUfunction_attribute attribute,
+                                    int value) {
     ENTER();
     requireLive(__func__, function, kFunction);
     requireOwnContext(__func__, function->module->context, "the function");
-    if (attribute != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) return CUDA_ERROR_NOT_SUPPORTED;
+    if (attribute != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
+        return CUDA_ERROR_NOT_SUPPORTED;
     if (value < 0 || value > kOptInMaxShared) return CUDA_ERROR_INVALID_VALUE;
     function->maxDynamicShared = value;
     return CUDA_SUCCESS;
@@ -136,8 +145,8 @@ CUresult CUDAAPI cuFuncSetAttribute(CUfunction function, CUfunction_attribute at
 // Kernel arguments are read at their declared sizes from kernelParams[0..declared count), and
 // copied at the call. A pointer parameter must hold memory of the launch's device (or
 // page-locked host memory, or null).
-CUresult CUDAAPI cuLaunchKernel(CUfunction function, unsigned gridX, unsigned gridY,
-                                unsigned gridZ, unsigned blockX, unsigned blockY, unsigned blockZ,
+CUresult CUDAAPI cuLaunchKernel(CUfunction function, unsigned gridX, unsigned gridY, unsigned gridZ,
+                                unsigned blockX, unsigned blockY, unsigned blockZ,
                                 unsigned sharedBytes, CUstream streamHandle, void** params,
                                 void** extra) {
     ENTER();

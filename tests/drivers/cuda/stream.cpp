@@ -13,7 +13,8 @@ extern "C" {
 CUresult CUDAAPI cuStreamCreateWithPriority(CUstream* handle, unsigned int flags, int priority) {
     ENTER();
     CUctx_st* context = requireCurrent(__func__);
-    if (flags != CU_STREAM_DEFAULT && flags != CU_STREAM_NON_BLOCKING) return CUDA_ERROR_INVALID_VALUE;
+    if (flags != CU_STREAM_DEFAULT && flags != CU_STREAM_NON_BLOCKING)
+        return CUDA_ERROR_INVALID_VALUE;
     // Priorities order nothing here: every stream has a thread of its own.
     (void)priority;
     auto stream = std::make_shared<CUstream_st>();
@@ -23,11 +24,10 @@ CUresult CUDAAPI cuStreamCreateWithPriority(CUstream* handle, unsigned int flags
         std::lock_guard<std::mutex> lock(context->mutex);
         // Destroyed streams that have drained go now.
         auto& streams = context->streams;
-        streams.erase(std::remove_if(streams.begin(), streams.end(),
-                                     [](const auto& old) {
-                                         return old->destroyed && old->timeline.idle();
-                                     }),
-                      streams.end());
+        streams.erase(
+            std::remove_if(streams.begin(), streams.end(),
+                           [](const auto& old) { return old->destroyed && old->timeline.idle(); }),
+            streams.end());
         streams.push_back(std::move(stream));
     }
     g_handles.add(*handle, kStream);
@@ -85,7 +85,8 @@ CUresult CUDAAPI cuLaunchHostFunc(CUstream handle, CUhostFn fn, void* userData) 
 CUresult CUDAAPI cuEventCreate(CUevent* handle, unsigned int flags) {
     ENTER();
     CUctx_st* context = requireCurrent(__func__);
-    if ((flags & ~(CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS)) != 0) {
+    if ((flags & ~(CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS)) !=
+        0) {
         return CUDA_ERROR_INVALID_VALUE;
     }
     auto* event = new CUevent_st{context, flags, {}, nullptr};
@@ -139,7 +140,8 @@ static CUresult elapsedTime(const char* function, float* ms, CUevent start, CUev
     requireLive(function, start, kEvent);
     requireLive(function, end, kEvent);
     if (ms == nullptr) return CUDA_ERROR_INVALID_VALUE;
-    if (((start->flags | end->flags) & CU_EVENT_DISABLE_TIMING) != 0) return CUDA_ERROR_INVALID_HANDLE;
+    if (((start->flags | end->flags) & CU_EVENT_DISABLE_TIMING) != 0)
+        return CUDA_ERROR_INVALID_HANDLE;
     const std::shared_ptr<Marker> first = lastRecord(start);
     const std::shared_ptr<Marker> second = lastRecord(end);
     if (!first || !second) return CUDA_ERROR_INVALID_HANDLE;

@@ -42,11 +42,11 @@ hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attribute, int
     ENTER();
     if (!validDevice(device)) return hipErrorInvalidDevice;
     switch (attribute) {
-        case hipDeviceAttributeMultiprocessorCount: *value = 4; break;
-        case hipDeviceAttributeMaxThreadsPerBlock: *value = kMaxThreadsPerBlock; break;
-        case hipDeviceAttributeMaxSharedMemoryPerBlock: *value = kMaxSharedMemory; break;
-        case hipDeviceAttributeMemoryPoolsSupported: *value = 1; break;
-        default: return hipErrorInvalidValue;
+    case hipDeviceAttributeMultiprocessorCount: *value = 4; break;
+    case hipDeviceAttributeMaxThreadsPerBlock: *value = kMaxThreadsPerBlock; break;
+    case hipDeviceAttributeMaxSharedMemoryPerBlock: *value = kMaxSharedMemory; break;
+    case hipDeviceAttributeMemoryPoolsSupported: *value = 1; break;
+    default: return hipErrorInvalidValue;
     }
     return hipSuccess;
 }

@@ -34,21 +34,22 @@ hipStream_t newStream() {
 void requireBreach(const ChildOutcome& outcome, const char* rule) {
     INFO("child stderr: " << outcome.stderrText);
     CHECK(outcome.exitCode == kBreachExitCode);
-    CHECK_THAT(outcome.stderrText, Catch::Contains("HIP driver double: rule broken: ") &&
-                                       Catch::Contains(rule));
+    CHECK_THAT(outcome.stderrText,
+               Catch::Contains("HIP driver double: rule broken: ") && Catch::Contains(rule));
 }
 
 }  // namespace
 
 TEST_CASE("no runtime call from inside a stream callback", "[hip_double][rules]") {
-    requireBreach(runInChild([] {
-                      static hipStream_t stream = newStream();
-                      require(hipStreamAddCallback(
-                          stream, [](hipStream_t, hipError_t, void*) { (void)hipStreamQuery(stream); },
-                          nullptr, 0));
-                      (void)hipStreamSynchronize(stream);
-                  }),
-                  "hipStreamQuery called from inside a stream callback");
+    requireBreach(
+        runInChild([] {
+            static hipStream_t stream = newStream();
+            require(hipStreamAddCallback(
+                stream, [](hipStream_t, hipError_t, void*) { (void)hipStreamQuery(stream); },
+                nullptr, 0));
+            (void)hipStreamSynchronize(stream);
+        }),
+        "hipStreamQuery called from inside a stream callback");
 }
 
 TEST_CASE("a destroyed handle is not used", "[hip_double][rules]") {
@@ -102,8 +103,10 @@ TEST_CASE("the runtime's results for what it refuses", "[hip_double][rules]") {
     CHECK(outcome.exitCode == 0);
 }
 
-TEST_CASE("IPC: only an allocation's base is exported, only opened memory closed, the handle not "
-          "opened where it was made", "[hip_double][rules][ipc]") {
+TEST_CASE(
+    "IPC: only an allocation's base is exported, only opened memory closed, the handle not "
+    "opened where it was made",
+    "[hip_double][rules][ipc]") {
     requireBreach(runInChild([] {
                       void* memory = nullptr;
                       require(hipMalloc(&memory, 4096));

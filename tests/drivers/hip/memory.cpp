@@ -13,12 +13,12 @@ bool directionMatches(hipMemcpyKind kind, const Place& to, const Place& from) {
     const bool toDevice = to.kind == Place::kDevice;
     const bool fromDevice = from.kind == Place::kDevice;
     switch (kind) {
-        case hipMemcpyHostToHost: return !toDevice && !fromDevice;
-        case hipMemcpyHostToDevice: return toDevice && !fromDevice;
-        case hipMemcpyDeviceToHost: return !toDevice && fromDevice;
-        case hipMemcpyDeviceToDevice: return toDevice && fromDevice;
-        case hipMemcpyDefault: return true;
-        default: return false;
+    case hipMemcpyHostToHost: return !toDevice && !fromDevice;
+    case hipMemcpyHostToDevice: return toDevice && !fromDevice;
+    case hipMemcpyDeviceToHost: return !toDevice && fromDevice;
+    case hipMemcpyDeviceToDevice: return toDevice && fromDevice;
+    case hipMemcpyDefault: return true;
+    default: return false;
     }
 }
 
@@ -70,17 +70,19 @@ hipError_t hipIpcGetMemHandle(hipIpcMemHandle_t* handle, void* pointer) {
 hipError_t hipIpcOpenMemHandle(void** pointer, hipIpcMemHandle_t handle, unsigned int flags) {
     ENTER();
     if (flags != hipIpcMemLazyEnablePeerAccess) {
-        breach(kVendor, "hipIpcOpenMemHandle: flags must be hipIpcMemLazyEnablePeerAccess (got "
-               "%#x)", flags);
+        breach(kVendor,
+               "hipIpcOpenMemHandle: flags must be hipIpcMemLazyEnablePeerAccess (got "
+               "%#x)",
+               flags);
     }
     if (pointer == nullptr) return hipErrorInvalidValue;
     IpcName name;
     std::memcpy(&name, &handle, sizeof name);
     switch (g_memory.imports().open(name, currentDevice(), pointer)) {
-        case IpcOpenStatus::kOpened: return hipSuccess;
-        case IpcOpenStatus::kSameProcess: return hipErrorInvalidContext;
-        case IpcOpenStatus::kGone:
-        case IpcOpenStatus::kNotAName: break;
+    case IpcOpenStatus::kOpened: return hipSuccess;
+    case IpcOpenStatus::kSameProcess: return hipErrorInvalidContext;
+    case IpcOpenStatus::kGone:
+    case IpcOpenStatus::kNotAName: break;
     }
     return hipErrorInvalidValue;
 }
@@ -89,8 +91,10 @@ hipError_t hipIpcOpenMemHandle(void** pointer, hipIpcMemHandle_t handle, unsigne
 hipError_t hipIpcCloseMemHandle(void* pointer) {
     ENTER();
     if (!g_memory.imports().close(pointer)) {
-        breach(kVendor, "hipIpcCloseMemHandle: %p was not opened with hipIpcOpenMemHandle (or "
-               "was closed already)", pointer);
+        breach(kVendor,
+               "hipIpcCloseMemHandle: %p was not opened with hipIpcOpenMemHandle (or "
+               "was closed already)",
+               pointer);
     }
     return hipSuccess;
 }
@@ -120,7 +124,8 @@ hipError_t hipFreeAsync(void* pointer, hipStream_t stream) {
 hipError_t hipHostMalloc(void** pointer, size_t size, unsigned int flags) {
     ENTER();
     if (pointer == nullptr || size == 0 ||
-        (flags & ~(hipHostMallocPortable | hipHostMallocMapped | hipHostMallocWriteCombined)) != 0) {
+        (flags & ~(hipHostMallocPortable | hipHostMallocMapped | hipHostMallocWriteCombined)) !=
+            0) {
         return hipErrorInvalidValue;
     }
     *pointer = g_memory.allocatePinned(size);
@@ -149,9 +154,8 @@ hipError_t hipMemcpyAsync(void* dst, const void* src, size_t count, hipMemcpyKin
     return hipSuccess;
 }
 
-hipError_t hipMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
-                            size_t width, size_t height, hipMemcpyKind kind,
-                            hipStream_t stream) {
+hipError_t hipMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                            size_t height, hipMemcpyKind kind, hipStream_t stream) {
     ENTER();
     requireLive(__func__, stream, kStream);
     if (width > dpitch || width > spitch) return hipErrorInvalidPitchValue;

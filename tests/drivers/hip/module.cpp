@@ -16,7 +16,11 @@ hipError_t hipModuleLoadDataEx(hipModule_t* handle, const void* image, unsigned 
     ENTER();
     if (handle == nullptr || image == nullptr) return hipErrorInvalidValue;
     const auto* bytes = static_cast<const unsigned char*>(image);
-    if (std::memcmp(bytes, "\x7f" "ELF", 4) != 0) return hipErrorInvalidImage;
+    if (std::memcmp(bytes,
+                    "\x7f"
+                    "ELF",
+                    4) != 0)
+        return hipErrorInvalidImage;
     uint64_t sectionHeaders = 0;
     uint16_t entrySize = 0;
     uint16_t entries = 0;

@@ -49,7 +49,9 @@ int& currentDevice() {
     return devices.try_emplace(std::this_thread::get_id(), 0).first->second;
 }
 
-bool validDevice(int device) { return device >= 0 && device < static_cast<int>(g_devices.size()); }
+bool validDevice(int device) {
+    return device >= 0 && device < static_cast<int>(g_devices.size());
+}
 
 void requireSameDevice(const char* function, int first, const char* firstWhat, int second,
                        const char* secondWhat) {
@@ -98,10 +100,12 @@ const char* hipGetErrorName(hipError_t error) {
         POLYHAL_NAME(hipErrorNotSupported)
         POLYHAL_NAME(hipErrorInvalidMemcpyDirection)
 #undef POLYHAL_NAME
-        default: return "hipErrorUnknown";
+    default: return "hipErrorUnknown";
     }
 }
 
-const char* hipGetErrorString(hipError_t error) { return hipGetErrorName(error); }
+const char* hipGetErrorString(hipError_t error) {
+    return hipGetErrorName(error);
+}
 
 }  // extern "C"

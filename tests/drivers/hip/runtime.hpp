@@ -51,7 +51,8 @@ struct ihipEvent_t {
 struct ihipModuleSymbol_t {
     ihipModule_t* module;
     std::string name;
-    const polyhal::doubles::HostKernel* host;  // nullptr: named by the image, but the double has no host build
+    const polyhal::doubles::HostKernel*
+        host;  // nullptr: named by the image, but the double has no host build
 };
 
 struct ihipModule_t {

@@ -32,11 +32,10 @@ hipError_t hipStreamCreateWithPriority(hipStream_t* handle, unsigned int flags, 
     {
         std::lock_guard<std::mutex> lock(device.mutex);
         auto& streams = device.streams;
-        streams.erase(std::remove_if(streams.begin(), streams.end(),
-                                     [](const auto& old) {
-                                         return old->destroyed && old->timeline.idle();
-                                     }),
-                      streams.end());
+        streams.erase(
+            std::remove_if(streams.begin(), streams.end(),
+                           [](const auto& old) { return old->destroyed && old->timeline.idle(); }),
+            streams.end());
         streams.push_back(std::move(stream));
     }
     g_handles.add(*handle, kStream);

@@ -16,18 +16,20 @@ namespace {
 
 // Marks a command list as being appended to for the duration of one call.
 class AppendScope {
-public:
+  public:
     AppendScope(ze_command_list_handle_t list, const char* call) : list_(list) {
         if (list_->appending.exchange(true)) {
-            breach("%s: two threads append to command list %p at once; Level Zero command lists "
-                   "are not thread-safe", call, static_cast<void*>(list));
+            breach(
+                "%s: two threads append to command list %p at once; Level Zero command lists "
+                "are not thread-safe",
+                call, static_cast<void*>(list));
         }
     }
     ~AppendScope() { list_->appending = false; }
     AppendScope(const AppendScope&) = delete;
     AppendScope& operator=(const AppendScope&) = delete;
 
-private:
+  private:
     ze_command_list_handle_t list_;
 };
 
@@ -139,8 +141,10 @@ ze_result_t ZE_APICALL commandListDestroy(ze_command_list_handle_t list) {
         std::lock_guard<std::mutex> lock(state().mutex);
         expectLive(list, Kind::CommandList, "zeCommandListDestroy");
         if (list->inFlight > 0) {
-            breach("zeCommandListDestroy: command list %p still has %zu command(s) that have not "
-                   "finished", static_cast<void*>(list), list->inFlight);
+            breach(
+                "zeCommandListDestroy: command list %p still has %zu command(s) that have not "
+                "finished",
+                static_cast<void*>(list), list->inFlight);
         }
         removeHandle(list);
         list->stopping = true;
@@ -162,8 +166,7 @@ ze_result_t ZE_APICALL commandListAppendBarrier(ze_command_list_handle_t list,
 
 ze_result_t ZE_APICALL commandListAppendMemoryCopy(ze_command_list_handle_t list, void* dst,
                                                    const void* src, size_t size,
-                                                   ze_event_handle_t signal,
-                                                   uint32_t numWaitEvents,
+                                                   ze_event_handle_t signal, uint32_t numWaitEvents,
                                                    ze_event_handle_t* waitEvents) {
     constexpr const char* kCall = "zeCommandListAppendMemoryCopy";
     AppendScope scope(list, kCall);
@@ -188,8 +191,7 @@ static bool regionSpan(const ze_copy_region_t& region, uint32_t pitch, uint32_t 
         (region.depth > 1 && size_t{region.originY} * pitch + rows > slicePitch)) {
         return false;
     }
-    *offset = size_t{slicePitch} * region.originZ + size_t{pitch} * region.originY +
-              region.originX;
+    *offset = size_t{slicePitch} * region.originZ + size_t{pitch} * region.originY + region.originX;
     *span = size_t{slicePitch} * (region.depth - 1) + rows;
     return true;
 }
@@ -223,11 +225,10 @@ ze_result_t ZE_APICALL commandListAppendMemoryCopyRegion(
     Command command(kCall);
     {
         std::lock_guard<std::mutex> lock(state().mutex);
-        char* to = hostAccessFor(list->context, static_cast<char*>(dst) + dstOffset, dstSpan,
-                                 kCall, &command.uses);
-        const char* from = hostAccessFor(list->context,
-                                         static_cast<const char*>(src) + srcOffset, srcSpan,
-                                         kCall, &command.uses);
+        char* to = hostAccessFor(list->context, static_cast<char*>(dst) + dstOffset, dstSpan, kCall,
+                                 &command.uses);
+        const char* from = hostAccessFor(list->context, static_cast<const char*>(src) + srcOffset,
+                                         srcSpan, kCall, &command.uses);
         if (to < from + srcSpan && from < to + dstSpan) return ZE_RESULT_ERROR_OVERLAPPING_REGIONS;
         command.work = [=] {
             for (uint32_t slice = 0; slice < extent.depth; ++slice) {
@@ -258,8 +259,10 @@ ze_result_t ZE_APICALL commandListAppendMemoryFill(ze_command_list_handle_t list
         std::lock_guard<std::mutex> lock(state().mutex);
         const Allocation* allocation = findAllocation(ptr, size, kCall);
         if (allocation == nullptr) {
-            breach("%s: %p is not memory allocated by this driver; a fill's destination must be "
-                   "device or host memory of the context", kCall, ptr);
+            breach(
+                "%s: %p is not memory allocated by this driver; a fill's destination must be "
+                "device or host memory of the context",
+                kCall, ptr);
         }
         char* to = hostAccessFor(list->context, ptr, size, kCall, &command.uses);
         // The pattern is read during the call.
@@ -286,8 +289,7 @@ ze_result_t ZE_APICALL commandListAppendWriteGlobalTimestamp(ze_command_list_han
     {
         std::lock_guard<std::mutex> lock(state().mutex);
         if (findAllocation(dst, sizeof *dst, kCall) == nullptr) {
-            breach("%s: %p is not memory allocated by this driver", kCall,
-                   static_cast<void*>(dst));
+            breach("%s: %p is not memory allocated by this driver", kCall, static_cast<void*>(dst));
         }
         auto* to = reinterpret_cast<uint64_t*>(
             hostAccessFor(list->context, dst, sizeof *dst, kCall, &command.uses));
@@ -301,12 +303,9 @@ ze_result_t ZE_APICALL commandListAppendWriteGlobalTimestamp(ze_command_list_han
     return append(list, std::move(command), numWaitEvents, waitEvents);
 }
 
-ze_result_t ZE_APICALL commandListAppendLaunchKernel(ze_command_list_handle_t list,
-                                                     ze_kernel_handle_t kernel,
-                                                     const ze_group_count_t* groups,
-                                                     ze_event_handle_t signal,
-                                                     uint32_t numWaitEvents,
-                                                     ze_event_handle_t* waitEvents) {
+ze_result_t ZE_APICALL commandListAppendLaunchKernel(
+    ze_command_list_handle_t list, ze_kernel_handle_t kernel, const ze_group_count_t* groups,
+    ze_event_handle_t signal, uint32_t numWaitEvents, ze_event_handle_t* waitEvents) {
     constexpr const char* kCall = "zeCommandListAppendLaunchKernel";
     AppendScope scope(list, kCall);
     if (!list->computeCapable) return ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE;

@@ -130,9 +130,9 @@ ZEDOUBLE_EXPORT zeGetMemProcAddrTable(ze_api_version_t version, ze_mem_dditable_
 
 // Tables of objects, tools and sysman interfaces the double does not offer, exported empty:
 // the loader initialises a driver only when it has all of them.
-#define ZEDOUBLE_EMPTY_TABLE(name, type)                                           \
-    ZEDOUBLE_EXPORT name(ze_api_version_t version, type* table) {                  \
-        return fillTable(version, table, [](auto&) {});                            \
+#define ZEDOUBLE_EMPTY_TABLE(name, type)                          \
+    ZEDOUBLE_EXPORT name(ze_api_version_t version, type* table) { \
+        return fillTable(version, table, [](auto&) {});           \
     }
 ZEDOUBLE_EMPTY_TABLE(zeGetDeviceExpProcAddrTable, ze_device_exp_dditable_t)
 ZEDOUBLE_EMPTY_TABLE(zeGetCommandQueueProcAddrTable, ze_command_queue_dditable_t)

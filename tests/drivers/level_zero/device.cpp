@@ -26,7 +26,8 @@ uint64_t environmentNumber(const char* name, uint64_t fallback) {
 ze_driver_handle_t theDriver() {
     static ze_driver_handle_t const driver = [] {
         auto* made = new _ze_driver_handle_t;
-        const uint64_t count = std::max<uint64_t>(1, environmentNumber("POLYHAL_ZE_DOUBLE_DEVICES", 1));
+        const uint64_t count =
+            std::max<uint64_t>(1, environmentNumber("POLYHAL_ZE_DOUBLE_DEVICES", 1));
         for (uint32_t ordinal = 0; ordinal < count; ++ordinal) {
             made->devices.push_back(new _ze_device_handle_t{made, ordinal});
         }
@@ -58,8 +59,12 @@ uint64_t deviceMemoryBytes() {
     static const uint64_t bytes = environmentNumber("POLYHAL_ZE_DOUBLE_MEMORY", uint64_t{1} << 30);
     return bytes;
 }
-uint32_t maxGroupSize() { return 1024; }
-uint32_t maxSharedLocalMemory() { return 64 * 1024; }
+uint32_t maxGroupSize() {
+    return 1024;
+}
+uint32_t maxSharedLocalMemory() {
+    return 64 * 1024;
+}
 
 ze_result_t ZE_APICALL init(ze_init_flags_t /*flags*/) {
     theDriver();
@@ -173,8 +178,8 @@ ze_result_t ZE_APICALL deviceGetCommandQueueGroupProperties(
         return ZE_RESULT_SUCCESS;
     }
     *count = std::min<uint32_t>(*count, 2);
-    groups[0].flags = ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE |
-                      ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY;
+    groups[0].flags =
+        ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE | ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY;
     groups[0].maxMemoryFillPatternSize = 128;
     groups[0].numQueues = kComputeQueues;
     if (*count > 1) {

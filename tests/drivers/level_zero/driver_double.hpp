@@ -32,9 +32,9 @@ enum class Kind { Context, CommandList, EventPool, Event, Module, BuildLog, Kern
 
 struct Allocation {
     enum Type { Device, Host } type;
-    char* base;     // what the caller was given (PROT_NONE for device memory)
+    char* base;  // what the caller was given (PROT_NONE for device memory)
     size_t size;
-    char* alias;    // where the double reads and writes it
+    char* alias;  // where the double reads and writes it
     ze_context_handle_t context;
     ze_device_handle_t device;  // null for host memory
     int pendingUses = 0;        // appended commands using it that have not finished
@@ -42,10 +42,10 @@ struct Allocation {
 
 struct State {
     std::mutex mutex;
-    std::condition_variable eventsChanged;  // an event was signalled or a wait finished
-    std::map<const void*, Kind> handles;     // live handles
+    std::condition_variable eventsChanged;        // an event was signalled or a wait finished
+    std::map<const void*, Kind> handles;          // live handles
     std::map<uintptr_t, Allocation> allocations;  // by base address
-    bool deviceLost = false;  // a kernel failed: reported by every later wait
+    bool deviceLost = false;                      // a kernel failed: reported by every later wait
 };
 State& state();
 
@@ -104,9 +104,9 @@ struct _ze_module_handle_t {
     std::vector<uint8_t> image;  // the SPIR-V, recorded
     std::string buildFlags;
     struct Parameter {
-        uint32_t size;   // bytes the argument takes
-        bool pointer;    // a global (or constant) memory pointer
-        bool local;      // a local (shared) memory pointer: set by size only
+        uint32_t size;  // bytes the argument takes
+        bool pointer;   // a global (or constant) memory pointer
+        bool local;     // a local (shared) memory pointer: set by size only
     };
     std::map<std::string, std::vector<Parameter>> kernels;  // the image's entry points
     int liveKernels = 0;

@@ -63,12 +63,9 @@ ze_result_t ZE_APICALL commandListAppendBarrier(ze_command_list_handle_t, ze_eve
 ze_result_t ZE_APICALL commandListAppendMemoryCopy(ze_command_list_handle_t, void*, const void*,
                                                    size_t, ze_event_handle_t, uint32_t,
                                                    ze_event_handle_t*);
-ze_result_t ZE_APICALL commandListAppendMemoryCopyRegion(ze_command_list_handle_t, void*,
-                                                         const ze_copy_region_t*, uint32_t,
-                                                         uint32_t, const void*,
-                                                         const ze_copy_region_t*, uint32_t,
-                                                         uint32_t, ze_event_handle_t, uint32_t,
-                                                         ze_event_handle_t*);
+ze_result_t ZE_APICALL commandListAppendMemoryCopyRegion(
+    ze_command_list_handle_t, void*, const ze_copy_region_t*, uint32_t, uint32_t, const void*,
+    const ze_copy_region_t*, uint32_t, uint32_t, ze_event_handle_t, uint32_t, ze_event_handle_t*);
 ze_result_t ZE_APICALL commandListAppendMemoryFill(ze_command_list_handle_t, void*, const void*,
                                                    size_t, size_t, ze_event_handle_t, uint32_t,
                                                    ze_event_handle_t*);

@@ -28,11 +28,12 @@ uint64_t spinningWaits = 0;
 
 void expectSignallable(ze_event_handle_t event, const char* call) {
     if (event->signalled || event->pendingSignals > 0) {
-        breach("%s: event %p (index %u) is %s: a Level Zero event must be reset "
-               "(zeEventHostReset) before it is signalled again, so whoever handed it out "
-               "handed out an event that was never reset",
-               call, static_cast<void*>(event), event->index,
-               event->signalled ? "already signalled" : "already to be signalled by a command");
+        breach(
+            "%s: event %p (index %u) is %s: a Level Zero event must be reset "
+            "(zeEventHostReset) before it is signalled again, so whoever handed it out "
+            "handed out an event that was never reset",
+            call, static_cast<void*>(event), event->index,
+            event->signalled ? "already signalled" : "already to be signalled by a command");
     }
 }
 
@@ -47,9 +48,9 @@ ze_result_t ZE_APICALL eventPoolCreate(ze_context_handle_t context,
                    static_cast<void*>(devices[i]), static_cast<void*>(context));
         }
     }
-    auto* created = new _ze_event_pool_handle_t{
-        context, (desc->flags & ZE_EVENT_POOL_FLAG_HOST_VISIBLE) != 0,
-        std::vector<ze_event_handle_t>(desc->count, nullptr)};
+    auto* created =
+        new _ze_event_pool_handle_t{context, (desc->flags & ZE_EVENT_POOL_FLAG_HOST_VISIBLE) != 0,
+                                    std::vector<ze_event_handle_t>(desc->count, nullptr)};
     addHandle(created, Kind::EventPool);
     *pool = created;
     return ZE_RESULT_SUCCESS;
@@ -143,13 +144,16 @@ ze_result_t ZE_APICALL eventHostReset(ze_event_handle_t event) {
     expectLive(event, Kind::Event, "zeEventHostReset");
     expectHostVisible(event, "zeEventHostReset");
     if (event->pendingWaits > 0) {
-        breach("zeEventHostReset: event %p (index %u) is reset while %d appended command(s) "
-               "still wait for it: they would wait for a later signal, or forever",
-               static_cast<void*>(event), event->index, event->pendingWaits);
+        breach(
+            "zeEventHostReset: event %p (index %u) is reset while %d appended command(s) "
+            "still wait for it: they would wait for a later signal, or forever",
+            static_cast<void*>(event), event->index, event->pendingWaits);
     }
     if (event->pendingSignals > 0) {
-        breach("zeEventHostReset: event %p (index %u) is reset while a command that signals it "
-               "has not run yet", static_cast<void*>(event), event->index);
+        breach(
+            "zeEventHostReset: event %p (index %u) is reset while a command that signals it "
+            "has not run yet",
+            static_cast<void*>(event), event->index);
     }
     event->signalled = false;
     return ZE_RESULT_SUCCESS;

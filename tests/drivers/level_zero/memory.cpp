@@ -81,9 +81,13 @@ ze_result_t ZE_APICALL memAllocDevice(ze_context_handle_t context,
         if (alias != MAP_FAILED) munmap(alias, mapped);
         return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
     }
-    state().allocations[reinterpret_cast<uintptr_t>(handedOut)] = Allocation{
-        Allocation::Device, static_cast<char*>(handedOut), size, static_cast<char*>(alias),
-        context, device};
+    state().allocations[reinterpret_cast<uintptr_t>(handedOut)] =
+        Allocation{Allocation::Device,
+                   static_cast<char*>(handedOut),
+                   size,
+                   static_cast<char*>(alias),
+                   context,
+                   device};
     *ptr = handedOut;
     return ZE_RESULT_SUCCESS;
 }
@@ -96,9 +100,9 @@ ze_result_t ZE_APICALL memAllocHost(ze_context_handle_t context, const ze_host_m
     void* memory = mmap(nullptr, pageRounded(size), PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (memory == MAP_FAILED) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    state().allocations[reinterpret_cast<uintptr_t>(memory)] =
-        Allocation{Allocation::Host, static_cast<char*>(memory), size, static_cast<char*>(memory),
-                   context, nullptr};
+    state().allocations[reinterpret_cast<uintptr_t>(memory)] = Allocation{
+        Allocation::Host, static_cast<char*>(memory), size, static_cast<char*>(memory), context,
+        nullptr};
     *ptr = memory;
     return ZE_RESULT_SUCCESS;
 }
@@ -132,9 +136,9 @@ ze_result_t ZE_APICALL memGetAllocProperties(ze_context_handle_t context, const 
     std::lock_guard<std::mutex> lock(state().mutex);
     expectLive(context, Kind::Context, "zeMemGetAllocProperties");
     const Allocation* allocation = findAllocation(ptr, 1, "zeMemGetAllocProperties");
-    properties->type = allocation == nullptr               ? ZE_MEMORY_TYPE_UNKNOWN
+    properties->type = allocation == nullptr                  ? ZE_MEMORY_TYPE_UNKNOWN
                        : allocation->type == Allocation::Host ? ZE_MEMORY_TYPE_HOST
-                                                             : ZE_MEMORY_TYPE_DEVICE;
+                                                              : ZE_MEMORY_TYPE_DEVICE;
     properties->id = allocation == nullptr ? 0 : reinterpret_cast<uintptr_t>(allocation->base);
     properties->pageSize = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
     if (device != nullptr) *device = allocation == nullptr ? nullptr : allocation->device;

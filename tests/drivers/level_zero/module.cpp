@@ -49,8 +49,8 @@ enum : uint32_t {
 
 // The kernels of a SPIR-V image with their parameters, or false when the image is not valid
 // SPIR-V or declares a parameter type the double does not know.
-bool parseSpirv(const uint8_t* bytes, size_t size, std::map<std::string, std::vector<Parameter>>* kernels,
-                std::string* error) {
+bool parseSpirv(const uint8_t* bytes, size_t size,
+                std::map<std::string, std::vector<Parameter>>* kernels, std::string* error) {
     if (size < 20 || size % 4 != 0) {
         *error = "not a SPIR-V module (too short, or not whole words)";
         return false;
@@ -77,34 +77,29 @@ bool parseSpirv(const uint8_t* bytes, size_t size, std::map<std::string, std::ve
         }
         const uint32_t* operand = &words[at + 1];
         switch (opcode) {
-            case kOpEntryPoint:
-                if (operand[0] == kExecutionModelKernel) {
-                    entryPoints[operand[1]] = reinterpret_cast<const char*>(&operand[2]);
-                }
-                break;
-            case kOpTypeInt:
-            case kOpTypeFloat:
-                types[operand[0]] = Parameter{operand[1] / 8, false, false};
-                break;
-            case kOpTypeVector:
-                if (types.count(operand[1]) != 0) {
-                    const uint32_t lanes = operand[2] == 3 ? 4 : operand[2];
-                    types[operand[0]] = Parameter{types[operand[1]].size * lanes, false, false};
-                }
-                break;
-            case kOpTypePointer: {
-                const bool local = operand[1] == kStorageClassWorkgroup;
-                types[operand[0]] = Parameter{8, !local, local};
-                break;
+        case kOpEntryPoint:
+            if (operand[0] == kExecutionModelKernel) {
+                entryPoints[operand[1]] = reinterpret_cast<const char*>(&operand[2]);
             }
-            case kOpTypeFunction:
-                functionTypes[operand[0]].assign(operand + 2, operand + count - 1);
-                break;
-            case kOpFunction:
-                functions[operand[1]] = operand[3];
-                break;
-            default:
-                break;
+            break;
+        case kOpTypeInt:
+        case kOpTypeFloat: types[operand[0]] = Parameter{operand[1] / 8, false, false}; break;
+        case kOpTypeVector:
+            if (types.count(operand[1]) != 0) {
+                const uint32_t lanes = operand[2] == 3 ? 4 : operand[2];
+                types[operand[0]] = Parameter{types[operand[1]].size * lanes, false, false};
+            }
+            break;
+        case kOpTypePointer: {
+            const bool local = operand[1] == kStorageClassWorkgroup;
+            types[operand[0]] = Parameter{8, !local, local};
+            break;
+        }
+        case kOpTypeFunction:
+            functionTypes[operand[0]].assign(operand + 2, operand + count - 1);
+            break;
+        case kOpFunction: functions[operand[1]] = operand[3]; break;
+        default: break;
         }
         at += count;
     }
@@ -271,8 +266,10 @@ ze_result_t ZE_APICALL kernelSetArgumentValue(ze_kernel_handle_t kernel, uint32_
     const Parameter& parameter = (*kernel->parameters)[index];
     if (parameter.local) {
         if (value != nullptr) {
-            breach("zeKernelSetArgumentValue: argument %u of kernel '%s' is a local pointer, "
-                   "set by its size with a null value", index, kernel->name.c_str());
+            breach(
+                "zeKernelSetArgumentValue: argument %u of kernel '%s' is a local pointer, "
+                "set by its size with a null value",
+                index, kernel->name.c_str());
         }
         if (size == 0 || size > maxSharedLocalMemory()) {
             return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
@@ -281,8 +278,10 @@ ze_result_t ZE_APICALL kernelSetArgumentValue(ze_kernel_handle_t kernel, uint32_
     } else {
         if (size != parameter.size) return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
         if (value == nullptr && !parameter.pointer) {
-            breach("zeKernelSetArgumentValue: argument %u of kernel '%s' is a %u-byte value, "
-                   "given no value", index, kernel->name.c_str(), parameter.size);
+            breach(
+                "zeKernelSetArgumentValue: argument %u of kernel '%s' is a %u-byte value, "
+                "given no value",
+                index, kernel->name.c_str(), parameter.size);
         }
         const uint8_t zero[8] = {};
         const auto* bytes = static_cast<const uint8_t*>(value != nullptr ? value : zero);
@@ -307,9 +306,8 @@ std::function<void()> captureLaunch(ze_command_list_handle_t list, ze_kernel_han
     expectLive(kernel, Kind::Kernel, kCall);
     const char* name = kernel->name.c_str();
     if (kernel->module->context != list->context) {
-        breach("%s: kernel '%s' belongs to context %p, the command list to context %p", kCall,
-               name, static_cast<void*>(kernel->module->context),
-               static_cast<void*>(list->context));
+        breach("%s: kernel '%s' belongs to context %p, the command list to context %p", kCall, name,
+               static_cast<void*>(kernel->module->context), static_cast<void*>(list->context));
     }
     if (kernel->module->device != list->device) {
         breach("%s: kernel '%s' was built for device %p, launched on device %p", kCall, name,
@@ -318,9 +316,11 @@ std::function<void()> captureLaunch(ze_command_list_handle_t list, ze_kernel_han
     constexpr ze_kernel_indirect_access_flags_t kNeeded =
         ZE_KERNEL_INDIRECT_ACCESS_FLAG_DEVICE | ZE_KERNEL_INDIRECT_ACCESS_FLAG_HOST;
     if ((kernel->indirectAccess & kNeeded) != kNeeded) {
-        breach("%s: kernel '%s' is launched without zeKernelSetIndirectAccess(DEVICE | HOST): "
-               "memory it reaches through pointers stored in memory (not in its arguments) "
-               "need not be resident", kCall, name);
+        breach(
+            "%s: kernel '%s' is launched without zeKernelSetIndirectAccess(DEVICE | HOST): "
+            "memory it reaches through pointers stored in memory (not in its arguments) "
+            "need not be resident",
+            kCall, name);
     }
     if (kernel->groupSize[0] == 0) {
         breach("%s: kernel '%s' is launched before zeKernelSetGroupSize", kCall, name);
@@ -346,16 +346,19 @@ std::function<void()> captureLaunch(ze_command_list_handle_t list, ze_kernel_han
                 const Allocation* allocation = findAllocation(pointer, 1, kCall);
                 // Every device of the double reaches its peers' memory (zeDeviceCanAccessPeer).
                 if (allocation == nullptr || allocation->context != list->context) {
-                    breach("%s: argument %zu of kernel '%s' is %p, which is not device or host "
-                           "memory of the launch's context", kCall, index, name, pointer);
+                    breach(
+                        "%s: argument %zu of kernel '%s' is %p, which is not device or host "
+                        "memory of the launch's context",
+                        kCall, index, name, pointer);
                 }
                 constexpr size_t k4GiB = size_t{4} << 30;
                 if (allocation->size > k4GiB &&
                     kernel->module->buildFlags.find(kLargeBuffers) == std::string::npos) {
-                    breach("%s: argument %zu of kernel '%s' points into an allocation of %zu "
-                           "bytes, but its module was not built with %s: the kernel can "
-                           "address only 4 GB of it", kCall, index, name, allocation->size,
-                           kLargeBuffers);
+                    breach(
+                        "%s: argument %zu of kernel '%s' points into an allocation of %zu "
+                        "bytes, but its module was not built with %s: the kernel can "
+                        "address only 4 GB of it",
+                        kCall, index, name, allocation->size, kLargeBuffers);
                 }
                 uses->push_back(reinterpret_cast<uintptr_t>(allocation->base));
                 void* alias = allocation->alias + (static_cast<char*>(pointer) - allocation->base);
@@ -404,7 +407,8 @@ std::function<void()> captureLaunch(ze_command_list_handle_t list, ze_kernel_han
                     if (status != 0) {
                         std::fprintf(stderr,
                                      "Level Zero driver double: kernel '%s' failed (%d): the "
-                                     "device is lost\n", kernelName.c_str(), status);
+                                     "device is lost\n",
+                                     kernelName.c_str(), status);
                         std::lock_guard<std::mutex> lost(state().mutex);
                         state().deviceLost = true;
                         state().eventsChanged.notify_all();

@@ -5,15 +5,15 @@
 
 #include <polyhal/plugin.h>
 
-#include <catch2/catch.hpp>
 #include <algorithm>
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <iterator>
-#include <cstring>
 #include <set>
 #include <string>
 #include <thread>
@@ -24,11 +24,15 @@ namespace {
 thread_local std::string tLastError;
 
 void hostLog(halLogLevel, const char*) {}
-int hostShouldLog(halLogLevel) { return 0; }
-void hostSetErrorMessage(const char* message) { tLastError = message; }
+int hostShouldLog(halLogLevel) {
+    return 0;
+}
+void hostSetErrorMessage(const char* message) {
+    tLastError = message;
+}
 
-const halPluginHost kHost = {sizeof(halPluginHost), HAL_PLUGIN_ABI_VERSION, hostLog,
-                             hostShouldLog, hostSetErrorMessage};
+const halPluginHost kHost = {sizeof(halPluginHost), HAL_PLUGIN_ABI_VERSION, hostLog, hostShouldLog,
+                             hostSetErrorMessage};
 
 // The plugin, initialised once for the process (a plugin is initialised once).
 const halPluginDispatchTable& plugin() {
@@ -141,12 +145,13 @@ double threadCpuSeconds() {
     return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
 }
 
-void sleep300ms(void*) { std::this_thread::sleep_for(std::chrono::milliseconds(300)); }
+void sleep300ms(void*) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+}
 
 }  // namespace
 
-TEST_CASE("synchronising a HAL_EVENT_BLOCKING_SYNC event sleeps instead of spinning",
-          "[events]") {
+TEST_CASE("synchronising a HAL_EVENT_BLOCKING_SYNC event sleeps instead of spinning", "[events]") {
     const halPluginDispatchTable& ze = plugin();
     halPluginDevice device = nullptr;
     REQUIRE(ze.deviceOpen(0, &device) == HAL_SUCCESS);
@@ -158,7 +163,8 @@ TEST_CASE("synchronising a HAL_EVENT_BLOCKING_SYNC event sleeps instead of spinn
     void* driver = dlopen(std::getenv("ZE_ENABLE_ALT_DRIVERS"), RTLD_NOW | RTLD_NOLOAD);
     REQUIRE(driver != nullptr);
     using SpinningWaits = uint64_t (*)();
-    const auto spinningWaits = reinterpret_cast<SpinningWaits>(dlsym(driver, "zedoubleSpinningWaits"));
+    const auto spinningWaits =
+        reinterpret_cast<SpinningWaits>(dlsym(driver, "zedoubleSpinningWaits"));
     REQUIRE(spinningWaits != nullptr);
 
     REQUIRE(ze.launchHostFunc(stream, sleep300ms, nullptr) == HAL_SUCCESS);

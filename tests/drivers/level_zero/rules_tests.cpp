@@ -100,8 +100,8 @@ struct Session {
         return made;
     }
 
-    ze_event_handle_t newEvent(ze_context_handle_t in,
-                               ze_event_pool_flags_t flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE) const {
+    ze_event_handle_t newEvent(ze_context_handle_t in, ze_event_pool_flags_t flags =
+                                                           ZE_EVENT_POOL_FLAG_HOST_VISIBLE) const {
         const ze_event_pool_desc_t poolDesc{ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, nullptr, flags, 1};
         ze_event_pool_handle_t pool = nullptr;
         EXPECT_ZE(zeEventPoolCreate(in, &poolDesc, 0, nullptr, &pool));
@@ -114,7 +114,11 @@ struct Session {
     ze_event_handle_t newEvent() const { return newEvent(context); }
 
     ze_command_list_handle_t newList(ze_context_handle_t in) const {
-        const ze_command_queue_desc_t desc{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, nullptr, 0, 0, 0,
+        const ze_command_queue_desc_t desc{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+                                           nullptr,
+                                           0,
+                                           0,
+                                           0,
                                            ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
                                            ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
         ze_command_list_handle_t list = nullptr;
@@ -136,8 +140,12 @@ struct Session {
         std::ifstream file(POLYHAL_CTS_SPIRV, std::ios::binary);
         const std::vector<uint8_t> image((std::istreambuf_iterator<char>(file)),
                                          std::istreambuf_iterator<char>());
-        const ze_module_desc_t desc{ZE_STRUCTURE_TYPE_MODULE_DESC, nullptr,
-                                    ZE_MODULE_FORMAT_IL_SPIRV, image.size(), image.data(), "",
+        const ze_module_desc_t desc{ZE_STRUCTURE_TYPE_MODULE_DESC,
+                                    nullptr,
+                                    ZE_MODULE_FORMAT_IL_SPIRV,
+                                    image.size(),
+                                    image.data(),
+                                    "",
                                     nullptr};
         ze_module_handle_t module = nullptr;
         EXPECT_ZE(zeModuleCreate(context, device, &desc, &module, nullptr));
@@ -204,14 +212,14 @@ TEST_CASE("an event is not signalled twice without a reset", "[rules]") {
 }
 
 TEST_CASE("an event is not reset while a wait on it is pending", "[rules]") {
-    expectBrokenRule(runInChild([] {
-                         Session session;
-                         ze_event_handle_t event = session.newEvent();
-                         EXPECT_ZE(zeCommandListAppendBarrier(session.newList(), nullptr, 1,
-                                                              &event));
-                         zeEventHostReset(event);
-                     }),
-                     "still wait for it");
+    expectBrokenRule(
+        runInChild([] {
+            Session session;
+            ze_event_handle_t event = session.newEvent();
+            EXPECT_ZE(zeCommandListAppendBarrier(session.newList(), nullptr, 1, &event));
+            zeEventHostReset(event);
+        }),
+        "still wait for it");
 }
 
 TEST_CASE("handles and memory are used only in their own context", "[rules]") {
@@ -323,14 +331,14 @@ TEST_CASE("the host waits only on events of host-visible pools", "[rules]") {
 }
 
 TEST_CASE("an event is not destroyed while a command uses it", "[rules]") {
-    expectBrokenRule(runInChild([] {
-                         Session session;
-                         ze_event_handle_t never = session.newEvent();
-                         EXPECT_ZE(zeCommandListAppendBarrier(session.newList(), nullptr, 1,
-                                                              &never));
-                         zeEventDestroy(never);
-                     }),
-                     "is still in use by 1 appended command");
+    expectBrokenRule(
+        runInChild([] {
+            Session session;
+            ze_event_handle_t never = session.newEvent();
+            EXPECT_ZE(zeCommandListAppendBarrier(session.newList(), nullptr, 1, &never));
+            zeEventDestroy(never);
+        }),
+        "is still in use by 1 appended command");
 }
 
 TEST_CASE("a fill writes only memory of the driver", "[rules]") {
@@ -379,10 +387,10 @@ TEST_CASE("commands with no barrier between them are not ordered", "[rules]") {
         ze_command_list_handle_t list = session.newList();
         // Held until `go`, so that both copies are queued when the list reaches them.
         EXPECT_ZE(zeCommandListAppendBarrier(list, nullptr, 1, &go));
-        EXPECT_ZE(zeCommandListAppendMemoryCopy(list, buffers[1], buffers[0], 4, nullptr, 0,
-                                                nullptr));
-        EXPECT_ZE(zeCommandListAppendMemoryCopy(list, buffers[2], buffers[1], 4, nullptr, 0,
-                                                nullptr));
+        EXPECT_ZE(
+            zeCommandListAppendMemoryCopy(list, buffers[1], buffers[0], 4, nullptr, 0, nullptr));
+        EXPECT_ZE(
+            zeCommandListAppendMemoryCopy(list, buffers[2], buffers[1], 4, nullptr, 0, nullptr));
         EXPECT_ZE(zeCommandListAppendBarrier(list, done, 0, nullptr));
         EXPECT_ZE(zeEventHostSignal(go));
         EXPECT_ZE(zeEventHostSynchronize(done, UINT64_MAX));
@@ -395,16 +403,16 @@ TEST_CASE("commands with no barrier between them are not ordered", "[rules]") {
 }
 
 TEST_CASE("memory is not freed before the commands using it have run", "[rules]") {
-    expectBrokenRule(runInChild([] {
-                         Session session;
-                         ze_event_handle_t never = session.newEvent();
-                         ze_command_list_handle_t list = session.newList();
-                         void* from = session.deviceMemory(session.context, 64);
-                         void* to = session.deviceMemory(session.context, 64);
-                         EXPECT_ZE(zeCommandListAppendBarrier(list, nullptr, 1, &never));
-                         EXPECT_ZE(zeCommandListAppendMemoryCopy(list, to, from, 64, nullptr, 0,
-                                                                 nullptr));
-                         zeMemFree(session.context, from);
-                     }),
-                     "is freed while 1 appended command(s) using it have not finished");
+    expectBrokenRule(
+        runInChild([] {
+            Session session;
+            ze_event_handle_t never = session.newEvent();
+            ze_command_list_handle_t list = session.newList();
+            void* from = session.deviceMemory(session.context, 64);
+            void* to = session.deviceMemory(session.context, 64);
+            EXPECT_ZE(zeCommandListAppendBarrier(list, nullptr, 1, &never));
+            EXPECT_ZE(zeCommandListAppendMemoryCopy(list, to, from, 64, nullptr, 0, nullptr));
+            zeMemFree(session.context, from);
+        }),
+        "is freed while 1 appended command(s) using it have not finished");
 }

@@ -10,13 +10,13 @@ namespace {
 
 const char* kindName(Kind kind) {
     switch (kind) {
-        case Kind::Context: return "context";
-        case Kind::CommandList: return "command list";
-        case Kind::EventPool: return "event pool";
-        case Kind::Event: return "event";
-        case Kind::Module: return "module";
-        case Kind::BuildLog: return "build log";
-        case Kind::Kernel: return "kernel";
+    case Kind::Context: return "context";
+    case Kind::CommandList: return "command list";
+    case Kind::EventPool: return "event pool";
+    case Kind::Event: return "event";
+    case Kind::Module: return "module";
+    case Kind::BuildLog: return "build log";
+    case Kind::Kernel: return "kernel";
     }
     return "handle";
 }
@@ -40,9 +40,13 @@ State& state() {
     return *instance;
 }
 
-void addHandle(const void* handle, Kind kind) { state().handles[handle] = kind; }
+void addHandle(const void* handle, Kind kind) {
+    state().handles[handle] = kind;
+}
 
-void removeHandle(const void* handle) { state().handles.erase(handle); }
+void removeHandle(const void* handle) {
+    state().handles.erase(handle);
+}
 
 void expectLive(const void* handle, Kind kind, const char* call) {
     const auto found = state().handles.find(handle);
@@ -65,8 +69,8 @@ const Allocation* findAllocation(const void* ptr, size_t size, const char* call)
     const auto base = reinterpret_cast<uintptr_t>(allocation.base);
     if (address >= base + allocation.size) return nullptr;
     if (size > allocation.size - (address - base)) {
-        breach("%s: %zu bytes at %p run past the end of the %zu-byte allocation at %p", call,
-               size, ptr, allocation.size, static_cast<void*>(allocation.base));
+        breach("%s: %zu bytes at %p run past the end of the %zu-byte allocation at %p", call, size,
+               ptr, allocation.size, static_cast<void*>(allocation.base));
     }
     return &allocation;
 }

@@ -82,8 +82,7 @@ TEST_CASE("find() reports the live allocation containing a pointer", "[api]") {
     CHECK_FALSE(h.pool.find(block, &allocation));
 }
 
-TEST_CASE("uses of pointers outside the pool are ignored; interior pointers count",
-          "[api][uses]") {
+TEST_CASE("uses of pointers outside the pool are ignored; interior pointers count", "[api][uses]") {
     PoolHarness h;
     TestStream s0 = h.stream();
     TestStream s1 = h.stream();
@@ -148,8 +147,8 @@ TEST_CASE("an exported block names its segment, which is released as any other o
     CHECK(exported.segmentSize == 2 * kMiB);
     CHECK(static_cast<char*>(exported.segmentBase) + exported.offset == second);
     CHECK(exported.size == 4 * kKiB);
-    CHECK(exported.offset == static_cast<size_t>(static_cast<char*>(second) -
-                                                 static_cast<char*>(first)));
+    CHECK(exported.offset ==
+          static_cast<size_t>(static_cast<char*>(second) - static_cast<char*>(first)));
     REQUIRE(h.free(first, s0) == HAL_SUCCESS);
     REQUIRE(h.free(second, s0) == HAL_SUCCESS);
     CHECK_FALSE(h.pool.exportBlock(second, &exported));  // freed
@@ -159,8 +158,7 @@ TEST_CASE("an exported block names its segment, which is released as any other o
     CHECK(h.pool.stats().backendFrees == 1);
 }
 
-TEST_CASE("attributes switch reuse paths off and set a release threshold",
-          "[api][attributes]") {
+TEST_CASE("attributes switch reuse paths off and set a release threshold", "[api][attributes]") {
     PoolHarness h;
     TestStream s0 = h.stream();
     TestStream s1 = h.stream();

@@ -18,7 +18,7 @@ namespace {
 
 // Live allocations of all threads; an overlap means the pool handed out memory twice.
 class LiveSet {
-public:
+  public:
     bool insert(void* ptr, size_t size) {
         const uintptr_t begin = reinterpret_cast<uintptr_t>(ptr);
         std::lock_guard<std::mutex> lock(mutex_);
@@ -33,7 +33,7 @@ public:
         live_.erase(reinterpret_cast<uintptr_t>(ptr));
     }
 
-private:
+  private:
     std::mutex mutex_;
     std::map<uintptr_t, uintptr_t> live_;
 };
@@ -61,7 +61,9 @@ TEST_CASE("threads allocating, using and freeing across shared streams", "[threa
         for (int step = 0; step < kSteps; ++step) {
             TestStream stream = streams[pick(streams.size())];
             switch (pick(10)) {
-            case 0: case 1: case 2: {
+            case 0:
+            case 1:
+            case 2: {
                 const size_t size = pick(8) == 0 ? 1 * kMiB + pick(3 * kMiB) : 1 + pick(64 * kKiB);
                 void* ptr = nullptr;
                 const halError result = h.tryAllocate(size, stream, &ptr);
@@ -71,7 +73,8 @@ TEST_CASE("threads allocating, using and freeing across shared streams", "[threa
                 mine.push_back({ptr, size});
                 break;
             }
-            case 3: case 4:
+            case 3:
+            case 4:
                 if (!mine.empty()) {
                     const size_t i = pick(mine.size());
                     liveSet.erase(mine[i].first);

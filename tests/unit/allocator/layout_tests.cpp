@@ -7,7 +7,9 @@ using namespace polyhal::allocator;
 using namespace polyhal::allocator::testing;
 
 namespace {
-uintptr_t at(void* ptr) { return reinterpret_cast<uintptr_t>(ptr); }
+uintptr_t at(void* ptr) {
+    return reinterpret_cast<uintptr_t>(ptr);
+}
 }  // namespace
 
 TEST_CASE("sizes are rounded up to 512 bytes", "[layout]") {
@@ -24,9 +26,10 @@ TEST_CASE("sizes are rounded up to 512 bytes", "[layout]") {
     CHECK(allocation.size == 513);
 }
 
-TEST_CASE("segment sizes: 2 MiB for small requests, 20 MiB below 10 MiB, else rounded to "
-          "2 MiB",
-          "[layout]") {
+TEST_CASE(
+    "segment sizes: 2 MiB for small requests, 20 MiB below 10 MiB, else rounded to "
+    "2 MiB",
+    "[layout]") {
     PoolHarness h;
     TestStream s0 = h.stream();
     REQUIRE(h.allocate(1 * kMiB, s0) != nullptr);
@@ -46,7 +49,8 @@ TEST_CASE("small and large requests never share a segment", "[layout]") {
     TestStream s0 = h.stream();
     void* small = h.allocate(4 * kKiB, s0);
     REQUIRE(h.free(small, s0) == HAL_SUCCESS);
-    REQUIRE(h.allocate(1536 * kKiB, s0) != nullptr);  // 2 MiB of free small memory does not serve it
+    REQUIRE(h.allocate(1536 * kKiB, s0) !=
+            nullptr);  // 2 MiB of free small memory does not serve it
     CHECK(h.pool.stats().newSegments == 2);
     REQUIRE(h.allocate(4 * kKiB, s0) == small);
 }

@@ -26,9 +26,8 @@ struct RecordedUse {
 };
 
 class RandomProgram {
-public:
-    RandomProgram(uint32_t seed, const PoolAttributes& attributes)
-        : rng_(seed), h_(96 * kMiB) {
+  public:
+    RandomProgram(uint32_t seed, const PoolAttributes& attributes) : rng_(seed), h_(96 * kMiB) {
         h_.pool.setAttributes(attributes);
         for (int i = 0; i < 4; ++i) streams_.push_back(h_.stream());
         for (int i = 0; i < 6; ++i) events_.push_back(&h_.event());
@@ -37,13 +36,22 @@ public:
     void run(int steps) {
         for (int step = 0; step < steps; ++step) {
             switch (pick(20)) {
-            case 0: case 1: case 2: case 3: case 4: allocate(); break;
-            case 5: case 6: case 7: release(); break;
-            case 8: case 9: case 10: use(); break;
+            case 0:
+            case 1:
+            case 2:
+            case 3:
+            case 4: allocate(); break;
+            case 5:
+            case 6:
+            case 7: release(); break;
+            case 8:
+            case 9:
+            case 10: use(); break;
             case 11: h_.record(*events_[pick(events_.size())], anyStream()); break;
             case 12: h_.wait(anyStream(), *events_[pick(events_.size())]); break;
             case 13: h_.query(*events_[pick(events_.size())]); break;
-            case 14: case 15: h_.device.advance(anyStream().device, 1 + pick(3)); break;
+            case 14:
+            case 15: h_.device.advance(anyStream().device, 1 + pick(3)); break;
             case 16: h_.work(anyStream()); break;
             case 17: rare(); break;
             default: h_.device.advance(anyStream().device, 1); break;
@@ -53,7 +61,7 @@ public:
         finish();
     }
 
-private:
+  private:
     size_t pick(size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng_); }
     TestStream anyStream() { return streams_[pick(streams_.size())]; }
 
@@ -117,15 +125,15 @@ private:
     }
 
     void forgetFinishedUses() {
-        uses_.erase(std::remove_if(uses_.begin(), uses_.end(),
-                                   [&](const RecordedUse& use) {
-                                       return h_.device.finished(use.op);
-                                   }),
-                    uses_.end());
+        uses_.erase(
+            std::remove_if(uses_.begin(), uses_.end(),
+                           [&](const RecordedUse& use) { return h_.device.finished(use.op); }),
+            uses_.end());
     }
 
     void finish() {
-        for (const LiveBlock& block : live_) REQUIRE(h_.free(block.ptr, anyStream()) == HAL_SUCCESS);
+        for (const LiveBlock& block : live_)
+            REQUIRE(h_.free(block.ptr, anyStream()) == HAL_SUCCESS);
         h_.synchronizeDevice();
         h_.device.advanceAll();
         REQUIRE(h_.pool.trim(0) == HAL_SUCCESS);
@@ -149,8 +157,7 @@ private:
 
 }  // namespace
 
-TEST_CASE("model check: no block is handed out while an earlier use may still run",
-          "[model]") {
+TEST_CASE("model check: no block is handed out while an earlier use may still run", "[model]") {
     const bool proven = GENERATE(true, false);
     const bool observed = GENERATE(true, false);
     const uint32_t seed = GENERATE(range(1u, 17u));

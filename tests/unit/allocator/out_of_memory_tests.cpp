@@ -32,8 +32,7 @@ TEST_CASE("out of memory: blocks waiting on other streams are reclaimed by synch
     CHECK(h.device.counters().eventSynchronizations >= 1);
 }
 
-TEST_CASE("out of memory: blocks the owner freed but no event covers are reclaimed too",
-          "[oom]") {
+TEST_CASE("out of memory: blocks the owner freed but no event covers are reclaimed too", "[oom]") {
     PoolHarness h(2 * kWholeSegment);
     TestStream s0 = h.stream();
     TestStream s1 = h.stream();
@@ -57,9 +56,10 @@ TEST_CASE("out of memory: cached segments are returned before retrying", "[oom]"
     CHECK(stats.bytesReserved == kWholeSegment);
 }
 
-TEST_CASE("out of memory: a device without room for the usual segment gets the smallest that "
-          "serves the request, with nothing synchronised",
-          "[oom]") {
+TEST_CASE(
+    "out of memory: a device without room for the usual segment gets the smallest that "
+    "serves the request, with nothing synchronised",
+    "[oom]") {
     PoolHarness h(4 * kMiB);
     TestStream s0 = h.stream();
     TestStream s1 = h.stream();
@@ -87,11 +87,10 @@ TEST_CASE("out of memory: the retry asks only for what the request needs", "[oom
     CHECK(stats.oomSynchronized == 1);
 }
 
-TEST_CASE("out of memory: the error says what was requested and where memory is",
-          "[oom]") {
+TEST_CASE("out of memory: the error says what was requested and where memory is", "[oom]") {
     PoolHarness h(14 * kMiB);
     TestStream s0 = h.stream();
-    REQUIRE(h.allocate(512, s0) != nullptr);        // pins a 2 MiB small segment
+    REQUIRE(h.allocate(512, s0) != nullptr);  // pins a 2 MiB small segment
     REQUIRE(h.allocate(kWholeSegment, s0) != nullptr);
     void* ptr = nullptr;
     CHECK(h.tryAllocate(1536 * kKiB, s0, &ptr) == HAL_ERROR_OUT_OF_MEMORY);

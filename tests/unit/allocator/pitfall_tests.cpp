@@ -8,7 +8,9 @@ using namespace polyhal::allocator::testing;
 
 namespace {
 constexpr size_t kWholeSegment = 12 * kMiB;
-uintptr_t at(void* ptr) { return reinterpret_cast<uintptr_t>(ptr); }
+uintptr_t at(void* ptr) {
+    return reinterpret_cast<uintptr_t>(ptr);
+}
 }  // namespace
 
 TEST_CASE("merged blocks take the union of both blocks' uses", "[pitfall]") {
@@ -83,9 +85,10 @@ TEST_CASE("destroying a stream does not lose the uses of its unfinished work", "
     CHECK(h.pool.stats().reusedObservedComplete == 1);
 }
 
-TEST_CASE("a removed stream's record is reused only once its work is seen finished, and "
-          "its old tickets prove nothing about the new stream",
-          "[pitfall]") {
+TEST_CASE(
+    "a removed stream's record is reused only once its work is seen finished, and "
+    "its old tickets prove nothing about the new stream",
+    "[pitfall]") {
     PoolHarness h;
     TestStream s0 = h.stream();
     TestStream s1 = h.stream();
@@ -192,9 +195,10 @@ TEST_CASE("events of another pool's streams prove nothing here", "[pitfall]") {
     CHECK(h.allocate(kWholeSegment, s0) != block);
 }
 
-TEST_CASE("an allocation is ordered on its stream only: freeing it on another stream keeps "
-          "the earlier uses it was ordered after",
-          "[pitfall]") {
+TEST_CASE(
+    "an allocation is ordered on its stream only: freeing it on another stream keeps "
+    "the earlier uses it was ordered after",
+    "[pitfall]") {
     PoolHarness h;
     TestStream s0 = h.stream();
     TestStream s1 = h.stream();

@@ -26,7 +26,7 @@ struct TestEvent {
 };
 
 class PoolHarness {
-public:
+  public:
     explicit PoolHarness(uint64_t capacity = UINT64_MAX) : device(capacity), pool(device) {}
 
     TestStream stream() {
@@ -106,7 +106,7 @@ public:
     FakeDevice device;
     DevicePool pool;
 
-private:
+  private:
     std::deque<TestEvent> events_;
 };
 

@@ -44,9 +44,10 @@ TEST_CASE("a block freed on a stream is reused by that stream at once", "[reuse]
     CHECK(device.eventSynchronizations == 0);
 }
 
-TEST_CASE("MindSpore: a block read by a long operation on stream 1 is not given to new work "
-          "on stream 0, and flows back once stream 0 waits for stream 1",
-          "[reuse][mindspore]") {
+TEST_CASE(
+    "MindSpore: a block read by a long operation on stream 1 is not given to new work "
+    "on stream 0, and flows back once stream 0 waits for stream 1",
+    "[reuse][mindspore]") {
     PoolHarness h;
     TestStream s0 = h.stream();
     TestStream s1 = h.stream();
@@ -55,7 +56,7 @@ TEST_CASE("MindSpore: a block read by a long operation on stream 1 is not given 
     h.use(addS0, s0);  // add_s0 = input_s0 + 1
     TestEvent& inputReady = h.event();
     h.record(inputReady, s0);
-    h.wait(s1, inputReady);  // s1.wait_stream(default_stream)
+    h.wait(s1, inputReady);                          // s1.wait_stream(default_stream)
     const FakeDevice::OpId conv = h.use(addS0, s1);  // conv2d(add_s0, weight): long
     h.use(addS0, s1);                                // add_s1 = add_s0 + 1
     TestEvent& ev = h.event();
@@ -77,9 +78,10 @@ TEST_CASE("MindSpore: a block read by a long operation on stream 1 is not given 
     CHECK(h.device.counters().eventSynchronizations == 0);
 }
 
-TEST_CASE("flow back: an event recorded after the last foreign use and waited on by the "
-          "owner returns the block to the owner without host synchronisation",
-          "[reuse][flow-back]") {
+TEST_CASE(
+    "flow back: an event recorded after the last foreign use and waited on by the "
+    "owner returns the block to the owner without host synchronisation",
+    "[reuse][flow-back]") {
     PoolHarness h;
     TestStream s0 = h.stream();
     TestStream s1 = h.stream();
@@ -180,9 +182,10 @@ TEST_CASE("chains: s1 -> s2 -> s0 through two events prove the reuse", "[reuse][
     }
 }
 
-TEST_CASE("observed completion: once the foreign use has finished any stream may reuse the "
-          "block",
-          "[reuse][observed]") {
+TEST_CASE(
+    "observed completion: once the foreign use has finished any stream may reuse the "
+    "block",
+    "[reuse][observed]") {
     PoolHarness h;
     TestStream s0 = h.stream();
     TestStream s1 = h.stream();
@@ -220,9 +223,10 @@ TEST_CASE("observed completion: once the foreign use has finished any stream may
     }
 }
 
-TEST_CASE("pool events are shared: many frees waiting on one stream record one event and "
-          "probe once per stream",
-          "[reuse][observed]") {
+TEST_CASE(
+    "pool events are shared: many frees waiting on one stream record one event and "
+    "probe once per stream",
+    "[reuse][observed]") {
     PoolHarness h;
     TestStream s0 = h.stream();
     TestStream s1 = h.stream();

@@ -114,8 +114,8 @@ TEST_CASE("kernel arguments are packed by value with their declared sizes") {
     polyhal::Stream stream;
     polyhal::DeviceBuffer out(kCount * sizeof(uint32_t), stream);
     polyhal::HostBuffer host(out.size());
-    fill.launch({(kCount + 255) / 256, 1, 1}, {256, 1, 1}, stream, out.as<uint32_t>(),
-                uint32_t{7}, kCount);
+    fill.launch({(kCount + 255) / 256, 1, 1}, {256, 1, 1}, stream, out.as<uint32_t>(), uint32_t{7},
+                kCount);
     polyhal::memcpy(host, out, HAL_MEMCPY_DEVICE_TO_HOST, stream);
     stream.synchronize();
     size_t wrong = 0;

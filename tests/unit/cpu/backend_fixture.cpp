@@ -15,8 +15,12 @@ namespace {
 thread_local std::string lastMessage;
 
 void hostLog(halLogLevel, const char*) {}
-int hostShouldLog(halLogLevel) { return 0; }
-void hostSetErrorMessage(const char* message) { lastMessage = message; }
+int hostShouldLog(halLogLevel) {
+    return 0;
+}
+void hostSetErrorMessage(const char* message) {
+    lastMessage = message;
+}
 
 halPluginDispatchTable negotiated() {
     halPluginDispatchTable table = {};
@@ -34,7 +38,9 @@ const halPluginHost& testHost() {
     return host;
 }
 
-std::string lastError() { return lastMessage; }
+std::string lastError() {
+    return lastMessage;
+}
 
 const halPluginDispatchTable& table() {
     static const halPluginDispatchTable table = negotiated();

@@ -28,7 +28,9 @@ struct ThreadExitCounter {
     }
 };
 
-void countUntilThreadExit(void*) { thread_local ThreadExitCounter counter; }
+void countUntilThreadExit(void*) {
+    thread_local ThreadExitCounter counter;
+}
 }  // namespace
 
 TEST_CASE("without POLYHAL_CPU_DEVICES there is one device", "[device]") {

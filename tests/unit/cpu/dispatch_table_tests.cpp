@@ -45,7 +45,9 @@ TEST_CASE("a core of another major ABI version is refused with both versions nam
     const uint32_t future = HAL_PLUGIN_MAKE_VERSION(HAL_PLUGIN_ABI_VERSION_MAJOR + 1, 0);
     REQUIRE(polyhalCpuGetDispatchTable(future, &testHost(), &filled) ==
             HAL_ERROR_BACKEND_INCOMPATIBLE);
-    CHECK_THAT(lastError(), Catch::Contains("plugin ABI 1." + std::to_string(HAL_PLUGIN_ABI_VERSION_MINOR)) && Catch::Contains("2.0"));
+    CHECK_THAT(lastError(),
+               Catch::Contains("plugin ABI 1." + std::to_string(HAL_PLUGIN_ABI_VERSION_MINOR)) &&
+                   Catch::Contains("2.0"));
     CHECK(filled.initialize == nullptr);
 }
 

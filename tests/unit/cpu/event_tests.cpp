@@ -11,16 +11,22 @@ using namespace cpu_tests;
 
 namespace {
 
-void setFlag(void* flag) { static_cast<std::atomic<bool>*>(flag)->store(true); }
+void setFlag(void* flag) {
+    static_cast<std::atomic<bool>*>(flag)->store(true);
+}
 
-void sleep20ms(void*) { std::this_thread::sleep_for(std::chrono::milliseconds(20)); }
+void sleep20ms(void*) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+}
 
 struct ValueHandoff {
     int written = 0;
     int seen = -1;
 };
 
-void writeValue(void* data) { static_cast<ValueHandoff*>(data)->written = 42; }
+void writeValue(void* data) {
+    static_cast<ValueHandoff*>(data)->written = 42;
+}
 void readValue(void* data) {
     auto& handoff = *static_cast<ValueHandoff*>(data);
     handoff.seen = handoff.written;
@@ -104,7 +110,9 @@ TEST_CASE("a wait keeps the record it saw when the event is re-recorded or destr
         REQUIRE(backend().eventRecord(event.get(), idle.get()) == HAL_SUCCESS);
         REQUIRE(backend().eventSynchronize(event.get()) == HAL_SUCCESS);
     }
-    SECTION("destroyed") { event.destroy(); }
+    SECTION("destroyed") {
+        event.destroy();
+    }
     CHECK(backend().streamQuery(consumer.get()) == HAL_ERROR_NOT_READY);
     CHECK_FALSE(consumed.load());
     gate.open();

@@ -13,7 +13,9 @@ using namespace cpu_tests;
 
 namespace {
 
-void increment(void* counter) { static_cast<std::atomic<int>*>(counter)->fetch_add(1); }
+void increment(void* counter) {
+    static_cast<std::atomic<int>*>(counter)->fetch_add(1);
+}
 
 // Launches fail_in_block over 8 blocks; block 5 returns 7.
 void launchFailingKernel(const KernelModule& module, halPluginStream stream) {

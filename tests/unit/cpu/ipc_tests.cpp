@@ -59,7 +59,10 @@ TEST_CASE("an opened interprocess event shares the records of the exported one",
     REQUIRE(backend().streamCreate(device0(), 0, 0, &stream) == HAL_SUCCESS);
     static std::atomic<bool> release{false};
     REQUIRE(backend().launchHostFunc(
-                stream, [](void*) { while (!release.load()) std::this_thread::yield(); },
+                stream,
+                [](void*) {
+                    while (!release.load()) std::this_thread::yield();
+                },
                 nullptr) == HAL_SUCCESS);
     REQUIRE(backend().eventRecord(opened, stream) == HAL_SUCCESS);  // recorded through the copy
     CHECK(backend().eventQuery(event) == HAL_ERROR_NOT_READY);

@@ -30,7 +30,9 @@ void append(void* data) {
     appender.log->push_back(appender.value);
 }
 
-void increment(void* counter) { static_cast<std::atomic<int>*>(counter)->fetch_add(1); }
+void increment(void* counter) {
+    static_cast<std::atomic<int>*>(counter)->fetch_add(1);
+}
 
 // Waits (up to a deadline) for a flag another stream sets.
 struct Handshake {
@@ -47,15 +49,21 @@ void waitForFlag(void* data) {
     handshake.sawFlag.store(handshake.flag.load());
 }
 
-void setFlag(void* data) { static_cast<Handshake*>(data)->flag.store(true); }
+void setFlag(void* data) {
+    static_cast<Handshake*>(data)->flag.store(true);
+}
 
 int currentThreadNice() {
     return getpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)));
 }
 
-void storeNice(void* nice) { *static_cast<int*>(nice) = currentThreadNice(); }
+void storeNice(void* nice) {
+    *static_cast<int*>(nice) = currentThreadNice();
+}
 
-void throwFromHostFunction(void*) { throw std::runtime_error("host function failure"); }
+void throwFromHostFunction(void*) {
+    throw std::runtime_error("host function failure");
+}
 
 }  // namespace
 

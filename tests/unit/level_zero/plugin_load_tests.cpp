@@ -14,11 +14,15 @@ namespace {
 thread_local std::string tLastError;
 
 void hostLog(halLogLevel, const char*) {}
-int hostShouldLog(halLogLevel) { return 0; }
-void hostSetErrorMessage(const char* message) { tLastError = message; }
+int hostShouldLog(halLogLevel) {
+    return 0;
+}
+void hostSetErrorMessage(const char* message) {
+    tLastError = message;
+}
 
-const halPluginHost kHost = {sizeof(halPluginHost), HAL_PLUGIN_ABI_VERSION, hostLog,
-                             hostShouldLog, hostSetErrorMessage};
+const halPluginHost kHost = {sizeof(halPluginHost), HAL_PLUGIN_ABI_VERSION, hostLog, hostShouldLog,
+                             hostSetErrorMessage};
 
 halPluginEntryFn loadEntry() {
     void* library = dlopen(POLYHAL_LEVEL_ZERO_PLUGIN, RTLD_NOW | RTLD_LOCAL);

@@ -56,8 +56,8 @@ TEST_CASE("elapsed time follows the device timer's frequency and width", "[trans
 TEST_CASE("the compute queue group is the first that accepts compute work", "[translate]") {
     ze_command_queue_group_properties_t groups[3] = {};
     groups[0].flags = ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY;
-    groups[1].flags = ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE |
-                      ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY;
+    groups[1].flags =
+        ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE | ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY;
     groups[2].flags = ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE;
     CHECK(findComputeQueueGroup(groups, 3) == 1);
     CHECK(findComputeQueueGroup(groups, 1) == -1);
@@ -66,8 +66,8 @@ TEST_CASE("the compute queue group is the first that accepts compute work", "[tr
 
 TEST_CASE("the copy engines are the first group that copies without computing", "[translate]") {
     ze_command_queue_group_properties_t groups[3] = {};
-    groups[0].flags = ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE |
-                      ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY;
+    groups[0].flags =
+        ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE | ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY;
     groups[1].flags = ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY;
     groups[2].flags = ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY;
     CHECK(findCopyOnlyQueueGroup(groups, 3) == 1);
@@ -144,7 +144,8 @@ TEST_CASE("ze_result_t values convert to halError", "[error]") {
 }
 
 TEST_CASE("ze_result_t values are named as Level Zero names them", "[error]") {
-    CHECK(std::string(resultName(ZE_RESULT_ERROR_UNINITIALIZED)) == "ZE_RESULT_ERROR_UNINITIALIZED");
+    CHECK(std::string(resultName(ZE_RESULT_ERROR_UNINITIALIZED)) ==
+          "ZE_RESULT_ERROR_UNINITIALIZED");
     CHECK(std::string(resultName(ZE_RESULT_ERROR_DEVICE_LOST)) == "ZE_RESULT_ERROR_DEVICE_LOST");
     CHECK(std::string(resultName(ZE_RESULT_NOT_READY)) == "ZE_RESULT_NOT_READY");
     CHECK(std::string(resultName(static_cast<ze_result_t>(0x7abcdef0))) ==
@@ -155,7 +156,9 @@ TEST_CASE("ze_result_t values are named as Level Zero names them", "[error]") {
 
 namespace {
 std::string tMessage;
-void recordMessage(const char* message) { tMessage = message; }
+void recordMessage(const char* message) {
+    tMessage = message;
+}
 }  // namespace
 
 TEST_CASE("a failed call leaves its name, result name and description as the message", "[error]") {

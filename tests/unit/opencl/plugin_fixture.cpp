@@ -14,8 +14,12 @@ thread_local std::string tLastError;
 void hostLog(halLogLevel level, const char* message) {
     if (level >= HAL_LOG_WARN) std::fprintf(stderr, "[opencl plugin] %s\n", message);
 }
-int hostShouldLog(halLogLevel level) { return level >= HAL_LOG_WARN; }
-void hostSetErrorMessage(const char* message) { tLastError = message; }
+int hostShouldLog(halLogLevel level) {
+    return level >= HAL_LOG_WARN;
+}
+void hostSetErrorMessage(const char* message) {
+    tLastError = message;
+}
 
 const halPluginHost kHost = {sizeof(halPluginHost), HAL_PLUGIN_ABI_VERSION, hostLog, hostShouldLog,
                              hostSetErrorMessage};
@@ -60,17 +64,27 @@ halPluginDevice openedDevice() {
 
 }  // namespace
 
-const halPluginDispatchTable& negotiated() { return negotiatedPlugin().table; }
+const halPluginDispatchTable& negotiated() {
+    return negotiatedPlugin().table;
+}
 
 const halPluginDispatchTable& plugin() {
     openedDevice();
     return negotiated();
 }
 
-halPluginDevice device() { return openedDevice(); }
-halPluginEntryFn entryPoint() { return negotiatedPlugin().entry; }
-const halPluginHost& testHost() { return kHost; }
-std::string lastError() { return tLastError; }
+halPluginDevice device() {
+    return openedDevice();
+}
+halPluginEntryFn entryPoint() {
+    return negotiatedPlugin().entry;
+}
+const halPluginHost& testHost() {
+    return kHost;
+}
+std::string lastError() {
+    return tLastError;
+}
 
 cl_device_id clDevice() {
     Stream stream;
@@ -82,20 +96,30 @@ cl_device_id clDevice() {
     return id;
 }
 
-Stream::Stream(int priority) { REQUIRE_OK(plugin().streamCreate(device(), priority, 0, &handle_)); }
+Stream::Stream(int priority) {
+    REQUIRE_OK(plugin().streamCreate(device(), priority, 0, &handle_));
+}
 
-Stream::~Stream() { destroy(); }
+Stream::~Stream() {
+    destroy();
+}
 
-void Stream::synchronize() const { REQUIRE_OK(plugin().streamSynchronize(handle_)); }
+void Stream::synchronize() const {
+    REQUIRE_OK(plugin().streamSynchronize(handle_));
+}
 
 void Stream::destroy() {
     if (handle_ != nullptr) plugin().streamDestroy(handle_);
     handle_ = nullptr;
 }
 
-Event::Event() { REQUIRE_OK(plugin().eventCreate(device(), 0, &handle_)); }
+Event::Event() {
+    REQUIRE_OK(plugin().eventCreate(device(), 0, &handle_));
+}
 
-Event::~Event() { destroy(); }
+Event::~Event() {
+    destroy();
+}
 
 void Event::destroy() {
     if (handle_ != nullptr) plugin().eventDestroy(handle_);

@@ -39,7 +39,7 @@ cl_device_id clDevice();
     } while (0)
 
 class Stream {
-public:
+  public:
     explicit Stream(int priority = 0);
     ~Stream();
     Stream(const Stream&) = delete;
@@ -49,12 +49,12 @@ public:
     // Destroys the stream now; the owner then holds nothing.
     void destroy();
 
-private:
+  private:
     halPluginStream handle_ = nullptr;
 };
 
 class Event {
-public:
+  public:
     Event();
     ~Event();
     Event(const Event&) = delete;
@@ -62,12 +62,12 @@ public:
     halPluginEvent get() const { return handle_; }
     void destroy();
 
-private:
+  private:
     halPluginEvent handle_ = nullptr;
 };
 
 class DeviceMemory {
-public:
+  public:
     explicit DeviceMemory(size_t size);
     ~DeviceMemory();
     DeviceMemory(const DeviceMemory&) = delete;
@@ -78,7 +78,7 @@ public:
         return static_cast<T*>(ptr_);
     }
 
-private:
+  private:
     void* ptr_ = nullptr;
 };
 
@@ -103,7 +103,7 @@ std::vector<T> download(const Stream& stream, const void* src, size_t count) {
 // Holds streams back: block(stream) enqueues a host function that does not return until
 // open(). The destructor opens the gate and waits until every blocked function has returned.
 class Gate {
-public:
+  public:
     Gate() = default;
     ~Gate();
     Gate(const Gate&) = delete;
@@ -111,7 +111,7 @@ public:
     void block(const Stream& stream);
     void open();
 
-private:
+  private:
     static void wait(void* gate);
     std::mutex mutex_;
     std::condition_variable changed_;

@@ -18,8 +18,7 @@ cl_context queueContext(halPluginStream stream) {
 
 }  // namespace
 
-TEST_CASE("a stream waits for an event of a device in another OpenCL context",
-          "[.two_platforms]") {
+TEST_CASE("a stream waits for an event of a device in another OpenCL context", "[.two_platforms]") {
     int count = 0;
     REQUIRE_OK(plugin().deviceGetCount(&count));
     REQUIRE(count == 2);
@@ -37,8 +36,8 @@ TEST_CASE("a stream waits for an event of a device in another OpenCL context",
         REQUIRE_OK(plugin().streamWaitEvent(waiting, event.get()));
         const int value = 17;
         int target = 0;
-        REQUIRE_OK(plugin().memcpyAsync(waiting, &target, &value, sizeof value,
-                                        HAL_MEMCPY_HOST_TO_HOST));
+        REQUIRE_OK(
+            plugin().memcpyAsync(waiting, &target, &value, sizeof value, HAL_MEMCPY_HOST_TO_HOST));
         CHECK(plugin().streamQuery(waiting) == HAL_ERROR_NOT_READY);
         CHECK(target == 0);
         gate.open();

@@ -17,7 +17,7 @@ using DeviceEvent = void*;
 // Every method may be called from any thread at once. The pool never holds its own lock while
 // calling one, so an implementation may block (synchronizeEvent) or be slow (allocateMemory).
 class DeviceInterface {
-public:
+  public:
     virtual ~DeviceInterface() = default;
 
     // Device memory of `size` bytes aligned to at least 256 bytes. Exhausted:

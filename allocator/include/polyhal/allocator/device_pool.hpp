@@ -48,14 +48,14 @@ struct Allocation {
 
 // The segment behind an exported block (DevicePool::exportBlock): what another process maps.
 struct ExportedBlock {
-    void* segmentBase;     // as the backend's allocateMemory returned it
+    void* segmentBase;  // as the backend's allocateMemory returned it
     size_t segmentSize;
-    size_t offset;         // of the block within the segment
-    size_t size;           // bytes the caller asked for
+    size_t offset;  // of the block within the segment
+    size_t size;    // bytes the caller asked for
 };
 
 class DevicePool {
-public:
+  public:
     // `device` must outlive the pool.
     explicit DevicePool(DeviceInterface& device);
     // Returns every segment to the backend. The device must be idle.
@@ -136,7 +136,7 @@ public:
 
     class Impl;
 
-private:
+  private:
     std::unique_ptr<Impl> impl_;
 };
 

@@ -7,22 +7,22 @@
 namespace polyhal::allocator {
 
 struct PoolStats {
-    uint64_t bytesInUse = 0;        // bytes of blocks handed out (sizes rounded to 512 B)
+    uint64_t bytesInUse = 0;  // bytes of blocks handed out (sizes rounded to 512 B)
     uint64_t peakBytesInUse = 0;
-    uint64_t bytesReserved = 0;     // bytes of segments obtained from the backend
+    uint64_t bytesReserved = 0;  // bytes of segments obtained from the backend
     uint64_t peakBytesReserved = 0;
-    uint64_t bytesCached = 0;       // reserved but not in use: free blocks, pending included
-    uint64_t bytesPending = 0;      // free blocks still waiting for a use on another stream
+    uint64_t bytesCached = 0;   // reserved but not in use: free blocks, pending included
+    uint64_t bytesPending = 0;  // free blocks still waiting for a use on another stream
 
     // How each successful allocation was served (see the reuse order in docs/pool.md).
-    uint64_t reusedSameStream = 0;      // 1: no use on another stream to wait for
-    uint64_t reusedProvenOrder = 0;     // 2: every foreign use ordered before, by events
-    uint64_t reusedObservedComplete = 0;// 3: every foreign use seen finished by the host
-    uint64_t newSegments = 0;           // 4: carved from a segment just obtained
-    uint64_t oomSynchronized = 0;       // 5: served only after synchronising and releasing
+    uint64_t reusedSameStream = 0;        // 1: no use on another stream to wait for
+    uint64_t reusedProvenOrder = 0;       // 2: every foreign use ordered before, by events
+    uint64_t reusedObservedComplete = 0;  // 3: every foreign use seen finished by the host
+    uint64_t newSegments = 0;             // 4: carved from a segment just obtained
+    uint64_t oomSynchronized = 0;         // 5: served only after synchronising and releasing
 
-    uint64_t backendAllocations = 0;    // allocateMemory calls that succeeded
-    uint64_t backendFrees = 0;          // freeMemory calls
+    uint64_t backendAllocations = 0;  // allocateMemory calls that succeeded
+    uint64_t backendFrees = 0;        // freeMemory calls
 };
 
 struct PoolAttributes {

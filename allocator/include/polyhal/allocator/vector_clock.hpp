@@ -12,13 +12,13 @@
 
 namespace polyhal::allocator {
 
-class Stream;      // a pool's per-stream state; the core holds it as an opaque pointer
+class Stream;  // a pool's per-stream state; the core holds it as an opaque pointer
 class DevicePool;
 
 // A sparse vector clock, tagged with the pool it belongs to so that a snapshot of another
 // device's stream never claims ordering in this one. Streams absent from it read as 0.
 class VectorClock {
-public:
+  public:
     struct Entry {
         Stream* stream;
         uint64_t ticket;
@@ -38,7 +38,7 @@ public:
     void merge(const VectorClock& other);
     void clear() { entries_.clear(); }
 
-private:
+  private:
     const DevicePool* origin_ = nullptr;
     std::vector<Entry> entries_;  // sorted by stream address
 };

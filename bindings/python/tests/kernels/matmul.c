@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 static int hasMatmulArgs(const halCpuKernelContext* ctx) {
-    static const size_t sizes[6] = {sizeof(void*), sizeof(void*), sizeof(void*),
+    static const size_t sizes[6] = {sizeof(void*),    sizeof(void*),    sizeof(void*),
                                     sizeof(uint32_t), sizeof(uint32_t), sizeof(uint32_t)};
     if (ctx->numArgs != 6) return 0;
     for (uint32_t i = 0; i < 6; ++i) {

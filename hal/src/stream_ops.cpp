@@ -34,18 +34,6 @@ halError awaitStream(halStream_t* stream, Wait&& wait, Finished&& finished) {
     return status;
 }
 
-// Asks the plugin about `event` through `wait`; where it succeeds, `finished` tells the pool,
-// once per record, that what the event follows is over.
-template <typename Wait, typename Finished>
-halError awaitEvent(halEvent_t* event, const char* operation, Wait&& wait, Finished&& finished) {
-    const uint64_t record = event->clock.generation();
-    if (halError e = checked(wait(), event->device, operation)) return e;
-    event->clock.completeOnce(record, [&](const allocator::VectorClock& reached) {
-        finished(*event->device->pool, reached);
-    });
-    return HAL_SUCCESS;
-}
-
 }  // namespace
 
 halError defaultStream(Device* device, halStream_t** stream) {
@@ -168,20 +156,6 @@ halError destroyStream(halStream_t* stream, const char* operation) {
     return checked(releaseStream(stream), device, operation);
 }
 
-halError recordEvent(halEvent_t* event, halStream_t* stream, const char* operation) {
-    // Reused by every record on this thread: capturing allocates nothing in steady state.
-    static thread_local allocator::VectorClock captured;
-    allocator::EventClock::Recording recording(event->clock);
-    stream->device->pool->captureInto(stream->poolStream, &captured);
-    if (halError e = checked(stream->device->vtable->eventRecord(event->native, stream->native),
-                             stream->device, operation)) {
-        return e;
-    }
-    recording.commit(captured);
-    event->recorded.store(true, std::memory_order_release);
-    return HAL_SUCCESS;
-}
-
 halError streamWaitEvent(halStream_t* stream, halEvent_t* event, const char* operation) {
     const uint64_t record = event->clock.generation();
     if (halError e = checked(stream->device->vtable->streamWaitEvent(stream->native, event->native),
@@ -194,16 +168,8 @@ halError streamWaitEvent(halStream_t* stream, halEvent_t* event, const char* ope
     return HAL_SUCCESS;
 }
 
-halError queryEvent(halEvent_t* event, const char* operation) {
-    return awaitEvent(
-        event, operation, [&] { return event->device->vtable->eventQuery(event->native); },
-        [](allocator::DevicePool& pool, const allocator::VectorClock& reached) {
-            pool.observeCompleted(reached);
-        });
-}
-
 halError synchronizeEvent(halEvent_t* event, const char* operation) {
-    return awaitEvent(
+    return detail::awaitEvent(
         event, operation, [&] { return event->device->vtable->eventSynchronize(event->native); },
         [](allocator::DevicePool& pool, const allocator::VectorClock& reached) {
             pool.synchronized(reached);

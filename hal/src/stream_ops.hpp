@@ -76,15 +76,51 @@ halError releaseStream(halStream_t* stream);
 // reporting calls.
 halError destroyStream(halStream_t* stream, const char* operation);
 
-// Records `event` on `stream`, with the pool's clock of what it follows.
-halError recordEvent(halEvent_t* event, halStream_t* stream, const char* operation);
+namespace detail {
+
+// Asks the plugin about `event` through `wait`; where it succeeds, `finished` tells the pool,
+// once per record, that what the event follows is over.
+template <typename Wait, typename Finished>
+inline halError awaitEvent(halEvent_t* event, const char* operation, Wait&& wait,
+                           Finished&& finished) {
+    const uint64_t record = event->clock.generation();
+    if (halError e = checked(wait(), event->device, operation)) return e;
+    event->clock.completeOnce(record, [&](const allocator::VectorClock& reached) {
+        finished(*event->device->pool, reached);
+    });
+    return HAL_SUCCESS;
+}
+
+}  // namespace detail
+
+// Records `event` on `stream`, with the pool's clock of what it follows. Inline, as queryEvent:
+// recording and polling events is the hot path of stream-ordered code.
+inline halError recordEvent(halEvent_t* event, halStream_t* stream, const char* operation) {
+    // Reused by every record on this thread: capturing allocates nothing in steady state.
+    static thread_local allocator::VectorClock captured;
+    allocator::EventClock::Recording recording(event->clock);
+    stream->device->pool->captureInto(stream->poolStream, &captured);
+    if (halError e = checked(stream->device->vtable->eventRecord(event->native, stream->native),
+                             stream->device, operation)) {
+        return e;
+    }
+    recording.commit(captured);
+    event->recorded.store(true, std::memory_order_release);
+    return HAL_SUCCESS;
+}
 
 // Makes `stream` wait for `event`; the pool learns that `stream` follows what the event does.
 halError streamWaitEvent(halStream_t* stream, halEvent_t* event, const char* operation);
 
 // Asks whether `event` has completed (HAL_SUCCESS, or HAL_ERROR_NOT_READY); when it has, the
 // pool learns that what it follows is over.
-halError queryEvent(halEvent_t* event, const char* operation);
+inline halError queryEvent(halEvent_t* event, const char* operation) {
+    return detail::awaitEvent(
+        event, operation, [&] { return event->device->vtable->eventQuery(event->native); },
+        [](allocator::DevicePool& pool, const allocator::VectorClock& reached) {
+            pool.observeCompleted(reached);
+        });
+}
 
 // Waits for `event`; then the pool learns that what it follows is over.
 halError synchronizeEvent(halEvent_t* event, const char* operation);

@@ -53,8 +53,14 @@ HAL_API halError halQueryStream(halStream handle) {
     return apiCall([&, op = __func__] {
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, op)) return e;
+        // A failure set aside earlier is reported before the plugin is asked again, so that
+        // a vendor that keeps a failure until a reset cannot make them pile up.
+        DeferredFailures& deferred = stream->device->deferredFailures;
+        if (std::optional<DeferredFailure> failure = deferred.take(stream)) {
+            return reportDeferred(std::move(failure), HAL_SUCCESS);
+        }
         const halError status = queryStream(stream, op);
-        return reportDeferred(stream->device->deferredFailures.take(stream), status);
+        return reportDeferred(deferred.take(stream), status);
     });
 }
 

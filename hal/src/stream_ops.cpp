@@ -92,13 +92,14 @@ halError queryStream(halStream_t* stream, const char* operation) {
         stream,
         [&] {
             // A plugin returns a failure before saying whether the stream is idle: set it aside,
-            // then ask once more. A failure is reported once, so a second one is the vendor's
-            // own that stays until a reset (a CUDA context after a trap), and goes back as the
-            // answer: asking until it went away would never return.
+            // then ask once more, and set a second one aside too. Asking until no failure came
+            // would never return where the vendor keeps its failure until a reset (a CUDA
+            // context after a trap); the caller reports what was set aside, oldest first.
             halError status = device->vtable->streamQuery(stream->native);
-            if (status == HAL_ERROR_LAUNCH_FAILED) {
+            for (int asked = 1; status == HAL_ERROR_LAUNCH_FAILED; ++asked) {
                 deferAsynchronousFailure(status, device, stream, operation);
-                status = device->vtable->streamQuery(stream->native);
+                status =
+                    asked < 2 ? device->vtable->streamQuery(stream->native) : HAL_ERROR_NOT_READY;
             }
             return checked(status, device, operation);
         },

@@ -56,10 +56,13 @@ HAL_API halError halQueryStream(halStream handle) {
         // A failure set aside earlier is reported before the plugin is asked again, so that
         // a vendor that keeps a failure until a reset cannot make them pile up.
         DeferredFailures& deferred = stream->device->deferredFailures;
-        if (std::optional<DeferredFailure> failure = deferred.take(stream)) {
-            return reportDeferred(std::move(failure), HAL_SUCCESS);
+        if (!deferred.empty()) {
+            if (std::optional<DeferredFailure> failure = deferred.take(stream)) {
+                return reportDeferred(std::move(failure), HAL_SUCCESS);
+            }
         }
         const halError status = queryStream(stream, op);
+        if (__builtin_expect(deferred.empty(), 1)) return status;
         return reportDeferred(deferred.take(stream), status);
     });
 }

@@ -33,6 +33,9 @@ class DeferredFailures {
     // Keeps a failure of work of `stream` (nullptr: of the device, stream unknown).
     void defer(const halStream_t* stream, halError code, std::string message);
 
+    // Is no failure kept at all? The common case, answered without the lock.
+    bool empty() const { return count_.load(std::memory_order_acquire) == 0; }
+
     // The oldest failure kept for `stream`, removed.
     std::optional<DeferredFailure> take(const halStream_t* stream);
 

@@ -21,19 +21,6 @@ halError deferAsynchronousFailure(halError status, Device* device, const halStre
     return HAL_SUCCESS;
 }
 
-// Asks the plugin about `stream` through `wait`; where it succeeds, `finished` tells the pool
-// that the work submitted before is over. The pool's clock is captured before asking, as work
-// submitted meanwhile is not covered, and not at all where the pool has seen it all finish.
-template <typename Wait, typename Finished>
-halError awaitStream(halStream_t* stream, Wait&& wait, Finished&& finished) {
-    allocator::DevicePool& pool = *stream->device->pool;
-    if (pool.fullyObserved(stream->poolStream)) return wait();
-    const allocator::VectorClock reached = pool.capture(stream->poolStream);
-    const halError status = wait();
-    if (status == HAL_SUCCESS) finished(pool, reached);
-    return status;
-}
-
 }  // namespace
 
 halError defaultStream(Device* device, halStream_t** stream) {
@@ -75,7 +62,7 @@ bool holdOnDevice(halStream_t* stream, Device* other, const void* operand) {
 
 halError synchronizeStream(halStream_t* stream, const char* operation) {
     Device* device = stream->device;
-    return awaitStream(
+    return detail::awaitStream(
         stream,
         [&] {
             return deferAsynchronousFailure(device->vtable->streamSynchronize(stream->native),
@@ -86,26 +73,17 @@ halError synchronizeStream(halStream_t* stream, const char* operation) {
         });
 }
 
-halError queryStream(halStream_t* stream, const char* operation) {
+halError settleQueryFailure(halStream_t* stream, halError status, const char* operation) {
+    // A plugin returns a failure before saying whether the stream is idle: set it aside, then
+    // ask once more, and set a second one aside too. Asking until no failure came would never
+    // return where the vendor keeps its failure until a reset (a CUDA context after a trap); the
+    // caller reports what was set aside, oldest first.
     Device* device = stream->device;
-    return awaitStream(
-        stream,
-        [&] {
-            // A plugin returns a failure before saying whether the stream is idle: set it aside,
-            // then ask once more, and set a second one aside too. Asking until no failure came
-            // would never return where the vendor keeps its failure until a reset (a CUDA
-            // context after a trap); the caller reports what was set aside, oldest first.
-            halError status = device->vtable->streamQuery(stream->native);
-            for (int asked = 1; status == HAL_ERROR_LAUNCH_FAILED; ++asked) {
-                deferAsynchronousFailure(status, device, stream, operation);
-                status =
-                    asked < 2 ? device->vtable->streamQuery(stream->native) : HAL_ERROR_NOT_READY;
-            }
-            return checked(status, device, operation);
-        },
-        [](allocator::DevicePool& pool, const allocator::VectorClock& reached) {
-            pool.observeCompleted(reached);
-        });
+    for (int asked = 1; status == HAL_ERROR_LAUNCH_FAILED; ++asked) {
+        deferAsynchronousFailure(status, device, stream, operation);
+        status = asked < 2 ? device->vtable->streamQuery(stream->native) : HAL_ERROR_NOT_READY;
+    }
+    return checked(status, device, operation);
 }
 
 halError synchronizeDevice(Device* device, const char* operation) {

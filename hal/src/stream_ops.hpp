@@ -53,9 +53,43 @@ bool holdOnDevice(halStream_t* stream, Device* other, const void* operand);
 // "Asynchronous failures"); other plugin errors are returned.
 halError synchronizeStream(halStream_t* stream, const char* operation);
 
+namespace detail {
+
+// Asks the plugin about `stream` through `wait`; where it succeeds, `finished` tells the pool
+// that the work submitted before is over. The pool's clock is captured before asking, as work
+// submitted meanwhile is not covered, and not at all where the pool has seen it all finish.
+template <typename Wait, typename Finished>
+inline halError awaitStream(halStream_t* stream, Wait&& wait, Finished&& finished) {
+    allocator::DevicePool& pool = *stream->device->pool;
+    if (pool.fullyObserved(stream->poolStream)) return wait();
+    const allocator::VectorClock reached = pool.capture(stream->poolStream);
+    const halError status = wait();
+    if (status == HAL_SUCCESS) finished(pool, reached);
+    return status;
+}
+
+}  // namespace detail
+
+// queryStream's path once the plugin returned HAL_ERROR_LAUNCH_FAILED for `stream`.
+halError settleQueryFailure(halStream_t* stream, halError status, const char* operation);
+
 // Asks whether `stream` is idle (HAL_SUCCESS, or HAL_ERROR_NOT_READY) and, when it is, tells the
-// pool; failures are deferred as synchronizeStream does.
-halError queryStream(halStream_t* stream, const char* operation);
+// pool; failures are deferred as synchronizeStream does. Inline: polling a stream is a hot path.
+inline halError queryStream(halStream_t* stream, const char* operation) {
+    Device* device = stream->device;
+    return detail::awaitStream(
+        stream,
+        [&] {
+            const halError status = device->vtable->streamQuery(stream->native);
+            if (__builtin_expect(status == HAL_ERROR_LAUNCH_FAILED, 0)) {
+                return settleQueryFailure(stream, status, operation);
+            }
+            return checked(status, device, operation);
+        },
+        [](allocator::DevicePool& pool, const allocator::VectorClock& reached) {
+            pool.observeCompleted(reached);
+        });
+}
 
 // Waits for all work of `device`, deferring an asynchronous failure as synchronizeStream does.
 halError synchronizeDevice(Device* device, const char* operation);

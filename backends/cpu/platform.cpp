@@ -63,11 +63,7 @@ halError deviceGetCount(int* count) {
 // Chosen by name or as libpolyhal.so's built-in fallback, never by priority: the plugin copy
 // (libpolyhal_cpu.so) must not win automatic selection over the built-in one.
 halError backendGetInfo(halPluginBackendInfo* info) {
-    halPluginBackendInfo mine{};
-    mine.selectionPriority = 0;
-    mine.dlpackDeviceType = 1;  // kDLCPU: device memory is host memory
-    mine.moduleImageKinds = "so";
-    return plugin::fillInfo(info, mine);
+    return plugin::describeBackend(info, 0, 1 /* kDLCPU: device memory is host memory */, "so");
 }
 
 }  // namespace polyhal::cpu

@@ -56,11 +56,8 @@ halError deviceGetCount(int* count) noexcept {
 // Answered from the Api's constants, without touching the vendor library.
 template <class Api>
 halError backendGetInfo(halPluginBackendInfo* info) noexcept {
-    halPluginBackendInfo mine{};
-    mine.selectionPriority = Api::kSelectionPriority;
-    mine.dlpackDeviceType = Api::kDLPackDeviceType;
-    mine.moduleImageKinds = Api::kModuleImageKinds;
-    return plugin::fillInfo(info, mine);
+    return plugin::describeBackend(info, Api::kSelectionPriority, Api::kDLPackDeviceType,
+                                   Api::kModuleImageKinds);
 }
 
 }  // namespace polyhal::gpu

@@ -103,11 +103,7 @@ halError deviceGetCount(int* count) {
 // After CUDA and HIP: a machine with an NVIDIA or AMD GPU and Intel's Level Zero driver uses the
 // discrete GPU's own backend first.
 halError backendGetInfo(halPluginBackendInfo* info) {
-    halPluginBackendInfo mine{};
-    mine.selectionPriority = 100;
-    mine.dlpackDeviceType = 14;     // kDLOneAPI
-    mine.moduleImageKinds = "spv";  // SPIR-V (ZE_MODULE_FORMAT_IL_SPIRV)
-    return plugin::fillInfo(info, mine);
+    return plugin::describeBackend(info, 100, 14 /* kDLOneAPI */, "spv" /* SPIR-V */);
 }
 
 }  // namespace polyhal::level_zero

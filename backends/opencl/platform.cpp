@@ -137,11 +137,8 @@ halError deviceGetCount(int* count) {
 // Chosen only by name: an OpenCL platform may be PoCL on the host, which must not win over the
 // built-in CPU backend, and a GPU's own backend (CUDA, HIP, Level Zero) serves it better.
 halError backendGetInfo(halPluginBackendInfo* info) {
-    halPluginBackendInfo mine{};
-    mine.selectionPriority = 0;
-    mine.dlpackDeviceType = 4;         // kDLOpenCL
-    mine.moduleImageKinds = "cl,spv";  // OpenCL C source, SPIR-V (clCreateProgramWithIL)
-    return plugin::fillInfo(info, mine);
+    // OpenCL C source, or SPIR-V (clCreateProgramWithIL).
+    return plugin::describeBackend(info, 0, 4 /* kDLOpenCL */, "cl,spv");
 }
 
 }  // namespace polyhal::opencl

@@ -35,11 +35,8 @@ halError deviceGetCount(int* count) {
 // that should be used only when named says 0. The template's memory is host memory, which
 // DLPack calls kDLCPU.
 halError backendGetInfo(halPluginBackendInfo* info) {
-    halPluginBackendInfo mine{};
-    mine.selectionPriority = 50;
-    mine.dlpackDeviceType = 1;        // kDLCPU
-    mine.moduleImageKinds = nullptr;  // no kernels; a backend with them names its image kinds
-    return polyhal::plugin::fillInfo(info, mine);
+    // No kernels: a backend with them names its image kinds (file extensions) last.
+    return polyhal::plugin::describeBackend(info, 50, 1 /* kDLCPU */, nullptr);
 }
 
 }  // namespace polyhal_template

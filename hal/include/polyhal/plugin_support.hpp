@@ -226,6 +226,18 @@ halError fillInfo(Info* info, const Info& mine) noexcept {
     return HAL_SUCCESS;
 }
 
+// backendGetInfo's answer in one call:
+// `return plugin::describeBackend(info, 300, 2 /* kDLCUDA */, "ptx,cubin,fatbin");`.
+inline halError describeBackend(halPluginBackendInfo* info, uint32_t selectionPriority,
+                                int32_t dlpackDeviceType, const char* moduleImageKinds) noexcept {
+    halPluginBackendInfo mine{};
+    mine.size = sizeof mine;
+    mine.selectionPriority = selectionPriority;
+    mine.dlpackDeviceType = dlpackDeviceType;
+    mine.moduleImageKinds = moduleImageKinds;
+    return fillInfo(info, mine);
+}
+
 // ---- Handles ----
 //
 // A plugin's handles are its own objects, which the core passes back without looking inside. An

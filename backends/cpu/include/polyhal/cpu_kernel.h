@@ -62,10 +62,10 @@ typedef struct halCpuKernelContext {
 /* The type of every CPU kernel. */
 typedef int (*halCpuKernelFn)(const halCpuKernelContext* ctx);
 
-#if defined(_WIN32)
-#define HAL_CPU_KERNEL_EXPORT __declspec(dllexport)
-#else
+#if defined(__GNUC__)
 #define HAL_CPU_KERNEL_EXPORT __attribute__((visibility("default")))
+#else
+#define HAL_CPU_KERNEL_EXPORT
 #endif
 
 #ifdef __cplusplus

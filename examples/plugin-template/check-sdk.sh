@@ -4,8 +4,10 @@
 #   1. installs <build-dir> into <build-dir>/sdk
 #   2. builds this plugin template out of tree against <build-dir>/sdk (CMake package)
 #   3. checks that the plugin exports only the entry symbol
-#   4. runs the installed polyhal-cts and halinfo on the template plugin
-#   5. installs the template into the SDK's plugin folder: automatic selection must choose it
+#   4. runs the installed polyhal-cts, kernels included (the template's own image kind), and
+#      halinfo on the template plugin
+#   5. installs the template into the SDK: automatic selection must choose it, and the installed
+#      polyhal-cts must find its kernel images
 #   6. compiles and runs a C program against the SDK through pkg-config
 #
 # Nothing comes from the build tree but what `cmake --install` copied; LD_LIBRARY_PATH is cleared,
@@ -61,26 +63,39 @@ for program in polyhal-cts halinfo; do
         die "$program does not find the SDK's libpolyhal.so (its install RPATH should be \$ORIGIN/../lib)"
 done
 
-step "installed polyhal-cts with POLYHAL_BACKEND=$plugin"
-POLYHAL_BACKEND=$plugin "$sdk/bin/polyhal-cts" || die "the conformance suite failed on the template"
+# Runs the installed polyhal-cts with the given arguments; fails when it fails, or when it skipped
+# a kernel test for want of the template's kernels (the suite passes a backend without them).
+run_cts() {
+    local log=$plugin_build/cts.log
+    "$sdk/bin/polyhal-cts" "$@" 2>&1 | tee "$log" | tail -n 3
+    [[ ${PIPESTATUS[0]} -eq 0 ]] || die "the conformance suite failed on the template (log: $log)"
+    if grep -Eq "lacks HAL_DEVICE_CAP_KERNELS|no CTS kernel image" "$log"; then
+        die "the conformance suite skipped kernel tests on the template (log: $log)"
+    fi
+}
+
+step "installed polyhal-cts with POLYHAL_BACKEND=$plugin, its kernels from the plugin's build"
+POLYHAL_BACKEND=$plugin POLYHAL_CTS_KERNEL_DIR=$plugin_build/cts-kernels run_cts
 
 step "installed halinfo with POLYHAL_BACKEND=$plugin"
 info=$(POLYHAL_BACKEND=$plugin "$sdk/bin/halinfo" 2>&1) || die "halinfo failed: $info"
 echo "$info"
 grep -q "template" <<<"$info" || die "halinfo does not list the template backend"
 
-step "automatic selection picks the template once it is installed in the SDK's plugin folder"
+step "installed into the SDK, the template is chosen automatically and its kernels are found"
 plugin_dir=$(dirname "$(find "$sdk" -name libpolyhal_cpu.so -print -quit)")
 [[ -d $plugin_dir ]] || die "the SDK has no plugin folder (libpolyhal_cpu.so not found)"
-cp "$plugin" "$plugin_dir/"
-trap 'rm -f "$plugin_dir/libpolyhal_template.so"' EXIT
+cmake --install "$plugin_build" --prefix "$sdk" || die "installing the template failed"
+manifest=$plugin_build/install_manifest.txt
+trap 'xargs rm -f <"$manifest"' EXIT
+grep -qx "$plugin_dir/libpolyhal_template.so" "$manifest" ||
+    die "the template was not installed into the SDK's plugin folder $plugin_dir"
 info=$(env -u POLYHAL_BACKEND "$sdk/bin/halinfo" 2>&1) || die "halinfo failed: $info"
 echo "$info"
 grep -Eq "^  backend +template " <<<"$info" ||
     die "with POLYHAL_BACKEND unset, polyhal did not choose the installed template plugin"
-env -u POLYHAL_BACKEND "$sdk/bin/polyhal-cts" "[stream]" ||
-    die "the conformance suite failed on the automatically chosen template"
-rm -f "$plugin_dir/libpolyhal_template.so"
+(unset POLYHAL_BACKEND POLYHAL_CTS_KERNEL_DIR && run_cts "[stream],[kernel]")
+xargs rm -f <"$manifest"
 trap - EXIT
 
 step "a C program built with pkg-config against the SDK"
@@ -135,4 +150,4 @@ cc -std=c99 -pedantic -Wall -Wextra -Werror "$check_dir/main.c" -o "$check_dir/m
    -Wl,-rpath,"$libdir" || die "compiling against the SDK through pkg-config failed"
 POLYHAL_BACKEND=$plugin "$check_dir/main" || die "the pkg-config program failed"
 
-step "passed: install tree, out-of-tree plugin, exports, polyhal-cts, halinfo, pkg-config"
+step "passed: install tree, out-of-tree plugin, exports, polyhal-cts with kernels, halinfo, automatic selection, pkg-config"

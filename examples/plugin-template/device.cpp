@@ -4,11 +4,13 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "device.hpp"
 #include "entries.hpp"
+#include "stream.hpp"
 
 namespace polyhal_template {
 
@@ -38,10 +40,11 @@ halError deviceGetInfo(halPluginDevice handle, halPluginDeviceInfo* info) {
     std::snprintf(mine.name, sizeof mine.name, "polyhal template device (host memory)");
     mine.totalMemory = device.totalMemory;
     mine.computeUnits = std::max(1u, std::thread::hardware_concurrency());
-    mine.maxThreadsPerBlock = 1;  // no kernels; a launch would have one thread per block
-    mine.maxSharedMemoryPerBlock = 0;
+    mine.maxThreadsPerBlock = kMaxThreadsPerBlock;
+    mine.maxSharedMemoryPerBlock = kMaxSharedMemoryPerBlock;
     mine.capabilities = HAL_DEVICE_CAP_TIMING_EVENTS | HAL_DEVICE_CAP_HOST_FUNCTIONS |
-                        HAL_DEVICE_CAP_HOST_ACCESSIBLE | HAL_DEVICE_CAP_NATIVE_HANDLES;
+                        HAL_DEVICE_CAP_HOST_ACCESSIBLE | HAL_DEVICE_CAP_NATIVE_HANDLES |
+                        HAL_DEVICE_CAP_KERNELS;
     // No priorities (no HAL_DEVICE_CAP_STREAM_PRIORITIES): the range is 0..0.
     mine.leastStreamPriority = 0;
     mine.greatestStreamPriority = 0;
@@ -50,8 +53,8 @@ halError deviceGetInfo(halPluginDevice handle, halPluginDeviceInfo* info) {
 }
 
 // Waits for the work submitted so far to every stream of the device, destroyed streams whose
-// workers are still draining included. The queues are copied first, so streams may be created
-// and destroyed meanwhile.
+// workers are still draining included, then reports the first failure of any of them and counts
+// the others. The queues are copied first, so streams may be created and destroyed meanwhile.
 halError deviceSynchronize(halPluginDevice handle) {
     Device& device = fromHandle<Device>(handle);
     std::vector<std::shared_ptr<CommandQueue>> queues;
@@ -60,7 +63,23 @@ halError deviceSynchronize(halPluginDevice handle) {
         queues = device.queues;
     }
     for (const auto& queue : queues) queue->synchronize();
-    return HAL_SUCCESS;
+    std::vector<std::string> failures;
+    for (const auto& queue : queues) {
+        if (std::string failure = queue->takeFailure(); !failure.empty()) {
+            failures.push_back(std::move(failure));
+        }
+    }
+    {
+        // Taken after the queues: a worker that exited meanwhile moved its failure here.
+        std::lock_guard<std::mutex> lock(device.mutex);
+        for (auto& failure : device.unreportedFailures) failures.push_back(std::move(failure));
+        device.unreportedFailures.clear();
+    }
+    if (failures.size() > 1) {
+        failures.front() +=
+            " (and failures on " + std::to_string(failures.size() - 1) + " other stream(s))";
+    }
+    return reportFailure(failures.empty() ? std::string() : failures.front());
 }
 
 }  // namespace polyhal_template

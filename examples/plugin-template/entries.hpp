@@ -1,6 +1,6 @@
 // The template backend's dispatch-table entries, declared with their slots' signatures: each does
 // what its comment in <polyhal/plugin.h> says, and plugin.cpp builds the table from the ones
-// declared here. An optional entry left out (pinned host memory, kernels, peer copies, IPC) stays
+// declared here. An optional entry left out (pinned host memory, peer copies, IPC) stays
 // NULL: the core reports it as not supported and clears the capability bits it serves.
 #ifndef POLYHAL_TEMPLATE_ENTRIES_HPP_
 #define POLYHAL_TEMPLATE_ENTRIES_HPP_
@@ -19,6 +19,8 @@ POLYHAL_PLUGIN_DECLARE_REQUIRED_ENTRIES();
 POLYHAL_PLUGIN_DECLARE_ENTRIES(backendGetInfo);                         // platform.cpp
 POLYHAL_PLUGIN_DECLARE_ENTRIES(streamGetNativeHandle, launchHostFunc);  // stream.cpp
 POLYHAL_PLUGIN_DECLARE_ENTRIES(eventElapsedTime);                       // event.cpp
+POLYHAL_PLUGIN_DECLARE_ENTRIES(moduleLoadData, moduleUnload, moduleGetFunction,
+                               launchKernel);  // module.cpp
 
 }  // namespace polyhal_template
 

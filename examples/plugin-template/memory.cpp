@@ -38,7 +38,7 @@ halError memAllocDevice(halPluginDevice deviceHandle, size_t size, void** ptr) {
         return fail(HAL_ERROR_OUT_OF_MEMORY, "aligned_alloc(%zu, %zu): out of host memory",
                     kAlignment, rounded);
     }
-    device.allocations.emplace(memory.get(), size);
+    device.allocations.emplace(reinterpret_cast<uintptr_t>(memory.get()), size);
     device.memoryInUse += size;
     *ptr = memory.release();
     return HAL_SUCCESS;
@@ -48,11 +48,19 @@ halError memAllocDevice(halPluginDevice deviceHandle, size_t size, void** ptr) {
 halError memFreeDevice(halPluginDevice deviceHandle, void* ptr) {
     Device& device = fromHandle<Device>(deviceHandle);
     std::lock_guard<std::mutex> lock(device.mutex);
-    const auto allocation = device.allocations.find(ptr);
+    const auto allocation = device.allocations.find(reinterpret_cast<uintptr_t>(ptr));
     device.memoryInUse -= allocation->second;
     device.allocations.erase(allocation);
     std::free(ptr);
     return HAL_SUCCESS;
+}
+
+bool inDeviceMemory(Device& device, uint64_t address, uint64_t bytes) {
+    std::lock_guard<std::mutex> lock(device.mutex);
+    auto after = device.allocations.upper_bound(address);
+    if (after == device.allocations.begin()) return false;
+    const auto& [start, size] = *--after;
+    return address - start <= size && bytes <= size - (address - start);
 }
 
 // Every kind is host to host here; a runtime picks its copy call by `kind`. Host memory must

@@ -35,8 +35,9 @@ halError deviceGetCount(int* count) {
 // that should be used only when named says 0. The template's memory is host memory, which
 // DLPack calls kDLCPU.
 halError backendGetInfo(halPluginBackendInfo* info) {
-    // No kernels: a backend with them names its image kinds (file extensions) last.
-    return polyhal::plugin::describeBackend(info, 50, 1 /* kDLCPU */, nullptr);
+    // Kernels come as tasm images (engine/kernel_image.hpp); a GPU backend names its binary
+    // and intermediate kinds here, preferred first ("cubin,ptx").
+    return polyhal::plugin::describeBackend(info, 50, 1 /* kDLCPU */, "tasm");
 }
 
 }  // namespace polyhal_template

@@ -20,6 +20,10 @@ namespace {
 void runWorker(Device& device, std::shared_ptr<CommandQueue> queue) {
     queue->run();
     std::lock_guard<std::mutex> lock(device.mutex);
+    // A destroyed stream's failure is the device's now: deviceSynchronize reports it.
+    if (std::string failure = queue->takeFailure(); !failure.empty()) {
+        device.unreportedFailures.push_back(std::move(failure));
+    }
     auto& queues = device.queues;
     queues.erase(std::find(queues.begin(), queues.end(), queue));
     // Notified under the lock: once deviceClose sees no queue left it may delete the device.
@@ -28,12 +32,18 @@ void runWorker(Device& device, std::shared_ptr<CommandQueue> queue) {
 
 }  // namespace
 
+halError reportFailure(const std::string& failure) {
+    if (failure.empty()) return HAL_SUCCESS;
+    return fail(HAL_ERROR_LAUNCH_FAILED, "%s", failure.c_str());
+}
+
 // Priorities: the template reports the range 0..0, so `priority` is always 0. A runtime with
 // priorities would pass it to its queue creation here.
 halError streamCreate(halPluginDevice deviceHandle, int /*priority*/, uint32_t /*flags*/,
                       halPluginStream* out) {
     Device& device = fromHandle<Device>(deviceHandle);
     auto stream = std::make_unique<Stream>();
+    stream->device = &device;
     stream->queue = std::make_shared<CommandQueue>();
     {
         std::lock_guard<std::mutex> lock(device.mutex);
@@ -57,15 +67,21 @@ halError streamDestroy(halPluginStream handle) {
     return HAL_SUCCESS;
 }
 
-// The template has no asynchronous failures to report (a host function cannot fail); a runtime
-// whose work can fault returns the stream's pending error here and from streamQuery.
+// A kernel that faulted is reported here, once, after the stream is idle. A runtime returns the
+// stream's pending error its own synchronisation call reports (cuStreamSynchronize).
 halError streamSynchronize(halPluginStream stream) {
-    fromHandle<Stream>(stream).queue->synchronize();
-    return HAL_SUCCESS;
+    CommandQueue& queue = *fromHandle<Stream>(stream).queue;
+    queue.synchronize();
+    return reportFailure(queue.takeFailure());
 }
 
+// A failure may be reported before the stream is idle; the core then asks again.
 halError streamQuery(halPluginStream stream) {
-    return fromHandle<Stream>(stream).queue->idle() ? HAL_SUCCESS : HAL_ERROR_NOT_READY;
+    CommandQueue& queue = *fromHandle<Stream>(stream).queue;
+    if (const halError failed = reportFailure(queue.takeFailure()); failed != HAL_SUCCESS) {
+        return failed;
+    }
+    return queue.idle() ? HAL_SUCCESS : HAL_ERROR_NOT_READY;
 }
 
 // The host does not block: the worker does, when it reaches the wait.

@@ -7,16 +7,23 @@
 #include <polyhal/plugin.h>
 
 #include <memory>
+#include <string>
 
 #include "engine/command_queue.hpp"
 
 namespace polyhal_template {
 
+struct Device;
+
 // What halPluginStream points to; also the stream's native handle.
 struct Stream {
     using Handle = halPluginStream;
+    Device* device = nullptr;             // the device the stream's work runs on
     std::shared_ptr<CommandQueue> queue;  // shared with the worker, which may outlive the stream
 };
+
+// HAL_ERROR_LAUNCH_FAILED with `failure` as its message, or HAL_SUCCESS when it is "".
+halError reportFailure(const std::string& failure);
 
 }  // namespace polyhal_template
 

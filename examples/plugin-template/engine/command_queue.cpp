@@ -60,6 +60,26 @@ void CommandQueue::synchronize() {
     timeline_->waitFor(last);
 }
 
+void CommandQueue::fail(std::string what) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (failure_.empty()) {
+        failure_ = std::move(what);
+    } else {
+        ++laterFailures_;
+    }
+}
+
+std::string CommandQueue::takeFailure() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::string failure = std::move(failure_);
+    if (laterFailures_ > 0) {
+        failure += " (and " + std::to_string(laterFailures_) + " more failed launch(es) after it)";
+    }
+    failure_.clear();
+    laterFailures_ = 0;
+    return failure;
+}
+
 void CommandQueue::close() {
     {
         std::lock_guard<std::mutex> lock(mutex_);

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 
 namespace polyhal_template {
 
@@ -50,6 +51,12 @@ class CommandQueue {
     bool idle();
     // Waits until every command submitted so far has run.
     void synchronize();
+    // Called by a command that failed (a faulting kernel): the queue keeps the first failure
+    // until it is taken and counts those after it. The commands after it still run.
+    void fail(std::string what);
+    // The failure not yet reported, with how many more came after it, or "" if none; taking it
+    // forgets it (each failure is reported once).
+    std::string takeFailure();
     // No more commands will come: the worker runs those queued, then returns from run().
     void close();
     // The worker thread's loop.
@@ -66,6 +73,8 @@ class CommandQueue {
     std::deque<Entry> entries_;
     uint64_t submitted_ = 0;
     bool closed_ = false;
+    std::string failure_;         // the first failure not yet taken
+    uint64_t laterFailures_ = 0;  // and how many came after it
     const std::shared_ptr<Timeline> timeline_ = std::make_shared<Timeline>();
 };
 

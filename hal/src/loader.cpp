@@ -26,6 +26,28 @@ std::string versionText(uint32_t version) {
                        HAL_PLUGIN_VERSION_MINOR(version));
 }
 
+// The groups of entries (HAL_PLUGIN_ENTRIES' last column) the table has only part of, each as
+// "has a, b; lacks c", or "" when every group is whole or absent.
+std::string partialGroups(const halPluginDispatchTable& table) {
+    struct Group {
+        std::string has, lacks;
+    };
+    Group groups[HAL_PLUGIN_GROUP_COUNT];
+#define POLYHAL_NOTE_GROUP_ENTRY(entry, requirement, capabilities, group)                      \
+    if ((group) != HAL_PLUGIN_ALONE) {                                                         \
+        std::string& names = table.entry != nullptr ? groups[group].has : groups[group].lacks; \
+        names += names.empty() ? #entry : ", " #entry;                                         \
+    }
+    HAL_PLUGIN_ENTRIES(POLYHAL_NOTE_GROUP_ENTRY)
+#undef POLYHAL_NOTE_GROUP_ENTRY
+    std::string partial;
+    for (const Group& group : groups) {
+        if (group.has.empty() || group.lacks.empty()) continue;
+        partial += (partial.empty() ? "has " : "; has ") + group.has + ", lacks " + group.lacks;
+    }
+    return partial;
+}
+
 // What the plugin says of its backend (backendGetInfo). A plugin that cannot say is still usable
 // by name: it is treated as one without the entry.
 void readBackendInfo(Backend& backend) {
@@ -79,7 +101,7 @@ halError negotiate(Backend& backend, halPluginEntryFn entry) {
         return fail(HAL_ERROR_BACKEND_INCOMPATIBLE, "{} did not name its backend",
                     backend.location);
     }
-#define POLYHAL_CHECK_REQUIRED_ENTRY(entry, requirement, capabilities)                            \
+#define POLYHAL_CHECK_REQUIRED_ENTRY(entry, requirement, capabilities, group)                     \
     if ((requirement) == HAL_PLUGIN_REQUIRED && table.entry == nullptr) {                         \
         return fail(HAL_ERROR_BACKEND_INCOMPATIBLE,                                               \
                     "{} (plugin ABI {}) lacks the required entry '" #entry "'", backend.location, \
@@ -87,11 +109,17 @@ halError negotiate(Backend& backend, halPluginEntryFn entry) {
     }
     HAL_PLUGIN_ENTRIES(POLYHAL_CHECK_REQUIRED_ENTRY)
 #undef POLYHAL_CHECK_REQUIRED_ENTRY
+    if (const std::string partial = partialGroups(table); !partial.empty()) {
+        return fail(HAL_ERROR_BACKEND_INCOMPATIBLE,
+                    "{} (plugin ABI {}) implements part of a group of entries that work only "
+                    "together (all or none): {}",
+                    backend.location, versionText(table.abiVersion), partial);
+    }
     backend.name = table.name;
     readBackendInfo(backend);
     if (logger().should_log(spdlog::level::debug)) {
         std::string absent;
-#define POLYHAL_NOTE_ABSENT_ENTRY(entry, requirement, capabilities) \
+#define POLYHAL_NOTE_ABSENT_ENTRY(entry, requirement, capabilities, group) \
     if (table.entry == nullptr) absent += " " #entry;
         HAL_PLUGIN_ENTRIES(POLYHAL_NOTE_ABSENT_ENTRY)
 #undef POLYHAL_NOTE_ABSENT_ENTRY

@@ -28,7 +28,7 @@ std::string g_initMessage;
 // (HAL_PLUGIN_ENTRIES), whatever a device says of itself.
 uint64_t servedCapabilities(const halPluginDispatchTable& table) {
     uint64_t served = ~uint64_t{0};
-#define POLYHAL_CLEAR_UNSERVED(entry, requirement, capabilities) \
+#define POLYHAL_CLEAR_UNSERVED(entry, requirement, capabilities, group) \
     if (table.entry == nullptr) served &= ~uint64_t{capabilities};
     HAL_PLUGIN_ENTRIES(POLYHAL_CLEAR_UNSERVED)
 #undef POLYHAL_CLEAR_UNSERVED

@@ -167,7 +167,7 @@ extern "C" HAL_PLUGIN_EXPORT halError halPluginGetDispatchTable(uint32_t coreAbi
     halPluginDispatchTable mine = g_real;
     mine.name = "test_faults";
 // backendGetInfo is left as it is: it runs at load, before any workload.
-#define POLYHAL_FAULT_WRAP_ENTRY(entry, requirement, capabilities) \
+#define POLYHAL_FAULT_WRAP_ENTRY(entry, requirement, capabilities, group) \
     if (std::strcmp(#entry, "backendGetInfo") != 0) POLYHAL_FAULT_WRAP(entry)
     HAL_PLUGIN_ENTRIES(POLYHAL_FAULT_WRAP_ENTRY)
 #undef POLYHAL_FAULT_WRAP_ENTRY

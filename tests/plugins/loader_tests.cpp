@@ -182,6 +182,15 @@ TEST_CASE("a plugin of another ABI major version is refused with both versions",
     }
 }
 
+TEST_CASE("a plugin with part of a group of entries is refused, naming what it has and lacks",
+          "[loader]") {
+    const Probe probe({"POLYHAL_BACKEND=" + testPlugin("test_partial_group")});
+    INFO(probe.transcript());
+    requireFailedInit(probe, "HAL_ERROR_BACKEND_INCOMPATIBLE");
+    CHECK_THAT(probe.message(), Contains("all or none"));
+    CHECK_THAT(probe.message(), Contains("has memAllocHost, lacks memFreeHost"));
+}
+
 TEST_CASE("a plugin of an older minor version loads; entries it lacks are NOT_SUPPORTED",
           "[loader]") {
     const Probe probe({"POLYHAL_BACKEND=test_minimal", "POLYHAL_PLUGIN_PATH=" + kPluginDir});

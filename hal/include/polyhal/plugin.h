@@ -295,60 +295,75 @@ typedef struct halPluginDispatchTable {
     halError (*backendGetInfo)(halPluginBackendInfo* info);
 } halPluginDispatchTable;
 
-/* Every entry of halPluginDispatchTable, in table order, as X(entry, requirement, capabilities):
+/* Every entry of halPluginDispatchTable, in table order, as
+ * X(entry, requirement, capabilities, group):
  *   requirement   HAL_PLUGIN_REQUIRED (the core refuses a plugin without it) or HAL_PLUGIN_OPTIONAL
  *                 (absent: the matching public call returns HAL_ERROR_NOT_SUPPORTED);
  *   capabilities  the halDeviceCapability bits the entry serves: when it is absent, the core clears
- *                 them from every device of the plugin, whatever deviceGetInfo said. Entries that
- *                 serve one capability together (the four of HAL_DEVICE_CAP_KERNELS) are all or
- *                 none.
+ *                 them from every device of the plugin, whatever deviceGetInfo said;
+ *   group         HAL_PLUGIN_ALONE, or the group of optional entries that only work together
+ *                 (the four of HAL_DEVICE_CAP_KERNELS, memAllocHost with memFreeHost, ...): a
+ *                 plugin implements all of a group or none of it. The core refuses a plugin with
+ *                 part of a group, and POLYHAL_PLUGIN_DEFINE_ENTRY_POINT does not compile one.
  * The core's load checks and plugin_support.hpp's table builder are generated from this list, and
  * a compile-time check keeps it equal to the table above. A new entry is appended to both. */
 #define HAL_PLUGIN_REQUIRED 1
 #define HAL_PLUGIN_OPTIONAL 0
-#define HAL_PLUGIN_ENTRIES(X)                                                    \
-    X(initialize, HAL_PLUGIN_REQUIRED, 0)                                        \
-    X(deviceGetCount, HAL_PLUGIN_REQUIRED, 0)                                    \
-    X(deviceOpen, HAL_PLUGIN_REQUIRED, 0)                                        \
-    X(deviceClose, HAL_PLUGIN_REQUIRED, 0)                                       \
-    X(deviceGetInfo, HAL_PLUGIN_REQUIRED, 0)                                     \
-    X(deviceSynchronize, HAL_PLUGIN_REQUIRED, 0)                                 \
-    X(streamCreate, HAL_PLUGIN_REQUIRED, 0)                                      \
-    X(streamDestroy, HAL_PLUGIN_REQUIRED, 0)                                     \
-    X(streamSynchronize, HAL_PLUGIN_REQUIRED, 0)                                 \
-    X(streamQuery, HAL_PLUGIN_REQUIRED, 0)                                       \
-    X(streamWaitEvent, HAL_PLUGIN_REQUIRED, 0)                                   \
-    X(eventCreate, HAL_PLUGIN_REQUIRED, 0)                                       \
-    X(eventDestroy, HAL_PLUGIN_REQUIRED, 0)                                      \
-    X(eventRecord, HAL_PLUGIN_REQUIRED, 0)                                       \
-    X(eventQuery, HAL_PLUGIN_REQUIRED, 0)                                        \
-    X(eventSynchronize, HAL_PLUGIN_REQUIRED, 0)                                  \
-    X(eventElapsedTime, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_TIMING_EVENTS)       \
-    X(memAllocDevice, HAL_PLUGIN_REQUIRED, 0)                                    \
-    X(memFreeDevice, HAL_PLUGIN_REQUIRED, 0)                                     \
-    X(memAllocHost, HAL_PLUGIN_OPTIONAL, 0)                                      \
-    X(memFreeHost, HAL_PLUGIN_OPTIONAL, 0)                                       \
-    X(memcpyAsync, HAL_PLUGIN_REQUIRED, 0)                                       \
-    X(memsetAsync, HAL_PLUGIN_REQUIRED, 0)                                       \
-    X(launchHostFunc, HAL_PLUGIN_OPTIONAL,                                       \
-      HAL_DEVICE_CAP_HOST_FUNCTIONS | HAL_DEVICE_CAP_CONCURRENT_HOST_FUNCTIONS)  \
-    X(moduleLoadData, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_KERNELS)               \
-    X(moduleUnload, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_KERNELS)                 \
-    X(moduleGetFunction, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_KERNELS)            \
-    X(launchKernel, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_KERNELS)                 \
-    X(streamGetNativeHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_NATIVE_HANDLES) \
-    X(memcpyPeerAsync, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_PEER_COPY)            \
-    X(memGetInfo, HAL_PLUGIN_OPTIONAL, 0)                                        \
-    X(deviceCanAccessPeer, HAL_PLUGIN_OPTIONAL, 0)                               \
-    X(deviceEnablePeerAccess, HAL_PLUGIN_OPTIONAL, 0)                            \
-    X(deviceDisablePeerAccess, HAL_PLUGIN_OPTIONAL, 0)                           \
-    X(memcpy3DAsync, HAL_PLUGIN_OPTIONAL, 0)                                     \
-    X(ipcMemGetHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_IPC_MEMORY)           \
-    X(ipcMemOpenHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_IPC_MEMORY)          \
-    X(ipcMemCloseHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_IPC_MEMORY)         \
-    X(ipcEventGetHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_IPC_EVENTS)         \
-    X(ipcEventOpenHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_IPC_EVENTS)        \
-    X(backendGetInfo, HAL_PLUGIN_OPTIONAL, 0)
+#define HAL_PLUGIN_ALONE 0
+#define HAL_PLUGIN_GROUP_PINNED_HOST 1
+#define HAL_PLUGIN_GROUP_KERNELS 2
+#define HAL_PLUGIN_GROUP_PEER_ACCESS 3
+#define HAL_PLUGIN_GROUP_IPC_MEMORY 4
+#define HAL_PLUGIN_GROUP_IPC_EVENTS 5
+#define HAL_PLUGIN_GROUP_COUNT 6
+#define HAL_PLUGIN_ENTRIES(X)                                                                      \
+    X(initialize, HAL_PLUGIN_REQUIRED, 0, HAL_PLUGIN_ALONE)                                        \
+    X(deviceGetCount, HAL_PLUGIN_REQUIRED, 0, HAL_PLUGIN_ALONE)                                    \
+    X(deviceOpen, HAL_PLUGIN_REQUIRED, 0, HAL_PLUGIN_ALONE)                                        \
+    X(deviceClose, HAL_PLUGIN_REQUIRED, 0, HAL_PLUGIN_ALONE)                                       \
+    X(deviceGetInfo, HAL_PLUGIN_REQUIRED, 0, HAL_PLUGIN_ALONE)                                     \
+    X(deviceSynchronize, HAL_PLUGIN_REQUIRED, 0, HAL_PLUGIN_ALONE)                                 \
+    X(streamCreate, HAL_PLUGIN_REQUIRED, 0, HAL_PLUGIN_ALONE)                                      \
+    X(streamDestroy, HAL_PLUGIN_REQUIRED, 0, HAL_PLUGIN_ALONE)                                     \
+    X(streamSynchronize, HAL_PLUGIN_REQUIRED, 0, HAL_PLUGIN_ALONE)                                 \
+    X(streamQuery, HAL_PLUGIN_REQUIRED, 0, HAL_PLUGIN_ALONE)                                       \
+    X(streamWaitEvent, HAL_PLUGIN_REQUIRED, 0, HAL_PLUGIN_ALONE)                                   \
+    X(eventCreate, HAL_PLUGIN_REQUIRED, 0, HAL_PLUGIN_ALONE)                                       \
+    X(eventDestroy, HAL_PLUGIN_REQUIRED, 0, HAL_PLUGIN_ALONE)                                      \
+    X(eventRecord, HAL_PLUGIN_REQUIRED, 0, HAL_PLUGIN_ALONE)                                       \
+    X(eventQuery, HAL_PLUGIN_REQUIRED, 0, HAL_PLUGIN_ALONE)                                        \
+    X(eventSynchronize, HAL_PLUGIN_REQUIRED, 0, HAL_PLUGIN_ALONE)                                  \
+    X(eventElapsedTime, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_TIMING_EVENTS, HAL_PLUGIN_ALONE)       \
+    X(memAllocDevice, HAL_PLUGIN_REQUIRED, 0, HAL_PLUGIN_ALONE)                                    \
+    X(memFreeDevice, HAL_PLUGIN_REQUIRED, 0, HAL_PLUGIN_ALONE)                                     \
+    X(memAllocHost, HAL_PLUGIN_OPTIONAL, 0, HAL_PLUGIN_GROUP_PINNED_HOST)                          \
+    X(memFreeHost, HAL_PLUGIN_OPTIONAL, 0, HAL_PLUGIN_GROUP_PINNED_HOST)                           \
+    X(memcpyAsync, HAL_PLUGIN_REQUIRED, 0, HAL_PLUGIN_ALONE)                                       \
+    X(memsetAsync, HAL_PLUGIN_REQUIRED, 0, HAL_PLUGIN_ALONE)                                       \
+    X(launchHostFunc, HAL_PLUGIN_OPTIONAL,                                                         \
+      HAL_DEVICE_CAP_HOST_FUNCTIONS | HAL_DEVICE_CAP_CONCURRENT_HOST_FUNCTIONS, HAL_PLUGIN_ALONE)  \
+    X(moduleLoadData, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_KERNELS, HAL_PLUGIN_GROUP_KERNELS)       \
+    X(moduleUnload, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_KERNELS, HAL_PLUGIN_GROUP_KERNELS)         \
+    X(moduleGetFunction, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_KERNELS, HAL_PLUGIN_GROUP_KERNELS)    \
+    X(launchKernel, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_KERNELS, HAL_PLUGIN_GROUP_KERNELS)         \
+    X(streamGetNativeHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_NATIVE_HANDLES, HAL_PLUGIN_ALONE) \
+    X(memcpyPeerAsync, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_PEER_COPY, HAL_PLUGIN_ALONE)            \
+    X(memGetInfo, HAL_PLUGIN_OPTIONAL, 0, HAL_PLUGIN_ALONE)                                        \
+    X(deviceCanAccessPeer, HAL_PLUGIN_OPTIONAL, 0, HAL_PLUGIN_GROUP_PEER_ACCESS)                   \
+    X(deviceEnablePeerAccess, HAL_PLUGIN_OPTIONAL, 0, HAL_PLUGIN_GROUP_PEER_ACCESS)                \
+    X(deviceDisablePeerAccess, HAL_PLUGIN_OPTIONAL, 0, HAL_PLUGIN_GROUP_PEER_ACCESS)               \
+    X(memcpy3DAsync, HAL_PLUGIN_OPTIONAL, 0, HAL_PLUGIN_ALONE)                                     \
+    X(ipcMemGetHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_IPC_MEMORY,                             \
+      HAL_PLUGIN_GROUP_IPC_MEMORY)                                                                 \
+    X(ipcMemOpenHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_IPC_MEMORY,                            \
+      HAL_PLUGIN_GROUP_IPC_MEMORY)                                                                 \
+    X(ipcMemCloseHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_IPC_MEMORY,                           \
+      HAL_PLUGIN_GROUP_IPC_MEMORY)                                                                 \
+    X(ipcEventGetHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_IPC_EVENTS,                           \
+      HAL_PLUGIN_GROUP_IPC_EVENTS)                                                                 \
+    X(ipcEventOpenHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_IPC_EVENTS,                          \
+      HAL_PLUGIN_GROUP_IPC_EVENTS)                                                                 \
+    X(backendGetInfo, HAL_PLUGIN_OPTIONAL, 0, HAL_PLUGIN_ALONE)
 
 /* The entry point. `coreAbiVersion` is the core's HAL_PLUGIN_ABI_VERSION; `table->size` is the
  * core's sizeof(halPluginDispatchTable). A plugin of another major version returns

@@ -99,19 +99,19 @@ halError guarded(const char* entry, const Body& body) noexcept {
 
 // The entries as values, in table order, and their names.
 enum class EntryId : unsigned {
-#define POLYHAL_PLUGIN_ENTRY_ID(entry, requirement, capabilities) entry,
+#define POLYHAL_PLUGIN_ENTRY_ID(entry, requirement, capabilities, group) entry,
     HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_ENTRY_ID)
 #undef POLYHAL_PLUGIN_ENTRY_ID
 };
 
 inline constexpr const char* kEntryNames[] = {
-#define POLYHAL_PLUGIN_ENTRY_NAME(entry, requirement, capabilities) #entry,
+#define POLYHAL_PLUGIN_ENTRY_NAME(entry, requirement, capabilities, group) #entry,
     HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_ENTRY_NAME)
 #undef POLYHAL_PLUGIN_ENTRY_NAME
 };
 
 inline constexpr bool kEntryRequired[] = {
-#define POLYHAL_PLUGIN_ENTRY_REQUIRED(entry, requirement, capabilities) (requirement) != 0,
+#define POLYHAL_PLUGIN_ENTRY_REQUIRED(entry, requirement, capabilities, group) (requirement) != 0,
     HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_ENTRY_REQUIRED)
 #undef POLYHAL_PLUGIN_ENTRY_REQUIRED
 };
@@ -120,7 +120,7 @@ namespace detail {
 
 // HAL_PLUGIN_ENTRIES lists every slot of the table, in order, and nothing else.
 inline constexpr size_t kEntryOffsets[] = {
-#define POLYHAL_PLUGIN_ENTRY_OFFSET(entry, requirement, capabilities) \
+#define POLYHAL_PLUGIN_ENTRY_OFFSET(entry, requirement, capabilities, group) \
     offsetof(halPluginDispatchTable, entry),
     HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_ENTRY_OFFSET)
 #undef POLYHAL_PLUGIN_ENTRY_OFFSET
@@ -137,6 +137,22 @@ constexpr bool entryListCoversTable() {
 static_assert(entryListCoversTable(),
               "HAL_PLUGIN_ENTRIES must list every entry of halPluginDispatchTable, in table order");
 
+// Does `table` hold every entry of each group (HAL_PLUGIN_ENTRIES' last column) or none of it?
+constexpr bool groupsWholeOrAbsent(const halPluginDispatchTable& table) {
+    int present[HAL_PLUGIN_GROUP_COUNT] = {}, members[HAL_PLUGIN_GROUP_COUNT] = {};
+#define POLYHAL_PLUGIN_COUNT_GROUP_ENTRY(entry, requirement, capabilities, group) \
+    ++members[group];                                                             \
+    present[group] += table.entry != nullptr ? 1 : 0;
+    HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_COUNT_GROUP_ENTRY)
+#undef POLYHAL_PLUGIN_COUNT_GROUP_ENTRY
+    for (int group = 0; group < HAL_PLUGIN_GROUP_COUNT; ++group) {
+        if (group != HAL_PLUGIN_ALONE && present[group] != 0 && present[group] != members[group]) {
+            return false;
+        }
+    }
+    return true;
+}
+
 template <class Fn>
 struct IsNoexcept : std::false_type {};
 template <class R, class... Args>
@@ -148,7 +164,7 @@ struct IsNoexcept<R (*)(Args...) noexcept> : std::true_type {};
 struct AbsentEntry {};
 
 namespace absent {
-#define POLYHAL_PLUGIN_ABSENT_ENTRY(entry, requirement, capabilities) \
+#define POLYHAL_PLUGIN_ABSENT_ENTRY(entry, requirement, capabilities, group) \
     inline constexpr AbsentEntry entry{};
 HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_ABSENT_ENTRY)
 #undef POLYHAL_PLUGIN_ABSENT_ENTRY
@@ -156,8 +172,8 @@ HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_ABSENT_ENTRY)
 
 // The same for layers whose entries are function templates over a vendor API (`entry<Api>`).
 namespace absent_templates {
-#define POLYHAL_PLUGIN_ABSENT_ENTRY(entry, requirement, capabilities) \
-    template <class>                                                  \
+#define POLYHAL_PLUGIN_ABSENT_ENTRY(entry, requirement, capabilities, group) \
+    template <class>                                                         \
     inline constexpr AbsentEntry entry{};
 HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_ABSENT_ENTRY)
 #undef POLYHAL_PLUGIN_ABSENT_ENTRY
@@ -290,7 +306,7 @@ inline halError negotiate(uint32_t coreAbiVersion, const halPluginHost* coreHost
 
 #define POLYHAL_PLUGIN_DECLARE_(name) \
     std::remove_pointer_t<decltype(halPluginDispatchTable::name)> name;
-#define POLYHAL_PLUGIN_DECLARE_IF_REQUIRED_(entry, requirement, capabilities) \
+#define POLYHAL_PLUGIN_DECLARE_IF_REQUIRED_(entry, requirement, capabilities, group) \
     POLYHAL_PLUGIN_DECLARE_IF_##requirement##_(entry)
 #define POLYHAL_PLUGIN_DECLARE_IF_HAL_PLUGIN_REQUIRED_(entry) POLYHAL_PLUGIN_DECLARE_(entry)
 #define POLYHAL_PLUGIN_DECLARE_IF_HAL_PLUGIN_OPTIONAL_(entry)
@@ -349,8 +365,8 @@ inline halError negotiate(uint32_t coreAbiVersion, const halPluginHost* coreHost
         HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_FILL_SLOT_)                              \
         return table;                                                              \
     }
-#define POLYHAL_PLUGIN_FILL_SLOT_(entry, requirement, capabilities) \
-    table.entry = ::polyhal::plugin::slot<decltype(table.entry),    \
+#define POLYHAL_PLUGIN_FILL_SLOT_(entry, requirement, capabilities, group) \
+    table.entry = ::polyhal::plugin::slot<decltype(table.entry),           \
                                           ::polyhal::plugin::EntryId::entry, &entry>();
 
 // The same for a layer whose entries are function templates over a vendor API `Api` (with a
@@ -364,8 +380,8 @@ inline halError negotiate(uint32_t coreAbiVersion, const halPluginHost* coreHost
         HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_FILL_TEMPLATE_SLOT_)                          \
         return table;                                                                   \
     }
-#define POLYHAL_PLUGIN_FILL_TEMPLATE_SLOT_(entry, requirement, capabilities) \
-    table.entry = ::polyhal::plugin::slot<decltype(table.entry),             \
+#define POLYHAL_PLUGIN_FILL_TEMPLATE_SLOT_(entry, requirement, capabilities, group) \
+    table.entry = ::polyhal::plugin::slot<decltype(table.entry),                    \
                                           ::polyhal::plugin::EntryId::entry, &entry<PluginApi>>();
 
 // Defines the plugin's one exported symbol (HAL_PLUGIN_ENTRY_NAME), which hands out `table`, a
@@ -374,6 +390,9 @@ inline halError negotiate(uint32_t coreAbiVersion, const halPluginHost* coreHost
     extern "C" HAL_PLUGIN_EXPORT halError halPluginGetDispatchTable(                       \
         uint32_t coreAbiVersion, const halPluginHost* host, halPluginDispatchTable* out) { \
         static constexpr halPluginDispatchTable kTable = table;                            \
+        static_assert(::polyhal::plugin::detail::groupsWholeOrAbsent(kTable),              \
+                      "the backend defines part of a group of entries that work only "     \
+                      "together (HAL_PLUGIN_ENTRIES, last column): all or none");          \
         return ::polyhal::plugin::negotiate(coreAbiVersion, host, out, kTable);            \
     }
 

@@ -81,6 +81,9 @@ endfunction()
 # - with BUILTIN, the same objects linked into libpolyhal.so as a built-in backend reached
 #   through <entry function>, the plugin then adding the folder's entry.cpp, which exports the
 #   standard entry symbol (the CPU backend);
+# - with tests, the folder's cts_kernels/ (if any): the conformance suite's kernels in the
+#   backend's image kinds, built or copied into ${PROJECT_BINARY_DIR}/kernels/<name>, where the
+#   suite finds them in the build tree, and installed into share/polyhal/cts-kernels/<name>;
 # and records the backend as built.
 function(polyhal_add_backend)
   cmake_parse_arguments(ARG "" "NAME;BUILTIN" "SOURCES;INCLUDE_DIRS;LIBRARIES" ${ARGN})
@@ -109,6 +112,9 @@ function(polyhal_add_backend)
   endif()
   polyhal_add_plugin(NAME ${ARG_NAME} SOURCES ${plugin_sources} LIBRARIES ${ARG_LIBRARIES})
   target_include_directories(polyhal_${ARG_NAME} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  if(POLYHAL_BUILD_TESTS AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/cts_kernels/CMakeLists.txt)
+    add_subdirectory(cts_kernels)
+  endif()
   set_property(GLOBAL APPEND PROPERTY POLYHAL_BUILT_BACKENDS ${ARG_NAME})
   message(STATUS "polyhal: ${ARG_NAME} backend: built")
 endfunction()

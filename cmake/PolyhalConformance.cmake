@@ -1,5 +1,12 @@
 # The conformance suite's runs, registered by the backends that it tests.
 include_guard(GLOBAL)
+include(GNUInstallDirs)
+
+# The suite's kernel images: each backend's cts_kernels/ folder puts its own in the build tree's
+# ${POLYHAL_CTS_KERNEL_BUILD_DIR}/<backend> and installs them into
+# <prefix>/${POLYHAL_CTS_KERNEL_INSTALL_DIR}/<backend>, the two places polyhal-cts looks.
+set(POLYHAL_CTS_KERNEL_BUILD_DIR ${PROJECT_BINARY_DIR}/kernels)
+set(POLYHAL_CTS_KERNEL_INSTALL_DIR ${CMAKE_INSTALL_DATADIR}/polyhal/cts-kernels)
 
 # polyhal_add_cts_run(NAME <test name> BACKEND <POLYHAL_BACKEND value>
 #                     [FILTER <Catch2 test spec>] [ENV <VAR=value>...] [IGNORE_SKIPS])

@@ -1,7 +1,7 @@
 // Finding and launching the conformance kernels of the selected backend.
 //
 // Each backend has a kernel folder holding its CTS kernel images (the kernels are listed in
-// tests/kernels/cpu/cts_kernels.c). The image holding kernel K for a backend whose image files
+// backends/cpu/cts_kernels/cts_kernels.c). The image holding kernel K for a backend whose image files
 // end in .E is <folder>/K.E if it exists, else <folder>/cts_kernels.E. The folder of backend B
 // is <root>/B for the first root that has it, the roots being
 //   - the entries of POLYHAL_CTS_KERNEL_DIR (colon-separated), when it is set; otherwise

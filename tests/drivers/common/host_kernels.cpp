@@ -6,7 +6,7 @@
 #include <cstring>
 #include <memory>
 
-// The host builds, from tests/kernels/cpu/cts_kernels.c (compiled into the double).
+// The host builds, from backends/cpu/cts_kernels/cts_kernels.c (compiled into the double).
 extern "C" {
 int fill_u32(const halCpuKernelContext* ctx);
 int vadd(const halCpuKernelContext* ctx);
@@ -21,7 +21,7 @@ namespace {
 constexpr KernelParameter kPointer{sizeof(void*), true};
 constexpr KernelParameter kU32{sizeof(uint32_t), false};
 
-// The signatures of tests/kernels/cuda/cts_kernels.cu.
+// The signatures of backends/cuda/cts_kernels/cts_kernels.cu.
 const std::vector<HostKernel>& hostKernels() {
     static const std::vector<HostKernel> kernels = {
         {"fill_u32", fill_u32, {kPointer, kU32, kU32}},

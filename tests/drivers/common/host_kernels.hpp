@@ -1,5 +1,5 @@
 // The kernels a double can run: host builds of the conformance kernels
-// (tests/kernels/cpu/cts_kernels.c), each with the parameter list its device build declares,
+// (backends/cpu/cts_kernels/cts_kernels.c), each with the parameter list its device build declares,
 // keyed by name. A device image (PTX, cubin, fatbin, code object) is accepted and recorded, and
 // a kernel it names runs through the host build of the same name.
 #ifndef POLYHAL_TESTS_DRIVERS_COMMON_HOST_KERNELS_HPP_

@@ -1,4 +1,4 @@
-// Kernel launches with the conformance kernels (tests/kernels/opencl/cts_kernels.cl).
+// Kernel launches with the conformance kernels (backends/opencl/cts_kernels/cts_kernels.cl).
 #include <algorithm>
 #include <fstream>
 #include <memory>

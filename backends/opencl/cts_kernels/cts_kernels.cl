@@ -1,6 +1,6 @@
 /*
  * The conformance suite's kernels for the OpenCL backend: OpenCL C source, built by
- * halModuleLoadFile. Same names and arguments as tests/kernels/cpu/cts_kernels.c, over a
+ * halModuleLoadFile. Same names and arguments as backends/cpu/cts_kernels/cts_kernels.c, over a
  * one-dimensional grid where element i = get_global_id(0) (block * blockDim + thread).
  *
  * Dynamic shared memory follows the backend's convention: the kernel's last parameter is a

@@ -1,5 +1,5 @@
 // The conformance suite's kernels for the CUDA backend. The names, arguments and behaviour are
-// those listed in tests/kernels/cpu/cts_kernels.c; element i of a one-dimensional launch is
+// those listed in backends/cpu/cts_kernels/cts_kernels.c; element i of a one-dimensional launch is
 // blockIdx.x * blockDim.x + threadIdx.x.
 //
 // CUDA differs from the CPU backend in one visible way: a kernel that fails (fail_with_code,

@@ -43,17 +43,18 @@ HAL_API halError halFreeAsync(void* ptr, halStream handle) {
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, op)) return e;
         if (ptr == nullptr) return fail(HAL_ERROR_INVALID_VALUE, "{}: ptr is NULL", op);
+        // The pool looks the block up once; only a refusal looks further, to say whose it is.
+        const halError freed = stream->device->pool->free(ptr, stream->poolStream);
+        if (freed != HAL_ERROR_INVALID_VALUE) return freed;
         allocator::Allocation allocation;
-        if (!stream->device->pool->find(ptr, &allocation)) {
-            for (const auto& device : runtime().devices) {
-                if (device->pool->find(ptr, &allocation)) {
-                    return fail(HAL_ERROR_INVALID_VALUE,
-                                "{}: {} belongs to device {}'s pool, the stream to device {}", op,
-                                ptr, device->ordinal, stream->device->ordinal);
-                }
+        for (const auto& device : runtime().devices) {
+            if (device.get() != stream->device && device->pool->find(ptr, &allocation)) {
+                return fail(HAL_ERROR_INVALID_VALUE,
+                            "{}: {} belongs to device {}'s pool, the stream to device {}", op, ptr,
+                            device->ordinal, stream->device->ordinal);
             }
         }
-        return stream->device->pool->free(ptr, stream->poolStream);
+        return freed;
     });
 }
 

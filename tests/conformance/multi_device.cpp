@@ -92,6 +92,24 @@ TEST_CASE("an event and a stream of different devices cannot be recorded togethe
     CHECK(halRecordEvent(onFirst, onSecond) == HAL_ERROR_INVALID_VALUE);
 }
 
+TEST_CASE("halFreeAsync of another device's block is refused, naming both devices",
+          "[multi_device][pool][errors]") {
+    CTS_REQUIRE_TWO_DEVICES();
+    void* block = nullptr;
+    {
+        CurrentDevice second(1);
+        HAL_REQUIRE_OK(halMallocAsync(&block, 4096, nullptr));
+    }
+    cts::Stream first;  // a stream of device 0
+    CHECK(halFreeAsync(block, first) == HAL_ERROR_INVALID_VALUE);
+    const std::string message = halGetLastErrorMessage();
+    CHECK_THAT(message, Catch::Contains("device 1's pool") && Catch::Contains("device 0"));
+    // The refusal left the block to its device, which frees it.
+    CurrentDevice second(1);
+    HAL_CHECK_OK(halFreeAsync(block, nullptr));
+    HAL_CHECK_OK(halSynchronizeStream(nullptr));
+}
+
 TEST_CASE("memory is copied between devices", "[multi_device][memcpy]") {
     CTS_REQUIRE_TWO_DEVICES();
     constexpr size_t kSize = 256 * 1024;

@@ -160,6 +160,7 @@ void* DevicePool::Impl::carve(Block* block, size_t rounded, size_t requested, St
         block->size = rounded;
     }
     block->state = BlockState::Live;
+    live_.insert(block->address, block);
     block->requested = requested;
     block->owner = nullptr;
     block->uses.clear();

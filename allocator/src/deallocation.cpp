@@ -25,20 +25,21 @@ halError DevicePool::Impl::free(void* ptr, Stream* stream) {
     char message[200];
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        const Block* containing = lookup(address);
+        Block* block = live_.find(address);
+        const Block* containing = block != nullptr ? block : lookup(address);
         if (containing == nullptr) {
             std::snprintf(message, sizeof message,
                           "pointer %p was not allocated by the memory pool of this device", ptr);
-        } else if (containing->address != address && containing->state == BlockState::Live) {
+        } else if (block == nullptr && containing->state == BlockState::Live) {
             std::snprintf(message, sizeof message,
                           "pointer %p points inside the allocation at %p (%zu bytes); free takes "
                           "the address the allocation returned",
                           ptr, reinterpret_cast<void*>(containing->address), containing->requested);
-        } else if (containing->state != BlockState::Live) {
+        } else if (block == nullptr) {
             std::snprintf(message, sizeof message,
                           "pointer %p is not a live allocation of this pool (freed already)", ptr);
         } else {
-            Block* block = const_cast<Block*>(containing);
+            live_.erase(address);
             // The free is the owner's last use: everything it submitted so far may touch it.
             block->addUse(stream, stream->submitted.load(std::memory_order_acquire));
             block->owner = stream;

@@ -7,6 +7,7 @@
 #include "block.hpp"
 #include "block_arena.hpp"
 #include "event_pool.hpp"
+#include "live_index.hpp"
 #include "stream.hpp"
 
 #include <polyhal/allocator/device_pool.hpp>
@@ -146,6 +147,7 @@ class DevicePool::Impl {
     mutable std::mutex mutex_;
     std::pmr::unsynchronized_pool_resource nodes_;
     std::pmr::map<uintptr_t, Block*> blocks_;  // every block, by address
+    LiveIndex live_;                           // the live blocks, by exact address
     std::vector<std::unique_ptr<Segment>> segments_;
     std::vector<std::unique_ptr<Stream>> streams_;
     std::vector<Block*> coalesceQueue_;  // Ready blocks freed since the last coalescing pass

@@ -191,6 +191,7 @@ halError DevicePool::Impl::reset() {
         }
         segments_.clear();
         blocks_.clear();
+        live_.clear();
         stats_.bytesInUse = stats_.bytesReserved = 0;
         stats_.bytesCached = stats_.bytesPending = 0;
         updateAddressRange();

@@ -7,7 +7,9 @@
 //   the backend, called without the core);
 // - BM_ApiPipeline: four streams passing buffers along through events, with reuse by proven
 //   order on and off;
-// - BM_ApiScaling: a free + allocate pair with 1e2, 1e4 and 1e6 blocks live.
+// - BM_ApiScaling: a free + allocate pair with 1e2, 1e4 and 1e6 blocks live;
+// - BM_ApiThreads: 1, 2 and 4 threads allocating and freeing, each on its own stream or all on
+//   one.
 //
 //   polyhal_pool_api_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 //
@@ -397,6 +399,44 @@ void BM_ApiScaling(benchmark::State& state) {
     state.counters["live_blocks"] = static_cast<double>(live);
 }
 BENCHMARK(BM_ApiScaling)->Arg(100)->Arg(10000)->Arg(1000000);
+
+// ---- (f) Threads -------------------------------------------------------------------------------
+
+// Each thread allocates and frees 4 KiB blocks on a stream of its own (`own_stream`), or all
+// threads on one stream shared by them: how the same-stream path scales with threads. The pool's
+// lock is per device, so threads of one device contend on it whichever stream they use.
+halStream g_sharedStream = nullptr;
+
+void BM_ApiThreads(benchmark::State& state) {
+    const bool ownStream = state.range(0) != 0;
+    if (state.thread_index() == 0) {
+        emptyPool();
+        check(halCreateStream(&g_sharedStream), "halCreateStream");
+    }
+    Stream own;  // created by every thread, used where ownStream
+    // Google Benchmark starts the timed loops of all threads together, after this setup.
+    for (auto _ : state) {
+        const halStream stream = ownStream ? static_cast<halStream>(own) : g_sharedStream;
+        void* ptr = nullptr;
+        halMallocAsync(&ptr, 4 * kKiB, stream);
+        benchmark::DoNotOptimize(ptr);
+        halFreeAsync(ptr, stream);
+    }
+    // Pairs per second of wall time, summed over the threads: flat means no scaling.
+    state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
+    if (state.thread_index() == 0) {  // every thread's loop has ended
+        check(halDestroyStream(g_sharedStream), "halDestroyStream");
+        check(halSynchronizeDevice(), "halSynchronizeDevice");
+    }
+}
+BENCHMARK(BM_ApiThreads)
+    ->ArgName("own_stream")
+    ->Arg(1)
+    ->Arg(0)
+    ->Threads(1)
+    ->Threads(2)
+    ->Threads(4)
+    ->UseRealTime();
 
 }  // namespace
 

@@ -304,7 +304,7 @@ typedef struct halPluginDispatchTable {
  *   group         HAL_PLUGIN_ALONE, or the group of optional entries that only work together
  *                 (the four of HAL_DEVICE_CAP_KERNELS, memAllocHost with memFreeHost, ...): a
  *                 plugin implements all of a group or none of it. The core refuses a plugin with
- *                 part of a group, and POLYHAL_PLUGIN_DEFINE_ENTRY_POINT does not compile one.
+ *                 part of a group, and POLYHAL_PLUGIN_DISPATCH_TABLE does not compile one.
  * The core's load checks and plugin_support.hpp's table builder are generated from this list, and
  * a compile-time check keeps it equal to the table above. A new entry is appended to both. */
 #define HAL_PLUGIN_REQUIRED 1

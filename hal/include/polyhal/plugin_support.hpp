@@ -137,18 +137,27 @@ constexpr bool entryListCoversTable() {
 static_assert(entryListCoversTable(),
               "HAL_PLUGIN_ENTRIES must list every entry of halPluginDispatchTable, in table order");
 
-// Does `table` hold every entry of each group (HAL_PLUGIN_ENTRIES' last column) or none of it?
-constexpr bool groupsWholeOrAbsent(const halPluginDispatchTable& table) {
-    int present[HAL_PLUGIN_GROUP_COUNT] = {}, members[HAL_PLUGIN_GROUP_COUNT] = {};
-#define POLYHAL_PLUGIN_COUNT_GROUP_ENTRY(entry, requirement, capabilities, group) \
-    ++members[group];                                                             \
-    present[group] += table.entry != nullptr ? 1 : 0;
-    HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_COUNT_GROUP_ENTRY)
-#undef POLYHAL_PLUGIN_COUNT_GROUP_ENTRY
+// The group of each entry (HAL_PLUGIN_ENTRIES' last column), in table order.
+inline constexpr int kEntryGroups[] = {
+#define POLYHAL_PLUGIN_ENTRY_GROUP(entry, requirement, capabilities, group) group,
+    HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_ENTRY_GROUP)
+#undef POLYHAL_PLUGIN_ENTRY_GROUP
+};
+
+// Given which entries a backend defines (in table order), does it define every entry of each
+// group or none of it?
+template <size_t N>
+constexpr bool groupsWholeOrAbsent(const bool (&present)[N]) {
+    static_assert(N == sizeof kEntryGroups / sizeof kEntryGroups[0]);
     for (int group = 0; group < HAL_PLUGIN_GROUP_COUNT; ++group) {
-        if (group != HAL_PLUGIN_ALONE && present[group] != 0 && present[group] != members[group]) {
-            return false;
+        if (group == HAL_PLUGIN_ALONE) continue;
+        int members = 0, defined = 0;
+        for (size_t entry = 0; entry < N; ++entry) {
+            if (kEntryGroups[entry] != group) continue;
+            ++members;
+            defined += present[entry] ? 1 : 0;
         }
+        if (defined != 0 && defined != members) return false;
     }
     return true;
 }
@@ -361,10 +370,18 @@ inline halError negotiate(uint32_t coreAbiVersion, const halPluginHost* coreHost
 #define POLYHAL_PLUGIN_DISPATCH_TABLE(backendName)                                 \
     constexpr halPluginDispatchTable dispatchTable() noexcept {                    \
         using namespace ::polyhal::plugin::absent;                                 \
+        constexpr bool present[] = {HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_DEFINED_)};  \
+        static_assert(::polyhal::plugin::detail::groupsWholeOrAbsent(present),     \
+                      POLYHAL_PLUGIN_PARTIAL_GROUP_MESSAGE_);                      \
         halPluginDispatchTable table = ::polyhal::plugin::emptyTable(backendName); \
         HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_FILL_SLOT_)                              \
         return table;                                                              \
     }
+#define POLYHAL_PLUGIN_DEFINED_(entry, requirement, capabilities, group) \
+    !std::is_same_v<decltype(&entry), const ::polyhal::plugin::AbsentEntry*>,
+#define POLYHAL_PLUGIN_PARTIAL_GROUP_MESSAGE_                                           \
+    "the backend defines part of a group of entries that work only together (the last " \
+    "column of HAL_PLUGIN_ENTRIES): all of it or none"
 #define POLYHAL_PLUGIN_FILL_SLOT_(entry, requirement, capabilities, group) \
     table.entry = ::polyhal::plugin::slot<decltype(table.entry),           \
                                           ::polyhal::plugin::EntryId::entry, &entry>();
@@ -372,14 +389,19 @@ inline halError negotiate(uint32_t coreAbiVersion, const halPluginHost* coreHost
 // The same for a layer whose entries are function templates over a vendor API `Api` (with a
 // static `kName`): defines `template <class Api> constexpr halPluginDispatchTable
 // dispatchTable() noexcept`, whose slot `entry` holds `entry<Api>` (backends/gpu_common).
-#define POLYHAL_PLUGIN_DISPATCH_TABLE_TEMPLATE()                                        \
-    template <class PluginApi>                                                          \
-    constexpr halPluginDispatchTable dispatchTable() noexcept {                         \
-        using namespace ::polyhal::plugin::absent_templates;                            \
-        halPluginDispatchTable table = ::polyhal::plugin::emptyTable(PluginApi::kName); \
-        HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_FILL_TEMPLATE_SLOT_)                          \
-        return table;                                                                   \
+#define POLYHAL_PLUGIN_DISPATCH_TABLE_TEMPLATE()                                           \
+    template <class PluginApi>                                                             \
+    constexpr halPluginDispatchTable dispatchTable() noexcept {                            \
+        using namespace ::polyhal::plugin::absent_templates;                               \
+        constexpr bool present[] = {HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_DEFINED_TEMPLATE_)}; \
+        static_assert(::polyhal::plugin::detail::groupsWholeOrAbsent(present),             \
+                      POLYHAL_PLUGIN_PARTIAL_GROUP_MESSAGE_);                              \
+        halPluginDispatchTable table = ::polyhal::plugin::emptyTable(PluginApi::kName);    \
+        HAL_PLUGIN_ENTRIES(POLYHAL_PLUGIN_FILL_TEMPLATE_SLOT_)                             \
+        return table;                                                                      \
     }
+#define POLYHAL_PLUGIN_DEFINED_TEMPLATE_(entry, requirement, capabilities, group) \
+    !std::is_same_v<decltype(&entry<PluginApi>), const ::polyhal::plugin::AbsentEntry*>,
 #define POLYHAL_PLUGIN_FILL_TEMPLATE_SLOT_(entry, requirement, capabilities, group) \
     table.entry = ::polyhal::plugin::slot<decltype(table.entry),                    \
                                           ::polyhal::plugin::EntryId::entry, &entry<PluginApi>>();
@@ -390,9 +412,6 @@ inline halError negotiate(uint32_t coreAbiVersion, const halPluginHost* coreHost
     extern "C" HAL_PLUGIN_EXPORT halError halPluginGetDispatchTable(                       \
         uint32_t coreAbiVersion, const halPluginHost* host, halPluginDispatchTable* out) { \
         static constexpr halPluginDispatchTable kTable = table;                            \
-        static_assert(::polyhal::plugin::detail::groupsWholeOrAbsent(kTable),              \
-                      "the backend defines part of a group of entries that work only "     \
-                      "together (HAL_PLUGIN_ENTRIES, last column): all or none");          \
         return ::polyhal::plugin::negotiate(coreAbiVersion, host, out, kTable);            \
     }
 

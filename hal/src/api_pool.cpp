@@ -34,6 +34,8 @@ HAL_API halError halMallocAsync(void** ptr, size_t size, halStream handle) {
         if (size == 0) return fail(HAL_ERROR_INVALID_VALUE, "{}: size is 0", op);
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, op)) return e;
+        trace::noteBytes(size);
+        trace::notePool(stream->device);
         return stream->device->pool->allocate(size, stream->poolStream, ptr);
     });
 }
@@ -43,6 +45,7 @@ HAL_API halError halFreeAsync(void* ptr, halStream handle) {
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, op)) return e;
         if (ptr == nullptr) return fail(HAL_ERROR_INVALID_VALUE, "{}: ptr is NULL", op);
+        trace::notePool(stream->device);
         allocator::Allocation allocation;
         if (!stream->device->pool->find(ptr, &allocation)) {
             for (const auto& device : runtime().devices) {
@@ -105,6 +108,7 @@ HAL_API halError halMemPoolTrim(int ordinal, size_t bytesToKeep) {
     return apiCall([&, op = __func__] {
         Device* device = nullptr;
         if (halError e = requirePoolDevice(ordinal, &device, op)) return e;
+        trace::poolTrimming(device, bytesToKeep);
         return device->pool->trim(bytesToKeep);
     });
 }

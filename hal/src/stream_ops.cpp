@@ -124,6 +124,7 @@ halError createStream(Device* device, int priority, uint32_t flags, const char* 
 halError releaseStream(halStream_t* stream) {
     Device* device = stream->device;
     const halPluginStream native = stream->native;
+    trace::streamDestroyed(stream);
     device->pool->removeStream(stream->poolStream);
     runtime().streams.destroy(stream);
     return device->vtable->streamDestroy(native);
@@ -144,6 +145,8 @@ halError streamWaitEvent(halStream_t* stream, halEvent_t* event, const char* ope
     event->clock.applyIfCurrent(record, [&](const allocator::VectorClock& awaited) {
         stream->device->pool->streamWaited(stream->poolStream, awaited);
     });
+    trace::eventAwaited(event);
+    trace::submitted(stream, operation);
     return HAL_SUCCESS;
 }
 

@@ -28,6 +28,7 @@ halError submit(halStream_t* stream, const char* operation, const void* const* u
                 Enqueue&& enqueue) {
     if (halError e = checked(enqueue(), stream->device, operation)) return e;
     noteSubmitted(stream, uses, count);
+    trace::submitted(stream, operation);
     return HAL_SUCCESS;
 }
 
@@ -140,6 +141,8 @@ inline halError recordEvent(halEvent_t* event, halStream_t* stream, const char* 
     }
     recording.commit(captured);
     event->recorded.store(true, std::memory_order_release);
+    trace::eventRecorded(event);
+    trace::submitted(stream, operation);
     return HAL_SUCCESS;
 }
 

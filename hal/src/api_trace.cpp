@@ -37,10 +37,12 @@ HAL_API halError halTraceStop(void) {
     return apiCall([op = __func__] { return trace::stop(op); });
 }
 
-// The ranges do not go through apiCall: they need no device, so they neither initialise polyhal
-// nor are refused inside host functions.
+// The ranges do not go through apiCall: they reach no device, so they are allowed inside host
+// functions. They initialise polyhal all the same, so that POLYHAL_TRACE's trace has begun when
+// the program's first range opens.
 HAL_API halError halTraceRangePush(const char* name) {
     if (name == nullptr) return fail(HAL_ERROR_INVALID_VALUE, "{}: name is NULL", __func__);
+    if (halError e = ensureInitialized()) return e;
     try {
         const uint64_t session = trace::session();
         openRanges().push_back(session);
@@ -52,6 +54,7 @@ HAL_API halError halTraceRangePush(const char* name) {
 }
 
 HAL_API halError halTraceRangePop(void) {
+    if (halError e = ensureInitialized()) return e;
     std::vector<uint64_t>& ranges = openRanges();
     if (ranges.empty()) {
         return fail(HAL_ERROR_INVALID_VALUE, "{}: no range is open on this thread", __func__);

@@ -719,11 +719,11 @@ HAL_API halError halTraceStop(void);
  * and each halTraceRangePop closes the innermost. The name is copied. Ranges cost a few
  * nanoseconds while no trace is written and may be used inside host functions; a range still
  * open when the trace stops stays open in the file.
- * Errors: HAL_ERROR_INVALID_VALUE (name NULL). */
+ * Errors: HAL_ERROR_INVALID_VALUE (name NULL), initialisation errors. */
 HAL_API halError halTraceRangePush(const char* name);
 
 /* Closes the calling thread's innermost range.
- * Errors: HAL_ERROR_INVALID_VALUE (no range open on this thread). */
+ * Errors: HAL_ERROR_INVALID_VALUE (no range open on this thread), initialisation errors. */
 HAL_API halError halTraceRangePop(void);
 
 #ifdef __cplusplus

@@ -154,42 +154,74 @@ void flowFromLastSpan(StreamTrack& track, uint64_t sessionId) {
     flowToHere(track.pid, track.tid, start + (end - start) / 2, "synchronize", sessionId);
 }
 
-// What a device span needs once its host function runs.
-struct Marker {
+// Runs a host function of the trace (plugin.h's signature) on `stream`; false where the backend
+// runs none or refused this one.
+bool enqueueHostFunction(halStream_t* stream, halHostFn fn, void* data) {
+    const Device* device = stream->device;
+    return device->supports(HAL_DEVICE_CAP_HOST_FUNCTIONS) &&
+           device->vtable->launchHostFunc != nullptr &&
+           device->vtable->launchHostFunc(stream->native, fn, data) == HAL_SUCCESS;
+}
+
+}  // namespace
+
+// One operation's device span: a host function enqueued before the operation notes when the
+// stream reached it, one enqueued behind it when it completed. Shared by the two host functions
+// and the submitting call, and freed by the last of them.
+struct Timing {
+    std::atomic<int> owners{1};
+    std::atomic<uint64_t> started{0};  // 0 until the host function before the operation ran
     std::shared_ptr<StreamTrack> track;
-    const char* name;
-    const char* kernel;
-    uint64_t submitted;  // the submitting call's start
     uint64_t session;
-    int64_t bytes;
+    uint64_t submitted;  // the submitting call's start
+    const char* name = nullptr;
+    const char* operation = nullptr;
+    int64_t bytes = -1;
+
+    void release() {
+        if (owners.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+    }
 };
 
-// Runs in stream order right after the operation it times: the operation completed now, and
-// started when it was submitted or when the operation before it completed, whichever is later.
-void runMarker(void* pending) {
-    const std::unique_ptr<Marker> marker(static_cast<Marker*>(pending));
+namespace {
+
+void runStartMarker(void* pending) {
+    Timing* timing = static_cast<Timing*>(pending);
+    timing->started.store(now(), std::memory_order_release);
+    timing->release();
+}
+
+// Runs in stream order right after the operation: it completed now. It started when the host
+// function before it ran; failing that (the backend refused that one), when it was submitted or
+// when the operation before it completed, whichever is later.
+void runEndMarker(void* pending) {
+    Timing* timing = static_cast<Timing*>(pending);
     const uint64_t end = now();
-    StreamTrack& track = *marker->track;
+    StreamTrack& track = *timing->track;
     Record span;
     span.phase = 'X';
-    span.name = marker->kernel != nullptr ? marker->kernel : marker->name;
+    span.name = timing->name;
     span.category = "device";
     span.pid = track.pid;
     span.tid = track.tid;
+    const uint64_t started = timing->started.load(std::memory_order_acquire);
     {
         std::lock_guard<std::mutex> lock(track.mutex);
-        const uint64_t previous = track.lastSession == marker->session ? track.lastEnd : 0;
-        span.ts = std::min(std::max(previous, marker->submitted), end);
+        const uint64_t previous = track.lastSession == timing->session ? track.lastEnd : 0;
+        span.ts = started != 0 ? started : std::max(previous, timing->submitted);
+        span.ts = std::min(span.ts, end);
         track.lastStart = span.ts;
         track.lastEnd = end;
-        track.lastSession = marker->session;
+        track.lastSession = timing->session;
     }
     span.dur = end - span.ts;
     size_t arg = 0;
-    span.args[arg++] = Arg{"operation", marker->name};
-    span.args[arg++] = Arg{"queuedNs", nullptr, static_cast<int64_t>(span.ts - marker->submitted)};
-    if (marker->bytes >= 0) span.args[arg++] = Arg{"bytes", nullptr, marker->bytes};
-    emit(span, marker->session);
+    span.args[arg++] = Arg{"operation", timing->operation};
+    span.args[arg++] = Arg{"queuedNs", nullptr,
+                           static_cast<int64_t>(span.ts - std::min(span.ts, timing->submitted))};
+    if (timing->bytes >= 0) span.args[arg++] = Arg{"bytes", nullptr, timing->bytes};
+    emit(span, timing->session);
+    timing->release();
 }
 
 void sampleCounters(Device* device, uint64_t sessionId, const Call& call) {
@@ -318,25 +350,36 @@ void poolTrimming(Device* device, size_t bytesToKeep) noexcept {
     call->reservedBefore = device->pool->stats().bytesReserved;
 }
 
-void submitted(halStream_t* stream, const char* operation) noexcept {
-    Device* device = stream->device;
+Timing* beforeSubmit(halStream_t* stream) noexcept {
     Call* call = t_call;
-    if (call == nullptr || !device->supports(HAL_DEVICE_CAP_HOST_FUNCTIONS) ||
-        device->vtable->launchHostFunc == nullptr) {
-        return;
-    }
+    if (call == nullptr) return nullptr;
     try {
-        // The call's start bounds the operation's start from below: the backend may begin it
-        // before the enqueue returns.
-        auto marker =
-            std::make_unique<Marker>(Marker{trackOf(stream, call->session), operation, call->kernel,
-                                            call->start, call->session, call->bytes});
-        if (device->vtable->launchHostFunc(stream->native, runMarker, marker.get()) ==
-            HAL_SUCCESS) {
-            marker.release();  // runMarker owns it now
-        }
+        auto* timing = new Timing();
+        timing->track = trackOf(stream, call->session);
+        timing->session = call->session;
+        timing->submitted = call->start;
+        timing->owners.store(2, std::memory_order_relaxed);
+        if (!enqueueHostFunction(stream, runStartMarker, timing)) timing->release();
+        return timing;
     } catch (...) {
+        return nullptr;
     }
+}
+
+void submitted(halStream_t* stream, const char* operation, Timing* timing) noexcept {
+    if (Call* call = t_call) {
+        timing->name = call->kernel != nullptr ? call->kernel : operation;
+        timing->bytes = call->bytes;
+    } else {
+        timing->name = operation;
+    }
+    timing->operation = operation;
+    // The end marker takes the caller's share.
+    if (!enqueueHostFunction(stream, runEndMarker, timing)) timing->release();
+}
+
+void abandon(Timing* timing) noexcept {
+    timing->release();
 }
 
 void eventRecorded(const halEvent_t* event) noexcept {

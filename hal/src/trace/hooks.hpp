@@ -62,12 +62,16 @@ halError tracedCall(const char* function, Body& body) {
     return result;
 }
 
+struct Timing;
+
 namespace slow {
 void noteStream(const halStream_t* stream) noexcept;
 void noteKernel(const halFunction_t* function) noexcept;
 void notePool(Device* device) noexcept;
 void poolTrimming(Device* device, size_t bytesToKeep) noexcept;
-void submitted(halStream_t* stream, const char* operation) noexcept;
+Timing* beforeSubmit(halStream_t* stream) noexcept;
+void submitted(halStream_t* stream, const char* operation, Timing* timing) noexcept;
+void abandon(Timing* timing) noexcept;
 void eventRecorded(const halEvent_t* event) noexcept;
 void eventAwaited(const halEvent_t* event) noexcept;
 void streamSynchronized(const halStream_t* stream) noexcept;
@@ -103,11 +107,23 @@ inline void poolTrimming(Device* device, size_t bytesToKeep) noexcept {
     if (enabled()) slow::poolTrimming(device, bytesToKeep);
 }
 
-// The backend accepted `operation` on `stream`: where the backend runs host functions, one
-// enqueued behind it times the operation's device span (start to completion, and its latency
-// from submission to start).
-inline void submitted(halStream_t* stream, const char* operation) noexcept {
-    if (enabled()) slow::submitted(stream, operation);
+// An operation is about to be enqueued on `stream`: where the backend runs host functions, one
+// enqueued now notes when the stream reaches the operation. Returns what submitted() or
+// abandon() takes, nullptr while no trace is written.
+inline Timing* beforeSubmit(halStream_t* stream) noexcept {
+    return enabled() ? slow::beforeSubmit(stream) : nullptr;
+}
+
+// The backend accepted `operation` on `stream`: one host function enqueued behind it notes its
+// completion, and writes its device span (start to completion, and its latency from the call
+// that submitted it to its start).
+inline void submitted(halStream_t* stream, const char* operation, Timing* timing) noexcept {
+    if (timing != nullptr) slow::submitted(stream, operation, timing);
+}
+
+// The backend refused the operation beforeSubmit() was called for.
+inline void abandon(Timing* timing) noexcept {
+    if (timing != nullptr) slow::abandon(timing);
 }
 
 // `event` was just recorded by the calling thread's call: the point later waits flow from.

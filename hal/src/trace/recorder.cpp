@@ -4,6 +4,8 @@
 // and completes the file.
 #include "recorder.hpp"
 
+#include <fcntl.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -12,7 +14,6 @@
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -73,17 +74,19 @@ struct LocalBuffer {
     }
 };
 
-// The running session's writer state; guarded by g_control except where noted.
+// The running session's writer state; guarded by g_control except where noted. The file is
+// written with write(2), unbuffered, so that a forked child has no copy of pending output to
+// flush into it.
 struct Session {
     std::string path;
-    std::FILE* file = nullptr;
+    int fd = -1;
     uint64_t startNs = 0;
     uint64_t maxRecords = kDefaultMaxRecords;
-    uint64_t written = 0;                       // writer thread only while it runs
-    bool first = true;                          // no record written yet (the JSON array's commas)
-    bool writeFailed = false;                   // writer thread only while it runs
+    uint64_t written = 0;  // writer thread only while it runs
+    bool first = true;     // no record written yet (the JSON array's commas)
+    int writeError = 0;    // the first failed write's errno; writer thread only while it runs
     std::unordered_set<uint64_t> namedThreads;  // writer thread only while it runs
-    std::thread writer;
+    std::unique_ptr<std::thread> writer;
 };
 
 std::mutex g_control;  // starting and stopping
@@ -182,9 +185,17 @@ void appendRecord(fmt::memory_buffer& out, const Record& record, uint64_t startN
 }
 
 void writeOut(Session& session, fmt::memory_buffer& out) {
-    if (out.size() == 0 || session.writeFailed) return;
-    if (std::fwrite(out.data(), 1, out.size(), session.file) != out.size()) {
-        session.writeFailed = true;
+    const char* data = out.data();
+    size_t left = out.size();
+    while (left > 0 && session.writeError == 0) {
+        const ssize_t written = ::write(session.fd, data, left);
+        if (written < 0 && errno == EINTR) continue;
+        if (written <= 0) {
+            session.writeError = written < 0 ? errno : EIO;
+            break;
+        }
+        data += written;
+        left -= static_cast<size_t>(written);
     }
     out.clear();
 }
@@ -238,7 +249,14 @@ void drainAll(Session& session) {
             name = buffer->name;
             anyExited = anyExited || buffer->exited;
         }
-        if (!taken.empty()) nameThread(session, out, *buffer, name);
+        // A thread's track is named once it holds records of its own: a backend thread that only
+        // timed stream operations (records on the streams' tracks) gets no empty track.
+        for (const Record& record : taken) {
+            if (record.pid == hostPid() && record.tid == buffer->tid) {
+                nameThread(session, out, *buffer, name);
+                break;
+            }
+        }
         for (const Record& record : taken) writeRecord(session, out, record);
         taken.clear();
         writeOut(session, out);
@@ -316,6 +334,16 @@ void finishFile(Session& session) {
                    HAL_VERSION_MAJOR, HAL_VERSION_MINOR, HAL_VERSION_PATCH,
                    dropped > 0 ? "true" : "false", dropped);
     writeOut(session, out);
+}
+
+// A forked child does not write its parent's trace: it forgets the session (the writer thread
+// does not exist in the child) and may start one of its own.
+void forgetSessionInChild() {
+    if (detail::g_session.load(std::memory_order_relaxed) == 0) return;
+    detail::g_session.store(0, std::memory_order_relaxed);
+    g_current.writer.release();  // NOLINT: the thread is the parent's; nothing to join or free
+    ::close(g_current.fd);
+    g_current.fd = -1;
 }
 
 void stopAtExit() {
@@ -396,12 +424,11 @@ halError start(const char* path, const char* operation) {
         return fail(HAL_ERROR_INVALID_VALUE, "{}: a trace is already being written to {}",
                     operation, g_current.path);
     }
-    std::FILE* file = std::fopen(path, "w");
-    if (file == nullptr) {
+    const int fd = ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
         return fail(HAL_ERROR_INVALID_VALUE, "{}: cannot create {}: {}", operation, path,
                     std::strerror(errno));
     }
-    std::fputs("{\"traceEvents\":[\n", file);
     // Records a thread left from an earlier session are dropped with it.
     {
         Registry& all = registry();
@@ -412,24 +439,30 @@ halError start(const char* path, const char* operation) {
         }
     }
     g_current.path = path;
-    g_current.file = file;
+    g_current.fd = fd;
     g_current.startNs = now();
     g_current.maxRecords = maxRecordsFromEnvironment();
     g_current.written = 0;
     g_current.first = true;
-    g_current.writeFailed = false;
+    g_current.writeError = 0;
     g_current.namedThreads.clear();
+    fmt::memory_buffer header;
+    header.append(std::string_view("{\"traceEvents\":[\n"));
+    writeOut(g_current, header);
     g_dropped.store(0, std::memory_order_relaxed);
     g_firstDropNs.store(0, std::memory_order_relaxed);
     {
         std::lock_guard<std::mutex> lock(g_wakeMutex);
         g_stopRequested = false;
     }
-    static std::once_flag exitHandler;
-    std::call_once(exitHandler, [] { std::atexit(stopAtExit); });
+    static std::once_flag handlers;
+    std::call_once(handlers, [] {
+        std::atexit(stopAtExit);
+        pthread_atfork(nullptr, nullptr, forgetSessionInChild);
+    });
     detail::g_session.store(g_nextSession.fetch_add(1, std::memory_order_relaxed) + 1,
                             std::memory_order_release);
-    g_current.writer = std::thread(runWriter, &g_current);
+    g_current.writer = std::make_unique<std::thread>(runWriter, &g_current);
     logger().info("{}: tracing to {}", operation, path);
     return HAL_SUCCESS;
 }
@@ -446,15 +479,16 @@ halError stop(const char* operation) {
         g_stopRequested = true;
     }
     g_wake.notify_one();
-    g_current.writer.join();
+    g_current.writer->join();
+    g_current.writer.reset();
     drainAll(g_current);
     finishFile(g_current);
-    const bool failed = g_current.writeFailed || std::ferror(g_current.file) != 0;
-    const int closed = std::fclose(g_current.file);
-    g_current.file = nullptr;
-    if (failed || closed != 0) {
+    int error = g_current.writeError;
+    if (::close(g_current.fd) != 0 && error == 0) error = errno;
+    g_current.fd = -1;
+    if (error != 0) {
         return fail(HAL_ERROR_UNKNOWN, "{}: writing {} failed: {}", operation, g_current.path,
-                    std::strerror(errno));
+                    std::strerror(error));
     }
     const uint64_t dropped = g_dropped.load(std::memory_order_relaxed);
     if (dropped > 0) {

@@ -15,14 +15,7 @@ std::vector<uint64_t>& openRanges() {
 }
 
 trace::Record rangeRecord(char phase, const char* name) {
-    trace::Record record;
-    record.phase = phase;
-    record.name = name;
-    record.category = "range";
-    record.pid = trace::hostPid();
-    record.tid = trace::threadId();
-    record.ts = trace::now();
-    return record;
+    return trace::threadRecord(phase, name, "range", trace::now());
 }
 
 }  // namespace

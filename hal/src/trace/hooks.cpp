@@ -133,11 +133,8 @@ void flowToHere(int64_t pid, uint64_t tid, uint64_t ts, const char* name, uint64
     start.tid = tid;
     start.ts = ts;
     start.id = newFlowId();
-    Record end = start;
-    end.phase = 'f';
-    end.pid = hostPid();
-    end.tid = threadId();
-    end.ts = now();
+    Record end = threadRecord('f', name, "flow", now());
+    end.id = start.id;
     emit(start, sessionId);
     emit(end, sessionId);
 }
@@ -299,13 +296,7 @@ void CallSpan::finish(halError result) noexcept {
         if (call_.poolDevice != nullptr) sampleCounters(call_.poolDevice, call_.session, call_);
     } catch (...) {
     }
-    Record span;
-    span.phase = 'X';
-    span.name = call_.function;
-    span.category = "api";
-    span.pid = hostPid();
-    span.tid = threadId();
-    span.ts = call_.start;
+    Record span = threadRecord('X', call_.function, "api", call_.start);
     span.dur = now() - call_.start;
     size_t arg = 0;
     if (call_.stream != nullptr) span.args[arg++] = Arg{"stream", call_.stream};
@@ -436,13 +427,7 @@ void deviceSynchronized(const Device* device) noexcept {
 uint64_t hostFunctionLaunched() noexcept {
     Call* call = t_call;
     if (call == nullptr) return 0;
-    Record start;
-    start.phase = 's';
-    start.name = "host function";
-    start.category = "flow";
-    start.pid = hostPid();
-    start.tid = threadId();
-    start.ts = now();
+    Record start = threadRecord('s', "host function", "flow", now());
     start.id = newFlowId();
     emit(start, call->session);
     return start.id;
@@ -453,13 +438,7 @@ uint64_t hostFunctionLaunched() noexcept {
 void hostFunctionRan(uint64_t flow, uint64_t sessionId, uint64_t start, uint64_t end) noexcept {
     if (flow == 0) return;
     nameThisThread("host functions");
-    Record span;
-    span.phase = 'X';
-    span.name = "host function";
-    span.category = "host";
-    span.pid = hostPid();
-    span.tid = threadId();
-    span.ts = start;
+    Record span = threadRecord('X', "host function", "host", start);
     span.dur = end - start;
     Record arrival = span;
     arrival.phase = 'f';

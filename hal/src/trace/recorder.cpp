@@ -311,13 +311,8 @@ void finishFile(Session& session) {
     // Written past the maximum: a truncated trace says so where it was cut.
     session.maxRecords = UINT64_MAX;
     if (dropped > 0) {
-        Record marker;
-        marker.phase = 'i';
-        marker.name = "trace truncated";
-        marker.category = "polyhal";
-        marker.pid = hostPid();
-        marker.tid = threadId();
-        marker.ts = g_firstDropNs.load(std::memory_order_relaxed);
+        Record marker = threadRecord('i', "trace truncated", "polyhal",
+                                     g_firstDropNs.load(std::memory_order_relaxed));
         marker.args[0] = Arg{"droppedEvents", nullptr, static_cast<int64_t>(dropped)};
         writeRecord(session, out, marker);
     }

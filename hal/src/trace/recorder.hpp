@@ -63,6 +63,18 @@ uint64_t newFlowId() noexcept;
 int64_t hostPid() noexcept;
 uint64_t threadId() noexcept;
 
+// A record on the calling thread's track, at `ts`.
+inline Record threadRecord(char phase, const char* name, const char* category, uint64_t ts) {
+    Record record;
+    record.phase = phase;
+    record.name = name;
+    record.category = category;
+    record.pid = hostPid();
+    record.tid = threadId();
+    record.ts = ts;
+    return record;
+}
+
 // Names the calling thread's track `name` (once per session; the first name sticks).
 void nameThisThread(const char* name) noexcept;
 

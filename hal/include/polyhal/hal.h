@@ -701,7 +701,8 @@ HAL_API halError halLaunchKernel(halFunction function, halDim3 grid, halDim3 blo
  * POLYHAL_TRACE_MAX_EVENTS caps the records a trace keeps (default 4194304); the records
  * beyond, and any a thread produced faster than they could be written, are dropped, and the
  * file then ends with a "trace truncated" marker and "truncated": true in its otherData.
- * While no trace is written the cost of tracing is one predictable branch per call.
+ * While no trace is written, tracing costs a predictable branch on one flag at each of the few
+ * places a call passes (docs/benchmarks.md measures it).
  * ------------------------------------------------------------------------------------------- */
 
 /* Starts writing a trace to `path` (created or truncated), as POLYHAL_TRACE does.

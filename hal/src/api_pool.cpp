@@ -35,7 +35,6 @@ HAL_API halError halMallocAsync(void** ptr, size_t size, halStream handle) {
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, op)) return e;
         trace::noteBytes(size);
-        trace::notePool(stream->device);
         return stream->device->pool->allocate(size, stream->poolStream, ptr);
     });
 }
@@ -45,7 +44,6 @@ HAL_API halError halFreeAsync(void* ptr, halStream handle) {
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, op)) return e;
         if (ptr == nullptr) return fail(HAL_ERROR_INVALID_VALUE, "{}: ptr is NULL", op);
-        trace::notePool(stream->device);
         allocator::Allocation allocation;
         if (!stream->device->pool->find(ptr, &allocation)) {
             for (const auto& device : runtime().devices) {

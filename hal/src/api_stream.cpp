@@ -44,7 +44,6 @@ HAL_API halError halSynchronizeStream(halStream handle) {
     return apiCall([&, op = __func__] {
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, op)) return e;
-        trace::notePool(stream->device);
         const halError status = synchronizeStream(stream, op);
         if (status == HAL_SUCCESS) trace::streamSynchronized(stream);
         return reportDeferred(stream->device->deferredFailures.take(stream), status);
@@ -55,7 +54,6 @@ HAL_API halError halQueryStream(halStream handle) {
     return apiCall([&, op = __func__] {
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, op)) return e;
-        trace::notePool(stream->device);
         // A failure set aside earlier is reported before the plugin is asked again, so that
         // a vendor that keeps a failure until a reset cannot make them pile up.
         DeferredFailures& deferred = stream->device->deferredFailures;

@@ -48,8 +48,7 @@ struct RecordPoint {
 struct DeviceState {
     uint64_t namedSession = 0;
     uint64_t sampledSession = 0;
-    uint64_t oomSynchronized = 0;
-    uint64_t backendFrees = 0;
+    allocator::PoolStats sampled{};  // as of the latest sample in `sampledSession`
 };
 
 struct Tracks {
@@ -221,25 +220,12 @@ void runEndMarker(void* pending) {
     timing->release();
 }
 
+// Samples `device`'s pool when `call` ends: a counter record where a counter changed since the
+// previous sample (or none was taken yet), markers for what happened in between.
 void sampleCounters(Device* device, uint64_t sessionId, const Call& call) {
     const allocator::PoolStats stats = device->pool->stats();
     const uint64_t ts = now();
-    Record counter;
-    counter.phase = 'C';
-    counter.name = "pool";
-    counter.category = "pool";
-    counter.pid = devicePid(device);
-    counter.ts = ts;
-    counter.args[0] = Arg{"bytesInUse", nullptr, static_cast<int64_t>(stats.bytesInUse)};
-    counter.args[1] = Arg{"bytesReserved", nullptr, static_cast<int64_t>(stats.bytesReserved)};
-    counter.args[2] = Arg{"bytesPending", nullptr, static_cast<int64_t>(stats.bytesPending)};
-    emit(counter, sessionId);
-
-    Record marker;
-    marker.phase = 'i';
-    marker.category = "pool";
-    marker.pid = devicePid(device);
-    marker.ts = ts;
+    bool changed = true;
     uint64_t newOom = 0, newFrees = 0;
     {
         Tracks& all = tracks();
@@ -247,13 +233,34 @@ void sampleCounters(Device* device, uint64_t sessionId, const Call& call) {
         nameDevice(device, sessionId);
         DeviceState& state = all.devices[device->ordinal];
         if (state.sampledSession == sessionId) {
-            newOom = stats.oomSynchronized - state.oomSynchronized;
-            newFrees = stats.backendFrees - state.backendFrees;
+            const allocator::PoolStats& last = state.sampled;
+            changed = stats.bytesInUse != last.bytesInUse ||
+                      stats.bytesReserved != last.bytesReserved ||
+                      stats.bytesPending != last.bytesPending;
+            newOom = stats.oomSynchronized - last.oomSynchronized;
+            newFrees = stats.backendFrees - last.backendFrees;
         }
         state.sampledSession = sessionId;
-        state.oomSynchronized = stats.oomSynchronized;
-        state.backendFrees = stats.backendFrees;
+        state.sampled = stats;
     }
+    if (changed) {
+        Record counter;
+        counter.phase = 'C';
+        counter.name = "pool";
+        counter.category = "pool";
+        counter.pid = devicePid(device);
+        counter.ts = ts;
+        counter.args[0] = Arg{"bytesInUse", nullptr, static_cast<int64_t>(stats.bytesInUse)};
+        counter.args[1] = Arg{"bytesReserved", nullptr, static_cast<int64_t>(stats.bytesReserved)};
+        counter.args[2] = Arg{"bytesPending", nullptr, static_cast<int64_t>(stats.bytesPending)};
+        emit(counter, sessionId);
+    }
+
+    Record marker;
+    marker.phase = 'i';
+    marker.category = "pool";
+    marker.pid = devicePid(device);
+    marker.ts = ts;
     if (newOom > 0) {
         marker.name = "pool out-of-memory synchronisation";
         marker.args[0] = Arg{"times", nullptr, static_cast<int64_t>(newOom)};
@@ -313,6 +320,9 @@ void noteStream(const halStream_t* stream) noexcept {
     if (call == nullptr) return;
     try {
         call->stream = trackOf(stream, call->session)->label;
+        // Work on a stream can change its pool (completions observed, blocks freed in stream
+        // order): the pool is sampled when the call ends.
+        if (call->poolDevice == nullptr) call->poolDevice = stream->device;
     } catch (...) {
     }
 }

@@ -53,9 +53,10 @@ class CallSpan {
     bool finished_ = false;
 };
 
-// Runs a public function's body inside its span (apiCall, while a trace is written).
+// Runs a public function's body inside its span (apiCall, while a trace is written). Cold and
+// out of line, so that the untraced path of every public function stays as it was.
 template <typename Body>
-halError tracedCall(const char* function, Body& body) {
+__attribute__((noinline, cold)) halError tracedCall(const char* function, Body& body) {
     CallSpan span(function);
     const halError result = body();
     span.finish(result);
@@ -79,7 +80,8 @@ void deviceSynchronized(const Device* device) noexcept;
 uint64_t hostFunctionLaunched() noexcept;
 }  // namespace slow
 
-// The call's stream (its span's "stream" argument; resolveStream calls it).
+// The call's stream (its span's "stream" argument; resolveStream calls it). Its device's pool is
+// sampled when the call ends, as notePool() does.
 inline void noteStream(const halStream_t* stream) noexcept {
     if (enabled()) slow::noteStream(stream);
 }
@@ -96,8 +98,9 @@ inline void noteKernel(const halFunction_t* function) noexcept {
     if (enabled()) slow::noteKernel(function);
 }
 
-// The call may have changed `device`'s pool: its counters are sampled when the call ends, with
-// markers for out-of-memory synchronisations and segments released meanwhile.
+// The call may have changed `device`'s pool: its counters are sampled when the call ends (a
+// record where they changed), with markers for out-of-memory synchronisations and segments
+// released meanwhile. Calls with a stream need not say so (noteStream).
 inline void notePool(Device* device) noexcept {
     if (enabled()) slow::notePool(device);
 }

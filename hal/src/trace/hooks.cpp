@@ -57,7 +57,8 @@ struct Tracks {
     std::unordered_map<const halEvent_t*, RecordPoint> records;
     std::unordered_map<int, DeviceState> devices;
     uint64_t nextTrack = 0;
-    std::atomic<bool> used{false};  // anything traced yet: destruction hooks look only then
+    std::atomic<bool> used{false};       // anything traced yet: destruction hooks look only then
+    std::atomic<uint64_t> forgotten{0};  // streams forgotten so far: invalidates threads' caches
 };
 
 Tracks& tracks() {
@@ -93,9 +94,22 @@ void nameDevice(const Device* device, uint64_t sessionId) {
     emit(order, sessionId);
 }
 
+// The track a thread looked up last: calls on one stream in a row skip the shared map.
+struct CachedTrack {
+    const halStream_t* stream = nullptr;
+    uint64_t session = 0;
+    uint64_t forgotten = 0;
+    std::shared_ptr<StreamTrack> track;
+};
+
 // The track of `stream`, made on first use; named once per session.
 std::shared_ptr<StreamTrack> trackOf(const halStream_t* stream, uint64_t sessionId) {
+    static thread_local CachedTrack cached;
     Tracks& all = tracks();
+    const uint64_t forgotten = all.forgotten.load(std::memory_order_acquire);
+    if (cached.stream == stream && cached.session == sessionId && cached.forgotten == forgotten) {
+        return cached.track;
+    }
     all.used.store(true, std::memory_order_relaxed);
     std::shared_ptr<StreamTrack> track;
     {
@@ -114,11 +128,14 @@ std::shared_ptr<StreamTrack> trackOf(const halStream_t* stream, uint64_t session
         nameDevice(stream->device, sessionId);
         track = slot;
     }
-    std::lock_guard<std::mutex> lock(track->mutex);
-    if (track->namedSession != sessionId) {
-        track->namedSession = sessionId;
-        emit(metadata("thread_name", track->pid, track->tid, track->label), sessionId);
+    {
+        std::lock_guard<std::mutex> lock(track->mutex);
+        if (track->namedSession != sessionId) {
+            track->namedSession = sessionId;
+            emit(metadata("thread_name", track->pid, track->tid, track->label), sessionId);
+        }
     }
+    cached = CachedTrack{stream, sessionId, forgotten, track};
     return track;
 }
 
@@ -463,7 +480,7 @@ void streamDestroyed(const halStream_t* stream) noexcept {
     Tracks& all = tracks();
     if (!all.used.load(std::memory_order_relaxed)) return;
     std::lock_guard<std::mutex> lock(all.mutex);
-    all.streams.erase(stream);
+    if (all.streams.erase(stream) > 0) all.forgotten.fetch_add(1, std::memory_order_release);
 }
 
 void eventDestroyed(const halEvent_t* event) noexcept {

@@ -348,6 +348,17 @@ void stopAtExit() {
     }
 }
 
+// Every interned string of the process, under one lock.
+const char* internShared(std::string_view text) {
+    static std::mutex mutex;
+    static auto* strings = new std::unordered_set<std::string>();
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = strings->find(std::string(text));
+    if (found != strings->end()) return found->c_str();
+    if (strings->size() >= kMaxInternedStrings) return "(name not kept: too many distinct names)";
+    return strings->emplace(text).first->c_str();
+}
+
 }  // namespace
 
 uint64_t now() noexcept {
@@ -378,13 +389,17 @@ void emit(const Record& record, uint64_t sessionId) noexcept {
 }
 
 const char* intern(std::string_view text) {
-    static std::mutex mutex;
-    static auto* strings = new std::unordered_set<std::string>();
-    std::lock_guard<std::mutex> lock(mutex);
-    auto found = strings->find(std::string(text));
-    if (found != strings->end()) return found->c_str();
-    if (strings->size() >= kMaxInternedStrings) return "(name not kept: too many distinct names)";
-    return strings->emplace(text).first->c_str();
+    // The names a thread interned last: a range pushed in a loop finds its name here, without
+    // the lock.
+    constexpr size_t kRecent = 8;
+    static thread_local const char* recent[kRecent] = {};
+    static thread_local size_t nextRecent = 0;
+    for (const char* known : recent) {
+        if (known != nullptr && std::string_view(known) == text) return known;
+    }
+    const char* kept = internShared(text);
+    recent[nextRecent++ % kRecent] = kept;
+    return kept;
 }
 
 uint64_t newFlowId() noexcept {

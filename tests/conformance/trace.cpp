@@ -458,3 +458,29 @@ TEST_CASE("Ranges nest on their thread, and a range opened untraced closes untra
     REQUIRE(trace.select("B", "inner").size() == 1);
     REQUIRE(trace.select("B", "before the trace").empty());
 }
+
+TEST_CASE("A stream made after another was destroyed gets a track of its own", "[trace]") {
+    TraceFile file;
+    cts::DeviceMemory memory(256);
+    HAL_REQUIRE_OK(halTraceStart(file.path()));
+    std::vector<std::string> labels;
+    for (int i = 0; i < 2; ++i) {
+        halStream stream = nullptr;
+        HAL_REQUIRE_OK(halCreateStream(&stream));  // the arena may hand out the same handle
+        HAL_REQUIRE_OK(halMemsetAsync(memory.get(), memory.size(), i, memory.size(), stream));
+        HAL_REQUIRE_OK(halSynchronizeStream(stream));
+        HAL_REQUIRE_OK(halDestroyStream(stream));
+    }
+    HAL_REQUIRE_OK(halTraceStop());
+    Trace trace;
+    load(file.path(), &trace);
+    checkFormat(trace);
+    const auto memsets = trace.select("X", "halMemsetAsync");
+    std::vector<std::string> streams;
+    for (const Record* span : memsets) {
+        if (span->cat == "api") streams.push_back(span->text("stream"));
+    }
+    REQUIRE(streams.size() == 2);
+    REQUIRE(!streams[0].empty());
+    REQUIRE(streams[0] != streams[1]);
+}

@@ -16,6 +16,7 @@
 
 #include "json_reader.hpp"
 #include "kernels.hpp"
+#include "pool_helpers.hpp"
 
 namespace {
 
@@ -483,4 +484,56 @@ TEST_CASE("A stream made after another was destroyed gets a track of its own", "
     REQUIRE(streams.size() == 2);
     REQUIRE(!streams[0].empty());
     REQUIRE(streams[0] != streams[1]);
+}
+
+TEST_CASE("A trace marks the pool's out-of-memory synchronisation and its trims", "[trace][oom]") {
+    CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
+    if (cts::tooLargeToExhaust()) return;
+    cts::startWithEmptyCache();
+    cts::Stream s0, s1;
+    std::vector<void*> blocks = cts::fillDevice(s0);
+    // s1 uses every block behind a gate while the host frees them on s0: they are pending.
+    cts::Gate gate;
+    std::atomic<bool> usesDone{false};
+    cts::orderAfter(s0, s1);
+    gate.enqueue(s1);
+    for (void* block : blocks) HAL_REQUIRE_OK(halMemsetAsync(block, cts::kFillBlock, 0, 1, s1));
+    cts::enqueueSet(s1, &usesDone);
+    for (void* block : blocks) HAL_REQUIRE_OK(halFreeAsync(block, s0));
+    gate.open();
+    REQUIRE(cts::waitUntil([&] { return usesDone.load(); }));
+    // Nothing told the pool that the uses are over: only a synchronisation can reclaim them.
+    cts::AttributeOverride noObservation(HAL_MEMPOOL_ATTR_REUSE_OBSERVED_COMPLETION, 0);
+
+    TraceFile file;
+    const halMemPoolStats before = cts::poolStats();
+    HAL_REQUIRE_OK(halTraceStart(file.path()));
+    void* block = nullptr;
+    HAL_REQUIRE_OK(halMallocAsync(&block, cts::kFillBlock, s0));
+    HAL_REQUIRE_OK(halFreeAsync(block, s0));
+    HAL_REQUIRE_OK(halSynchronizeDevice());
+    HAL_REQUIRE_OK(halMemPoolTrim(cts::currentDevice(), 0));
+    const halMemPoolStats after = cts::poolStats();
+    HAL_REQUIRE_OK(halTraceStop());
+    REQUIRE(after.oomSynchronized == before.oomSynchronized + 1);
+    REQUIRE(after.bytesReserved < before.bytesReserved);
+
+    Trace trace;
+    load(file.path(), &trace);
+    checkFormat(trace);
+    const auto oom = trace.select("i", "pool out-of-memory synchronisation");
+    REQUIRE(oom.size() == 1);
+    REQUIRE(oom.front()->text("call") == "halMallocAsync");
+    const Record& malloc = trace.only("api", "halMallocAsync");
+    REQUIRE(malloc.contains(oom.front()->ts));
+    const auto trims = trace.select("i", "pool trim");
+    REQUIRE(trims.size() == 1);
+    REQUIRE(trims.front()->number("bytesToKeep") == 0);
+    const Record& trim = trace.only("api", "halMemPoolTrim");
+    REQUIRE(trim.contains(trims.front()->ts));
+    REQUIRE(trims.front()->number("bytesReleased") > 0);
+    // The counters end where the pool is.
+    const auto counters = trace.select("C", "pool");
+    REQUIRE(!counters.empty());
+    REQUIRE(counters.back()->number("bytesReserved") == static_cast<double>(after.bytesReserved));
 }

@@ -49,6 +49,7 @@ struct DeviceState {
     uint64_t namedSession = 0;
     uint64_t sampledSession = 0;
     allocator::PoolStats sampled{};  // as of the latest sample in `sampledSession`
+    uint64_t recordedSession = 0;    // a counter record was written in this session
 };
 
 struct Tracks {
@@ -237,6 +238,17 @@ void runEndMarker(void* pending) {
     timing->release();
 }
 
+// The first sample of `device`'s pool in a session, taken before the first call that samples it
+// does its work, so that what that call does (an out-of-memory synchronisation) is seen.
+void takeBaseline(Device* device, uint64_t sessionId) {
+    Tracks& all = tracks();
+    std::lock_guard<std::mutex> lock(all.mutex);
+    DeviceState& state = all.devices[device->ordinal];
+    if (state.sampledSession == sessionId) return;
+    state.sampled = device->pool->stats();
+    state.sampledSession = sessionId;
+}
+
 // Samples `device`'s pool when `call` ends: a counter record where a counter changed since the
 // previous sample (or none was taken yet), markers for what happened in between.
 void sampleCounters(Device* device, uint64_t sessionId, const Call& call) {
@@ -251,7 +263,7 @@ void sampleCounters(Device* device, uint64_t sessionId, const Call& call) {
         DeviceState& state = all.devices[device->ordinal];
         if (state.sampledSession == sessionId) {
             const allocator::PoolStats& last = state.sampled;
-            changed = stats.bytesInUse != last.bytesInUse ||
+            changed = state.recordedSession != sessionId || stats.bytesInUse != last.bytesInUse ||
                       stats.bytesReserved != last.bytesReserved ||
                       stats.bytesPending != last.bytesPending;
             newOom = stats.oomSynchronized - last.oomSynchronized;
@@ -259,6 +271,7 @@ void sampleCounters(Device* device, uint64_t sessionId, const Call& call) {
         }
         state.sampledSession = sessionId;
         state.sampled = stats;
+        if (changed) state.recordedSession = sessionId;
     }
     if (changed) {
         Record counter;
@@ -339,7 +352,10 @@ void noteStream(const halStream_t* stream) noexcept {
         call->stream = trackOf(stream, call->session)->label;
         // Work on a stream can change its pool (completions observed, blocks freed in stream
         // order): the pool is sampled when the call ends.
-        if (call->poolDevice == nullptr) call->poolDevice = stream->device;
+        if (call->poolDevice == nullptr) {
+            call->poolDevice = stream->device;
+            takeBaseline(stream->device, call->session);
+        }
     } catch (...) {
     }
 }
@@ -357,7 +373,13 @@ void noteKernel(const halFunction_t* function) noexcept {
 }
 
 void notePool(Device* device) noexcept {
-    if (Call* call = t_call) call->poolDevice = device;
+    Call* call = t_call;
+    if (call == nullptr) return;
+    call->poolDevice = device;
+    try {
+        takeBaseline(device, call->session);
+    } catch (...) {
+    }
 }
 
 void poolTrimming(Device* device, size_t bytesToKeep) noexcept {

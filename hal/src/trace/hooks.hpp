@@ -1,6 +1,7 @@
 // Where the core tells the trace what happens: the span of each public call, the stream
 // operations it enqueues, the flows between them and the pool's counters. Every hook costs one
-// predictable branch while no trace is written; the work is out of line (hooks.cpp).
+// predictable branch while no trace is written; the work is out of line (hooks.cpp, tracks.cpp,
+// device_spans.cpp, pool_counters.cpp).
 #ifndef POLYHAL_HAL_SRC_TRACE_HOOKS_HPP_
 #define POLYHAL_HAL_SRC_TRACE_HOOKS_HPP_
 

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "../device.hpp"
+#include "../error.hpp"
 #include "../objects.hpp"
 #include "tracks.hpp"
 
@@ -12,12 +13,18 @@ namespace polyhal::trace {
 namespace {
 
 // Runs a host function of the trace (plugin.h's signature) on `stream`; false where the backend
-// runs none or refused this one.
+// runs none or refused this one. A refusal's detail is dropped: it must not become the message of
+// the application's next failing call.
 bool enqueueHostFunction(halStream_t* stream, halHostFn fn, void* data) {
     const Device* device = stream->device;
-    return device->supports(HAL_DEVICE_CAP_HOST_FUNCTIONS) &&
-           device->vtable->launchHostFunc != nullptr &&
-           device->vtable->launchHostFunc(stream->native, fn, data) == HAL_SUCCESS;
+    if (!device->supports(HAL_DEVICE_CAP_HOST_FUNCTIONS) ||
+        device->vtable->launchHostFunc == nullptr) {
+        return false;
+    }
+    const halError status = device->vtable->launchHostFunc(stream->native, fn, data);
+    if (status == HAL_SUCCESS) return true;
+    takePluginErrorMessage(status, device->backend->name.c_str(), "tracing");
+    return false;
 }
 
 }  // namespace

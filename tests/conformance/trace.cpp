@@ -215,6 +215,13 @@ void countRun(void*) {
     g_hostFunctionRuns.fetch_add(1);
 }
 
+// A host function that marks a range of its own: both calls are allowed there.
+void rangeInside(void* results) {
+    auto* result = static_cast<halError*>(results);
+    result[0] = halTraceRangePush("inside the host function");
+    result[1] = halTraceRangePop();
+}
+
 }  // namespace
 
 TEST_CASE("A traced program has each call, stream operation, flow and pool counter in its trace",
@@ -536,4 +543,25 @@ TEST_CASE("A trace marks the pool's out-of-memory synchronisation and its trims"
     const auto counters = trace.select("C", "pool");
     REQUIRE(!counters.empty());
     REQUIRE(counters.back()->number("bytesReserved") == static_cast<double>(after.bytesReserved));
+}
+
+TEST_CASE("A host function may mark a range, which lies on the thread that ran it", "[trace]") {
+    CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
+    TraceFile file;
+    cts::Stream stream;
+    halError results[2] = {HAL_ERROR_UNKNOWN, HAL_ERROR_UNKNOWN};
+    HAL_REQUIRE_OK(halTraceStart(file.path()));
+    HAL_REQUIRE_OK(halLaunchHostFunc(stream, rangeInside, results));
+    HAL_REQUIRE_OK(halSynchronizeStream(stream));
+    HAL_REQUIRE_OK(halTraceStop());
+    REQUIRE(results[0] == HAL_SUCCESS);
+    REQUIRE(results[1] == HAL_SUCCESS);
+    Trace trace;
+    load(file.path(), &trace);
+    checkFormat(trace);
+    const auto begins = trace.select("B", "inside the host function");
+    REQUIRE(begins.size() == 1);
+    const Record& run = trace.only("host", "host function");
+    REQUIRE(begins.front()->tid == run.tid);
+    REQUIRE(run.contains(begins.front()->ts));
 }

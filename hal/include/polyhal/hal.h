@@ -334,10 +334,10 @@ typedef void (*halHostFn)(void* userData);
  * Inside fn, as in CUDA, polyhal may not be called into the device: only halGetErrorName,
  * halGetErrorString, halGetLastErrorMessage, halGetVersion, halInit, halGetBackendName,
  * halGetDeviceCount, halGetDevice, halSetDevice, halGetDeviceProperties,
- * halGetStreamPriorityRange, halMemPoolGetStats and halMemPoolGetAttribute are allowed. Every
- * other function returns HAL_ERROR_NOT_PERMITTED and does nothing, halFree and halFreeAsync
- * included (they record the pool's events): to release memory once fn has run, call
- * halFreeAsync(ptr, stream) after halLaunchHostFunc instead.
+ * halGetStreamPriorityRange, halMemPoolGetStats, halMemPoolGetAttribute, halTraceRangePush and
+ * halTraceRangePop are allowed. Every other function returns HAL_ERROR_NOT_PERMITTED and does
+ * nothing, halFree and halFreeAsync included (they record the pool's events): to release memory
+ * once fn has run, call halFreeAsync(ptr, stream) after halLaunchHostFunc instead.
  * Errors: HAL_ERROR_INVALID_VALUE (fn NULL), HAL_ERROR_INVALID_HANDLE, HAL_ERROR_NOT_SUPPORTED,
  * HAL_ERROR_NOT_PERMITTED (called from inside a host function). */
 HAL_API halError halLaunchHostFunc(halStream stream, halHostFn fn, void* userData);

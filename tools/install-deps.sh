@@ -30,8 +30,10 @@ test_packages=(
     cargo rustc
     libopenmpi-dev openmpi-bin
 )
-# Interop clients the Python tests use when present, and the profilers docs/benchmarks.md uses.
-all_packages=("${test_packages[@]}" python3-torch python3-pyopencl linux-perf valgrind)
+# Interop clients the Python tests use when present, the profilers docs/benchmarks.md uses, and
+# matplotlib for `tools/polyhal-trace plot` (the example.trace test draws a picture when present).
+all_packages=("${test_packages[@]}" python3-torch python3-pyopencl linux-perf valgrind
+              python3-matplotlib)
 
 usage() {
     sed -n '4,7p' "$0" | sed 's/^# \{0,1\}//' >&2

@@ -12,12 +12,13 @@
 #include "error.hpp"
 #include "host_function.hpp"
 #include "runtime.hpp"
+#include "trace/hooks.hpp"
 
 namespace polyhal {
 
 // Runs a public function's body: initialises first, refuses what hal.h does not allow inside a
 // host function, and turns any exception into an error so none crosses the C ABI. `function` is
-// the public function calling it.
+// the public function calling it. While a trace is written the body runs inside its span.
 template <typename Body>
 halError apiCall(Body&& body, const char* function = __builtin_FUNCTION()) noexcept {
     try {
@@ -26,6 +27,7 @@ halError apiCall(Body&& body, const char* function = __builtin_FUNCTION()) noexc
         }
         const halError status = ensureInitialized();
         if (status != HAL_SUCCESS) return status;
+        if (trace::enabled()) return trace::tracedCall(function, body);
         return body();
     } catch (const std::bad_alloc&) {
         return fail(HAL_ERROR_OUT_OF_MEMORY, "out of host memory");
@@ -49,7 +51,11 @@ halError defaultStream(Device* device, halStream_t** stream);
 
 // A stream handle (NULL: the current device's default stream) as the core's object.
 inline halError resolveStream(halStream handle, halStream_t** stream, const char* operation) {
-    if (handle == nullptr) return defaultStream(currentDevice(), stream);
+    if (handle == nullptr) {
+        const halError status = defaultStream(currentDevice(), stream);
+        if (status == HAL_SUCCESS) trace::noteStream(*stream);
+        return status;
+    }
     halStream_t* object = runtime().streams.validate(handle);
     if (__builtin_expect(object == nullptr, 0)) {
         return fail(HAL_ERROR_INVALID_HANDLE,
@@ -58,6 +64,7 @@ inline halError resolveStream(halStream handle, halStream_t** stream, const char
                     operation, static_cast<const void*>(handle));
     }
     *stream = object;
+    trace::noteStream(object);
     return HAL_SUCCESS;
 }
 

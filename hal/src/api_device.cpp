@@ -147,7 +147,9 @@ HAL_API halError halGetDeviceProperties(int ordinal, halDeviceProperties* props)
 HAL_API halError halSynchronizeDevice(void) {
     return apiCall([op = __func__] {
         Device* device = currentDevice();
+        trace::notePool(device);
         const halError status = synchronizeDevice(device, op);
+        if (status == HAL_SUCCESS) trace::deviceSynchronized(device);
         return reportDeferred(device->deferredFailures.takeOldest(), status);
     });
 }

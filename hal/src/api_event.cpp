@@ -85,6 +85,7 @@ HAL_API halError halQueryEvent(halEvent handle) {
     return apiCall([&, op = __func__] {
         halEvent_t* event = nullptr;
         if (halError e = resolveEvent(handle, &event, op)) return e;
+        trace::notePool(event->device);
         return queryEvent(event, op);
     });
 }
@@ -93,7 +94,10 @@ HAL_API halError halSynchronizeEvent(halEvent handle) {
     return apiCall([&, op = __func__] {
         halEvent_t* event = nullptr;
         if (halError e = resolveEvent(handle, &event, op)) return e;
-        return synchronizeEvent(event, op);
+        trace::notePool(event->device);
+        const halError status = synchronizeEvent(event, op);
+        if (status == HAL_SUCCESS) trace::eventAwaited(event);
+        return status;
     });
 }
 
@@ -144,6 +148,7 @@ HAL_API halError halDestroyEvent(halEvent handle) {
         if (halError e = resolveEvent(handle, &event, op)) return e;
         Device* device = event->device;
         const halPluginEvent native = event->native;
+        trace::eventDestroyed(event);
         runtime().events.destroy(event);
         return checked(device->vtable->eventDestroy(native), device, op);
     });

@@ -19,6 +19,7 @@ halError copyBoxAsync(const halMemcpy3DParams& box, halStream handle, const char
     if (isEmpty(box)) return HAL_SUCCESS;
     CopyPlan plan;
     if (halError e = planBox(operation, box, &plan)) return e;
+    trace::noteBytes(box.width * box.height * box.depth);
     return enqueueBox(stream, box, plan, operation);
 }
 
@@ -27,6 +28,7 @@ halError copyBox(const halMemcpy3DParams& box, const char* operation) {
     if (isEmpty(box)) return HAL_SUCCESS;
     CopyPlan plan;
     if (halError e = planBox(operation, box, &plan)) return e;
+    trace::noteBytes(box.width * box.height * box.depth);
     Device* owner = synchronousCopyDevice(plan);
     if (halError e = drainSourceDevice(plan, owner, operation)) return e;
     halStream_t* stream = nullptr;
@@ -119,6 +121,8 @@ HAL_API halError halMalloc(void** ptr, size_t size) {
         Device* device = currentDevice();
         halStream_t* stream = nullptr;
         if (halError e = defaultStream(device, &stream)) return e;
+        trace::noteBytes(size);
+        trace::notePool(device);
         void* memory = nullptr;
         if (halError e = device->pool->allocate(size, stream->poolStream, &memory)) return e;
         // The block may have been freed in the default stream's order with work still queued
@@ -140,6 +144,7 @@ HAL_API halError halFree(void* ptr) {
         if (device == nullptr || where.imported) return refuseFree(op, ptr);
         halStream_t* stream = nullptr;
         if (halError e = defaultStream(device, &stream)) return e;
+        trace::notePool(device);
         return device->pool->free(ptr, stream->poolStream);
     });
 }
@@ -197,6 +202,7 @@ HAL_API halError halMemcpyAsync(void* dst, size_t dstMax, const void* src, size_
             return e;
         }
         if (count == 0) return HAL_SUCCESS;
+        trace::noteBytes(count);
         return enqueueCopy(stream, dst, src, count, plan, op);
     });
 }
@@ -209,6 +215,7 @@ HAL_API halError halMemcpy(void* dst, size_t dstMax, const void* src, size_t cou
             return e;
         }
         if (count == 0) return HAL_SUCCESS;
+        trace::noteBytes(count);
         Device* owner = synchronousCopyDevice(plan);
         if (halError e = drainSourceDevice(plan, owner, op)) return e;
         halStream_t* stream = nullptr;
@@ -262,6 +269,7 @@ HAL_API halError halMemsetAsync(void* dst, size_t dstMax, int value, size_t coun
                         target.device()->ordinal, stream->device->ordinal);
         }
         if (count == 0) return HAL_SUCCESS;
+        trace::noteBytes(count);
         const auto byte = static_cast<unsigned char>(value);
         if (!pluginCanSet(stream->device, target)) {
             return enqueueHostMemset(stream, dst, byte, count, op);
@@ -277,6 +285,7 @@ HAL_API halError halMemset(void* dst, size_t dstMax, int value, size_t count) {
         Operand target;
         if (halError e = planMemset(op, dst, dstMax, count, &target)) return e;
         if (count == 0) return HAL_SUCCESS;
+        trace::noteBytes(count);
         Device* device = target.device() != nullptr ? target.device() : currentDevice();
         halStream_t* stream = nullptr;
         if (halError e = defaultStream(device, &stream)) return e;

@@ -148,6 +148,7 @@ halError launch(halFunction_t* function, halStream_t* stream, halDim3 grid, halD
             std::memcpy(&values[count++], args[i].value, sizeof(void*));
         }
     }
+    trace::noteKernel(function);
     return submit(stream, operation, values, count, [&] {
         return stream->device->vtable->launchKernel(stream->native, function->native, grid, block,
                                                     sharedBytes, args, numArgs);

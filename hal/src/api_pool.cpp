@@ -34,6 +34,7 @@ HAL_API halError halMallocAsync(void** ptr, size_t size, halStream handle) {
         if (size == 0) return fail(HAL_ERROR_INVALID_VALUE, "{}: size is 0", op);
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, op)) return e;
+        trace::noteBytes(size);
         return stream->device->pool->allocate(size, stream->poolStream, ptr);
     });
 }
@@ -106,6 +107,7 @@ HAL_API halError halMemPoolTrim(int ordinal, size_t bytesToKeep) {
     return apiCall([&, op = __func__] {
         Device* device = nullptr;
         if (halError e = requirePoolDevice(ordinal, &device, op)) return e;
+        trace::poolTrimming(device, bytesToKeep);
         return device->pool->trim(bytesToKeep);
     });
 }

@@ -45,6 +45,7 @@ HAL_API halError halSynchronizeStream(halStream handle) {
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, op)) return e;
         const halError status = synchronizeStream(stream, op);
+        if (status == HAL_SUCCESS) trace::streamSynchronized(stream);
         return reportDeferred(stream->device->deferredFailures.take(stream), status);
     });
 }

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "error.hpp"
+#include "trace/hooks.hpp"
 
 namespace polyhal {
 namespace {
@@ -29,13 +30,19 @@ constexpr const char* kPermittedInHostFunction[] = {
 struct MarkedCall {
     halHostFn fn;
     void* userData;
+    uint64_t traceFlow;  // the flow from its launch, 0 when no trace was written then
+    uint64_t traceSession;
 };
 
 void runMarked(void* pending) {
     const std::unique_ptr<MarkedCall> call(static_cast<MarkedCall*>(pending));
     detail::runningHostFunctions.fetch_add(1, std::memory_order_relaxed);
     t_inHostFunction = true;
+    const uint64_t start = call->traceFlow != 0 ? trace::now() : 0;
     call->fn(call->userData);
+    if (call->traceFlow != 0) {
+        trace::hostFunctionRan(call->traceFlow, call->traceSession, start, trace::now());
+    }
     t_inHostFunction = false;
     detail::runningHostFunctions.fetch_sub(1, std::memory_order_relaxed);
 }
@@ -61,7 +68,8 @@ halError checkPermittedInHostFunction(const char* function) {
 
 halError launchMarkedHostFunction(const halPluginDispatchTable& vtable, halPluginStream stream,
                                   halHostFn fn, void* userData) {
-    auto call = std::make_unique<MarkedCall>(MarkedCall{fn, userData});
+    auto call = std::make_unique<MarkedCall>(
+        MarkedCall{fn, userData, trace::hostFunctionLaunched(), trace::session()});
     const halError status = vtable.launchHostFunc(stream, runMarked, call.get());
     if (status == HAL_SUCCESS) call.release();  // runMarked owns it now
     return status;

@@ -7,6 +7,7 @@
 #include "error.hpp"
 #include "loader.hpp"
 #include "log.hpp"
+#include "trace/recorder.hpp"
 
 namespace polyhal {
 namespace detail {
@@ -80,6 +81,7 @@ halError initializeOnce() {
     g_runtime = new Runtime();
     halError status = loadBackends(&g_runtime->backends);
     if (status == HAL_SUCCESS) status = openDevices(*g_runtime);
+    if (status == HAL_SUCCESS) trace::startFromEnvironment();
     return status;
 }
 

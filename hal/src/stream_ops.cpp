@@ -124,6 +124,7 @@ halError createStream(Device* device, int priority, uint32_t flags, const char* 
 halError releaseStream(halStream_t* stream) {
     Device* device = stream->device;
     const halPluginStream native = stream->native;
+    trace::streamDestroyed(stream);
     device->pool->removeStream(stream->poolStream);
     runtime().streams.destroy(stream);
     return device->vtable->streamDestroy(native);
@@ -137,13 +138,17 @@ halError destroyStream(halStream_t* stream, const char* operation) {
 
 halError streamWaitEvent(halStream_t* stream, halEvent_t* event, const char* operation) {
     const uint64_t record = event->clock.generation();
+    trace::Timing* timing = trace::beforeSubmit(stream);
     if (halError e = checked(stream->device->vtable->streamWaitEvent(stream->native, event->native),
                              stream->device, operation)) {
+        trace::abandon(timing);
         return e;
     }
     event->clock.applyIfCurrent(record, [&](const allocator::VectorClock& awaited) {
         stream->device->pool->streamWaited(stream->poolStream, awaited);
     });
+    trace::eventAwaited(event);
+    trace::submitted(stream, operation, timing);
     return HAL_SUCCESS;
 }
 

@@ -26,8 +26,13 @@ inline uint64_t noteSubmitted(halStream_t* stream, const void* const* uses, size
 template <typename Enqueue>
 halError submit(halStream_t* stream, const char* operation, const void* const* uses, size_t count,
                 Enqueue&& enqueue) {
-    if (halError e = checked(enqueue(), stream->device, operation)) return e;
+    trace::Timing* timing = trace::beforeSubmit(stream);
+    if (halError e = checked(enqueue(), stream->device, operation)) {
+        trace::abandon(timing);
+        return e;
+    }
     noteSubmitted(stream, uses, count);
+    trace::submitted(stream, operation, timing);
     return HAL_SUCCESS;
 }
 
@@ -134,12 +139,16 @@ inline halError recordEvent(halEvent_t* event, halStream_t* stream, const char* 
     static thread_local allocator::VectorClock captured;
     allocator::EventClock::Recording recording(event->clock);
     stream->device->pool->captureInto(stream->poolStream, &captured);
+    trace::Timing* timing = trace::beforeSubmit(stream);
     if (halError e = checked(stream->device->vtable->eventRecord(event->native, stream->native),
                              stream->device, operation)) {
+        trace::abandon(timing);
         return e;
     }
     recording.commit(captured);
     event->recorded.store(true, std::memory_order_release);
+    trace::eventRecorded(event);
+    trace::submitted(stream, operation, timing);
     return HAL_SUCCESS;
 }
 

@@ -663,6 +663,18 @@ std::vector<Row> rows() {
              return halLaunchKernel(o.function, one, one, 0, args, 1, o.stream);
          },
          kKernels},
+        {"halTraceStart", "path NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) { return halTraceStart(nullptr); }},
+        {"halTraceStart", "an empty path", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) { return halTraceStart(""); }},
+        {"halTraceStart", "a path in a folder that does not exist", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) { return halTraceStart("/nonexistent-folder/trace.json"); }},
+        {"halTraceStop", "no trace being written", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) { return halTraceStop(); }},
+        {"halTraceRangePush", "name NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) { return halTraceRangePush(nullptr); }},
+        {"halTraceRangePop", "no range open", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) { return halTraceRangePop(); }},
     };
 }
 

@@ -15,6 +15,16 @@
 #include <vector>
 
 #include "kernels.hpp"
+#include "pool_helpers.hpp"
+
+using cts::AttributeOverride;
+using cts::currentDevice;
+using cts::fillDevice;
+using cts::kFillBlock;
+using cts::orderAfter;
+using cts::poolStats;
+using cts::startWithEmptyCache;
+using cts::tooLargeToExhaust;
 
 namespace {
 
@@ -22,44 +32,6 @@ constexpr size_t kKiB = 1024;
 constexpr size_t kMiB = 1024 * kKiB;
 constexpr unsigned char kOriginal = 0xA5;   // what the first owner writes
 constexpr unsigned char kOverwrite = 0x3C;  // what later work writes into the memory it gets
-
-int currentDevice() {
-    int device = 0;
-    HAL_REQUIRE_OK(halGetDevice(&device));
-    return device;
-}
-
-halMemPoolStats poolStats() {
-    halMemPoolStats stats;
-    std::memset(&stats, 0, sizeof stats);
-    stats.size = sizeof stats;
-    HAL_REQUIRE_OK(halMemPoolGetStats(currentDevice(), &stats));
-    return stats;
-}
-
-// Waits for all work, then returns every cached segment to the device.
-void startWithEmptyCache() {
-    HAL_REQUIRE_OK(halSynchronizeDevice());
-    HAL_REQUIRE_OK(halMemPoolTrim(currentDevice(), 0));
-}
-
-// Sets a pool attribute until the end of the scope, then restores its previous value.
-class AttributeOverride {
-  public:
-    AttributeOverride(halMemPoolAttribute attribute, uint64_t value)
-        : device_(currentDevice()), attribute_(attribute) {
-        HAL_REQUIRE_OK(halMemPoolGetAttribute(device_, attribute_, &previous_));
-        HAL_REQUIRE_OK(halMemPoolSetAttribute(device_, attribute_, value));
-    }
-    AttributeOverride(const AttributeOverride&) = delete;
-    AttributeOverride& operator=(const AttributeOverride&) = delete;
-    ~AttributeOverride() { halMemPoolSetAttribute(device_, attribute_, previous_); }
-
-  private:
-    int device_;
-    halMemPoolAttribute attribute_;
-    uint64_t previous_ = 0;
-};
 
 std::string lastError() {
     return halGetLastErrorMessage();
@@ -89,12 +61,6 @@ void* allocateWritten(halStream owner, size_t size) {
 
 // Orders the later work of `later` after the work submitted to `earlier` so far: an event
 // recorded on `earlier` and waited on by `later`.
-void orderAfter(halStream earlier, halStream later) {
-    cts::Event event(HAL_EVENT_DISABLE_TIMING);
-    HAL_REQUIRE_OK(halRecordEvent(event, earlier));
-    HAL_REQUIRE_OK(halStreamWaitEvent(later, event));
-}
-
 bool hasHostFunctions() {
     return (cts::deviceProperties().capabilities & HAL_DEVICE_CAP_HOST_FUNCTIONS) != 0;
 }
@@ -634,39 +600,6 @@ TEST_CASE("pool attributes can be read and changed, and invalid values are refus
 }
 
 // ---- Exhaustion (the cts.cpu.oom run makes the CPU device small) ----------------------------
-
-namespace {
-
-// Filling a device is only quick when it is small.
-constexpr uint64_t kLargestExhausted = 256 * kMiB;
-constexpr size_t kFillBlock = 1 * kMiB;
-
-bool tooLargeToExhaust() {
-    const uint64_t total = cts::deviceProperties().totalMemory;
-    if (total <= kLargestExhausted) return false;
-    cts::skip("device memory (" + std::to_string(total) +
-              " bytes) is too large to exhaust quickly; POLYHAL_CPU_MEMORY makes the CPU "
-              "device small");
-    return true;
-}
-
-// Allocates kFillBlock blocks on `stream` until the device has no room for another.
-std::vector<void*> fillDevice(halStream stream) {
-    std::vector<void*> blocks;
-    const uint64_t total = cts::deviceProperties().totalMemory;
-    while (true) {
-        void* block = nullptr;
-        const halError status = halMallocAsync(&block, kFillBlock, stream);
-        if (status == HAL_ERROR_OUT_OF_MEMORY) break;
-        HAL_REQUIRE_OK(status);
-        blocks.push_back(block);
-        REQUIRE(blocks.size() <= total / kFillBlock);
-    }
-    REQUIRE(blocks.size() >= 2);
-    return blocks;
-}
-
-}  // namespace
 
 TEST_CASE("out of memory: blocks awaiting another stream's use are reclaimed before failing",
           "[pool][oom]") {

@@ -4,7 +4,9 @@
 // - event record + query;
 // - copy bandwidth of halMemcpy against plain memcpy;
 // - a pitched copy with halMemcpy2DAsync against one halMemcpyAsync per row (what the core does for
-//   a backend without memcpy3DAsync) and against a plain memcpy loop.
+//   a backend without memcpy3DAsync) and against a plain memcpy loop;
+// - the same calls while a trace is written (to /dev/null, uncapped), against the untraced ones
+//   above: the per-call cost of tracing.
 #include <benchmark/benchmark.h>
 #include <linux/futex.h>
 #include <polyhal/hal.h>
@@ -269,6 +271,45 @@ void BM_Pitched_Plain(benchmark::State& state) {
     state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kRowBytes * kRows));
 }
 BENCHMARK(BM_Pitched_Plain)->UseRealTime();
+
+// Runs `body` while a trace is written to /dev/null with no cap on its records, so that the
+// writer formats every record as it would for a file.
+template <typename Body>
+void whileTracing(benchmark::State& state, Body&& body) {
+    setenv("POLYHAL_TRACE_MAX_EVENTS", "1000000000000", 1);
+    check(halTraceStart("/dev/null"), "halTraceStart");
+    unsetenv("POLYHAL_TRACE_MAX_EVENTS");
+    body(state);
+    check(halTraceStop(), "halTraceStop");
+}
+
+void BM_Traced_QueryStream(benchmark::State& state) {
+    whileTracing(state, BM_Dispatch_QueryStream_Public);
+}
+BENCHMARK(BM_Traced_QueryStream);
+
+void BM_Traced_EventRecordQuery(benchmark::State& state) {
+    whileTracing(state, BM_EventRecordQuery_Public);
+}
+BENCHMARK(BM_Traced_EventRecordQuery)->UseRealTime();
+
+void BM_Traced_RangePushPop(benchmark::State& state) {
+    whileTracing(state, [](benchmark::State& s) {
+        for (auto _ : s) {
+            halTraceRangePush("step");
+            halTraceRangePop();
+        }
+    });
+}
+BENCHMARK(BM_Traced_RangePushPop);
+
+void BM_Untraced_RangePushPop(benchmark::State& state) {
+    for (auto _ : state) {
+        halTraceRangePush("step");
+        halTraceRangePop();
+    }
+}
+BENCHMARK(BM_Untraced_RangePushPop);
 
 }  // namespace
 

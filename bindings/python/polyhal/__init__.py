@@ -13,6 +13,7 @@ from ._event import Event
 from ._memory import Buffer, empty_cache, memory_stats
 from ._module import Function, Module
 from ._stream import Stream
+from ._trace import trace, trace_range, trace_start, trace_stop
 from .errors import (BackendError, BackendIncompatibleError, BackendNotFoundError, HalError,
                      InvalidDeviceError, InvalidHandleError, InvalidImageError, InvalidValueError,
                      LaunchFailedError, NoDeviceError, NotFoundError, NotPermittedError,
@@ -29,5 +30,5 @@ __all__ = [
     "can_device_access_peer", "current_stream", "default_stream", "device_count",
     "disable_peer_access", "empty_cache", "enable_peer_access", "get_device",
     "get_device_properties", "mem_get_info", "memory_stats", "set_cur_stream", "set_device",
-    "stream", "synchronize",
+    "stream", "synchronize", "trace", "trace_range", "trace_start", "trace_stop",
 ]

@@ -145,6 +145,10 @@ _PROTOTYPES = {
     "halIpcOpenEventHandle": (halError, [POINTER(Handle), IpcHandle]),
     "halLaunchKernel": (halError, [Handle, Dim3, Dim3, c_size_t, POINTER(KernelArg), c_uint32,
                                    Handle]),
+    "halTraceStart": (halError, [c_char_p]),
+    "halTraceStop": (halError, []),
+    "halTraceRangePush": (halError, [c_char_p]),
+    "halTraceRangePop": (halError, []),
 }
 
 _QUERIES = ("halQueryStream", "halQueryEvent")

@@ -334,10 +334,10 @@ typedef void (*halHostFn)(void* userData);
  * Inside fn, as in CUDA, polyhal may not be called into the device: only halGetErrorName,
  * halGetErrorString, halGetLastErrorMessage, halGetVersion, halInit, halGetBackendName,
  * halGetDeviceCount, halGetDevice, halSetDevice, halGetDeviceProperties,
- * halGetStreamPriorityRange, halMemPoolGetStats and halMemPoolGetAttribute are allowed. Every
- * other function returns HAL_ERROR_NOT_PERMITTED and does nothing, halFree and halFreeAsync
- * included (they record the pool's events): to release memory once fn has run, call
- * halFreeAsync(ptr, stream) after halLaunchHostFunc instead.
+ * halGetStreamPriorityRange, halMemPoolGetStats, halMemPoolGetAttribute, halTraceRangePush and
+ * halTraceRangePop are allowed. Every other function returns HAL_ERROR_NOT_PERMITTED and does
+ * nothing, halFree and halFreeAsync included (they record the pool's events): to release memory
+ * once fn has run, call halFreeAsync(ptr, stream) after halLaunchHostFunc instead.
  * Errors: HAL_ERROR_INVALID_VALUE (fn NULL), HAL_ERROR_INVALID_HANDLE, HAL_ERROR_NOT_SUPPORTED,
  * HAL_ERROR_NOT_PERMITTED (called from inside a host function). */
 HAL_API halError halLaunchHostFunc(halStream stream, halHostFn fn, void* userData);
@@ -683,6 +683,49 @@ HAL_API halError halModuleUnload(halModule module);
 HAL_API halError halLaunchKernel(halFunction function, halDim3 grid, halDim3 block,
                                  size_t dynamicSharedBytes, const halKernelArg* args,
                                  uint32_t numArgs, halStream stream);
+
+/* ---------------------------------------------------------------------------------------------
+ * Tracing: a timeline in the Chrome Trace Event format (JSON), which Perfetto's UI and
+ * chrome://tracing open, the same on every backend (docs/trace.md).
+ *
+ * A trace holds a track per host thread with each polyhal call as a span (its stream, size and
+ * result), a track per stream with each operation's device span where the backend runs host
+ * functions (timed by one enqueued behind it; docs/trace.md gives the accuracy per backend),
+ * flows from each event record to the waits on it, from halLaunchHostFunc to the function's run
+ * and from a stream's last operation to the calls that waited for it, the pool's counters
+ * (bytes in use, reserved and pending) with markers for out-of-memory synchronisations, trims
+ * and released segments, and the ranges of halTraceRangePush / halTraceRangePop.
+ *
+ * POLYHAL_TRACE=<path> starts a trace when polyhal initialises and completes it when the
+ * process exits; a path that cannot be written is logged and the program runs untraced.
+ * POLYHAL_TRACE_MAX_EVENTS caps the records a trace keeps (default 4194304); the records
+ * beyond, and any a thread produced faster than they could be written, are dropped, and the
+ * file then ends with a "trace truncated" marker and "truncated": true in its otherData.
+ * While no trace is written, tracing costs a predictable branch on one flag at each of the few
+ * places a call passes (docs/benchmarks.md measures it).
+ * ------------------------------------------------------------------------------------------- */
+
+/* Starts writing a trace to `path` (created or truncated), as POLYHAL_TRACE does.
+ * Errors: HAL_ERROR_INVALID_VALUE (path NULL or empty, a trace already being written, or a file
+ * that cannot be created: the message has the OS error). */
+HAL_API halError halTraceStart(const char* path);
+
+/* Completes the trace being written and closes its file. Work still queued on the device is not
+ * waited for: synchronise first for its device spans to be in the trace.
+ * Errors: HAL_ERROR_INVALID_VALUE (no trace being written), HAL_ERROR_UNKNOWN (writing the file
+ * failed; the message has the OS error). */
+HAL_API halError halTraceStop(void);
+
+/* Opens a range named `name` on the calling thread's track, as NVTX's nvtxRangePushA: ranges nest
+ * and each halTraceRangePop closes the innermost. The name is copied. Ranges cost a few
+ * nanoseconds while no trace is written and may be used inside host functions; a range still
+ * open when the trace stops stays open in the file.
+ * Errors: HAL_ERROR_INVALID_VALUE (name NULL), initialisation errors. */
+HAL_API halError halTraceRangePush(const char* name);
+
+/* Closes the calling thread's innermost range.
+ * Errors: HAL_ERROR_INVALID_VALUE (no range open on this thread), initialisation errors. */
+HAL_API halError halTraceRangePop(void);
 
 #ifdef __cplusplus
 }

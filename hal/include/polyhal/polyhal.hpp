@@ -320,6 +320,17 @@ class Module {
     UniqueHandle<halModule, halModuleUnload> owner_;
 };
 
+// A named range on the calling thread's trace track for the object's lifetime
+// (halTraceRangePush / halTraceRangePop), as NVTX's scoped ranges:
+//     { polyhal::TraceRange step("step"); ... }
+class TraceRange {
+  public:
+    explicit TraceRange(const char* name) { check(halTraceRangePush(name), "halTraceRangePush"); }
+    ~TraceRange() { halTraceRangePop(); }
+    TraceRange(const TraceRange&) = delete;
+    TraceRange& operator=(const TraceRange&) = delete;
+};
+
 }  // namespace polyhal
 
 #endif  // POLYHAL_POLYHAL_HPP_

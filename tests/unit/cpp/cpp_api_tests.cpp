@@ -1,6 +1,6 @@
 // <polyhal/polyhal.hpp>: the owning wrappers release what they own, move without double
 // release, throw polyhal::Error with the call's code and message, and pack kernel arguments as
-// the kernel declares them.
+// the kernel declares them; TraceRange closes its trace range.
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 #include <polyhal/polyhal.hpp>
@@ -122,4 +122,15 @@ TEST_CASE("kernel arguments are packed by value with their declared sizes") {
     for (uint32_t i = 0; i < kCount; ++i) wrong += host.as<uint32_t>()[i] != 7;
     CHECK(wrong == 0);
     CHECK_THROWS_AS(module.function("no_such_kernel"), polyhal::Error);
+}
+
+TEST_CASE("TraceRange closes its range when it goes out of scope, innermost first") {
+    {
+        polyhal::TraceRange outer("outer");
+        { polyhal::TraceRange inner("inner"); }
+        CHECK(halTraceRangePop() == HAL_SUCCESS);  // outer's, still open
+        CHECK(halTraceRangePush("outer again") == HAL_SUCCESS);
+    }
+    CHECK(halTraceRangePop() == HAL_ERROR_INVALID_VALUE);  // none left open
+    CHECK_THROWS_AS(polyhal::TraceRange(nullptr), polyhal::Error);
 }

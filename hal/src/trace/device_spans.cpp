@@ -1,0 +1,129 @@
+// Device spans: each traced stream operation timed by host functions enqueued around it.
+#include <algorithm>
+#include <memory>
+#include <mutex>
+
+#include "../device.hpp"
+#include "../error.hpp"
+#include "../objects.hpp"
+#include "tracks.hpp"
+
+namespace polyhal::trace {
+
+namespace {
+
+// Runs a host function of the trace (plugin.h's signature) on `stream`; false where the backend
+// runs none or refused this one. A refusal's detail is dropped: it must not become the message of
+// the application's next failing call.
+bool enqueueHostFunction(halStream_t* stream, halHostFn fn, void* data) {
+    const Device* device = stream->device;
+    if (!device->supports(HAL_DEVICE_CAP_HOST_FUNCTIONS) ||
+        device->vtable->launchHostFunc == nullptr) {
+        return false;
+    }
+    const halError status = device->vtable->launchHostFunc(stream->native, fn, data);
+    if (status == HAL_SUCCESS) return true;
+    takePluginErrorMessage(status, device->backend->name.c_str(), "tracing");
+    return false;
+}
+
+}  // namespace
+
+// One operation's device span: a host function enqueued before the operation notes when the
+// stream reached it, one enqueued behind it when it completed. Shared by the two host functions
+// and the submitting call, and freed by the last of them.
+struct Timing {
+    std::atomic<int> owners{1};
+    std::atomic<uint64_t> started{0};  // 0 until the host function before the operation ran
+    std::shared_ptr<StreamTrack> track;
+    uint64_t session;
+    uint64_t submitted;  // the submitting call's start
+    const char* name = nullptr;
+    const char* operation = nullptr;
+    int64_t bytes = -1;
+
+    void release() {
+        if (owners.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+    }
+};
+
+namespace {
+
+void runStartMarker(void* pending) {
+    Timing* timing = static_cast<Timing*>(pending);
+    timing->started.store(now(), std::memory_order_release);
+    timing->release();
+}
+
+// Runs in stream order right after the operation: it completed now. It started when the host
+// function before it ran; failing that (the backend refused that one), when it was submitted or
+// when the operation before it completed, whichever is later.
+void runEndMarker(void* pending) {
+    Timing* timing = static_cast<Timing*>(pending);
+    const uint64_t end = now();
+    StreamTrack& track = *timing->track;
+    Record span;
+    span.phase = 'X';
+    span.name = timing->name;
+    span.category = "device";
+    span.pid = track.pid;
+    span.tid = track.tid;
+    const uint64_t started = timing->started.load(std::memory_order_acquire);
+    {
+        std::lock_guard<std::mutex> lock(track.mutex);
+        const uint64_t previous = track.lastSession == timing->session ? track.lastEnd : 0;
+        span.ts = started != 0 ? started : std::max(previous, timing->submitted);
+        span.ts = std::min(span.ts, end);
+        track.lastStart = span.ts;
+        track.lastEnd = end;
+        track.lastSession = timing->session;
+    }
+    span.dur = end - span.ts;
+    size_t arg = 0;
+    span.args[arg++] = Arg{"operation", timing->operation};
+    span.args[arg++] = Arg{"queuedNs", nullptr,
+                           static_cast<int64_t>(span.ts - std::min(span.ts, timing->submitted))};
+    if (timing->bytes >= 0) span.args[arg++] = Arg{"bytes", nullptr, timing->bytes};
+    emit(span, timing->session);
+    timing->release();
+}
+
+}  // namespace
+
+namespace slow {
+
+Timing* beforeSubmit(halStream_t* stream) noexcept {
+    Call* call = t_call;
+    if (call == nullptr) return nullptr;
+    try {
+        auto* timing = new Timing();
+        timing->track = trackOf(stream, call->session);
+        timing->session = call->session;
+        timing->submitted = call->start;
+        timing->owners.store(2, std::memory_order_relaxed);
+        if (!enqueueHostFunction(stream, runStartMarker, timing)) timing->release();
+        return timing;
+    } catch (...) {
+        return nullptr;
+    }
+}
+
+void submitted(halStream_t* stream, const char* operation, Timing* timing) noexcept {
+    if (Call* call = t_call) {
+        timing->name = call->kernel != nullptr ? call->kernel : operation;
+        timing->bytes = call->bytes;
+    } else {
+        timing->name = operation;
+    }
+    timing->operation = operation;
+    // The end marker takes the caller's share.
+    if (!enqueueHostFunction(stream, runEndMarker, timing)) timing->release();
+}
+
+void abandon(Timing* timing) noexcept {
+    timing->release();
+}
+
+}  // namespace slow
+
+}  // namespace polyhal::trace

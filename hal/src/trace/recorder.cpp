@@ -1,0 +1,519 @@
+// The trace recorder: records go to the calling thread's buffer under its own (uncontended)
+// mutex; a writer thread drains the buffers every few milliseconds, and when one is half full,
+// into the JSON file; stopping (halTraceStop, or the exit of the process) drains what is left
+// and completes the file.
+#include "recorder.hpp"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_set>
+#include <vector>
+
+#include "../error.hpp"
+#include "../log.hpp"
+
+namespace polyhal::trace {
+
+namespace detail {
+std::atomic<uint64_t> g_session{0};
+}  // namespace detail
+
+namespace {
+
+// Records one thread holds before the writer drains them; beyond it records are dropped. The
+// writer is woken at half, so only a writer that cannot keep up loses records.
+constexpr size_t kBufferRecords = 8192;
+// Records one trace holds at most unless POLYHAL_TRACE_MAX_EVENTS says otherwise (about 150
+// bytes of JSON each).
+constexpr uint64_t kDefaultMaxRecords = uint64_t{1} << 22;
+// Distinct interned strings at most: user range names are meant to be few and repeated.
+constexpr size_t kMaxInternedStrings = 65536;
+constexpr auto kDrainPeriod = std::chrono::milliseconds(20);
+
+struct ThreadBuffer {
+    std::mutex mutex;
+    std::vector<Record> records;
+    uint64_t tid = 0;
+    const char* name = nullptr;  // interned; null: named after its thread id
+    bool exited = false;         // its thread has ended: dropped from the registry once drained
+};
+
+// Every thread's buffer. Buffers are shared with their threads, so a thread that exits leaves
+// its records for the writer.
+struct Registry {
+    std::mutex mutex;
+    std::vector<std::shared_ptr<ThreadBuffer>> buffers;
+};
+
+Registry& registry() {
+    static auto* instance = new Registry();  // never destroyed: threads may outlive statics
+    return *instance;
+}
+
+// Owned by the calling thread; tells the registry when the thread ends.
+struct LocalBuffer {
+    std::shared_ptr<ThreadBuffer> buffer;
+    ~LocalBuffer() {
+        if (!buffer) return;
+        std::lock_guard<std::mutex> lock(buffer->mutex);
+        buffer->exited = true;
+    }
+};
+
+// The running session's writer state; guarded by g_control except where noted. The file is
+// written with write(2), unbuffered, so that a forked child has no copy of pending output to
+// flush into it.
+struct Session {
+    std::string path;
+    int fd = -1;
+    uint64_t startNs = 0;
+    uint64_t maxRecords = kDefaultMaxRecords;
+    uint64_t written = 0;  // writer thread only while it runs
+    bool first = true;     // no record written yet (the JSON array's commas)
+    int writeError = 0;    // the first failed write's errno; writer thread only while it runs
+    std::unordered_set<uint64_t> namedThreads;  // writer thread only while it runs
+    std::unique_ptr<std::thread> writer;
+};
+
+std::mutex g_control;  // starting and stopping
+Session g_current;
+std::atomic<uint64_t> g_nextSession{0};
+std::atomic<uint64_t> g_dropped{0};
+std::atomic<uint64_t> g_firstDropNs{0};
+std::atomic<uint64_t> g_nextFlowId{0};
+
+std::mutex g_wakeMutex;
+std::condition_variable g_wake;
+bool g_stopRequested = false;  // guarded by g_wakeMutex
+
+void noteDropped(uint64_t count, uint64_t when) noexcept {
+    g_dropped.fetch_add(count, std::memory_order_relaxed);
+    uint64_t none = 0;
+    g_firstDropNs.compare_exchange_strong(none, when, std::memory_order_relaxed);
+}
+
+ThreadBuffer& localBuffer() {
+    static thread_local LocalBuffer local;
+    if (!local.buffer) {
+        auto buffer = std::make_shared<ThreadBuffer>();
+        buffer->tid = threadId();
+        buffer->records.reserve(kBufferRecords);
+        Registry& all = registry();
+        std::lock_guard<std::mutex> lock(all.mutex);
+        all.buffers.push_back(buffer);
+        local.buffer = std::move(buffer);
+    }
+    return *local.buffer;
+}
+
+// ---- JSON ------------------------------------------------------------------------------------
+
+void appendEscaped(fmt::memory_buffer& out, const char* text) {
+    out.push_back('"');
+    for (const char* p = text; *p != '\0'; ++p) {
+        const auto c = static_cast<unsigned char>(*p);
+        switch (c) {
+        case '"': out.append(std::string_view("\\\"")); break;
+        case '\\': out.append(std::string_view("\\\\")); break;
+        case '\n': out.append(std::string_view("\\n")); break;
+        case '\t': out.append(std::string_view("\\t")); break;
+        default:
+            if (c < 0x20) {
+                fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
+            } else {
+                out.push_back(static_cast<char>(c));
+            }
+        }
+    }
+    out.push_back('"');
+}
+
+// Microseconds with nanosecond digits, as the format's "ts" and "dur" are read.
+void appendMicroseconds(fmt::memory_buffer& out, uint64_t ns) {
+    fmt::format_to(std::back_inserter(out), "{}.{:03}", ns / 1000, ns % 1000);
+}
+
+void appendRecord(fmt::memory_buffer& out, const Record& record, uint64_t startNs) {
+    fmt::format_to(std::back_inserter(out), "{{\"ph\":\"{}\",\"name\":", record.phase);
+    appendEscaped(out, record.name);
+    if (record.category[0] != '\0') {
+        out.append(std::string_view(",\"cat\":"));
+        appendEscaped(out, record.category);
+    }
+    fmt::format_to(std::back_inserter(out), ",\"pid\":{},\"tid\":{},\"ts\":", record.pid,
+                   record.tid);
+    appendMicroseconds(out, record.ts > startNs ? record.ts - startNs : 0);
+    if (record.phase == 'X') {
+        out.append(std::string_view(",\"dur\":"));
+        appendMicroseconds(out, record.dur);
+    }
+    if (record.phase == 's' || record.phase == 'f') {
+        fmt::format_to(std::back_inserter(out), ",\"id\":{}", record.id);
+        if (record.phase == 'f') out.append(std::string_view(",\"bp\":\"e\""));
+    }
+    if (record.phase == 'i') out.append(std::string_view(",\"s\":\"p\""));
+    if (record.args[0].key != nullptr) {
+        out.append(std::string_view(",\"args\":{"));
+        for (size_t i = 0; i < std::size(record.args) && record.args[i].key != nullptr; ++i) {
+            const Arg& arg = record.args[i];
+            if (i > 0) out.push_back(',');
+            appendEscaped(out, arg.key);
+            out.push_back(':');
+            if (arg.text != nullptr) {
+                appendEscaped(out, arg.text);
+            } else {
+                fmt::format_to(std::back_inserter(out), "{}", arg.number);
+            }
+        }
+        out.push_back('}');
+    }
+    out.push_back('}');
+}
+
+void writeOut(Session& session, fmt::memory_buffer& out) {
+    const char* data = out.data();
+    size_t left = out.size();
+    while (left > 0 && session.writeError == 0) {
+        const ssize_t written = ::write(session.fd, data, left);
+        if (written < 0 && errno == EINTR) continue;
+        if (written <= 0) {
+            session.writeError = written < 0 ? errno : EIO;
+            break;
+        }
+        data += written;
+        left -= static_cast<size_t>(written);
+    }
+    out.clear();
+}
+
+// Appends one record to the file, or counts it dropped once the trace holds its maximum.
+void writeRecord(Session& session, fmt::memory_buffer& out, const Record& record) {
+    if (session.written >= session.maxRecords) {
+        noteDropped(1, record.ts);
+        return;
+    }
+    ++session.written;
+    if (!session.first) out.append(std::string_view(",\n"));
+    session.first = false;
+    appendRecord(out, record, session.startNs);
+}
+
+void nameThread(Session& session, fmt::memory_buffer& out, const ThreadBuffer& buffer,
+                const char* name) {
+    if (!session.namedThreads.insert(buffer.tid).second) return;
+    Record record;
+    record.phase = 'M';
+    record.name = "thread_name";
+    record.pid = hostPid();
+    record.tid = buffer.tid;
+    const std::string fallback = buffer.tid == static_cast<uint64_t>(hostPid())
+                                     ? std::string("main thread")
+                                     : fmt::format("thread {}", buffer.tid);
+    record.args[0] = Arg{"name", name != nullptr ? name : intern(fallback)};
+    record.ts = session.startNs;
+    writeRecord(session, out, record);
+}
+
+// Moves every buffer's records into the file. Called by the writer thread, and by stop() once
+// the writer has ended.
+void drainAll(Session& session) {
+    std::vector<std::shared_ptr<ThreadBuffer>> buffers;
+    {
+        Registry& all = registry();
+        std::lock_guard<std::mutex> lock(all.mutex);
+        buffers = all.buffers;
+    }
+    std::vector<Record> taken;
+    taken.reserve(kBufferRecords);
+    fmt::memory_buffer out;
+    bool anyExited = false;
+    for (const auto& buffer : buffers) {
+        const char* name = nullptr;
+        {
+            std::lock_guard<std::mutex> lock(buffer->mutex);
+            std::swap(taken, buffer->records);
+            name = buffer->name;
+            anyExited = anyExited || buffer->exited;
+        }
+        // A thread's track is named once it holds records of its own: a backend thread that only
+        // timed stream operations (records on the streams' tracks) gets no empty track.
+        for (const Record& record : taken) {
+            if (record.pid == hostPid() && record.tid == buffer->tid) {
+                nameThread(session, out, *buffer, name);
+                break;
+            }
+        }
+        for (const Record& record : taken) writeRecord(session, out, record);
+        taken.clear();
+        writeOut(session, out);
+    }
+    if (!anyExited) return;
+    Registry& all = registry();
+    std::lock_guard<std::mutex> lock(all.mutex);
+    auto& list = all.buffers;
+    for (size_t i = 0; i < list.size();) {
+        std::lock_guard<std::mutex> bufferLock(list[i]->mutex);
+        if (list[i]->exited && list[i]->records.empty()) {
+            list[i] = list.back();
+            list.pop_back();
+        } else {
+            ++i;
+        }
+    }
+}
+
+void runWriter(Session* session) {
+    for (;;) {
+        bool stopping = false;
+        {
+            std::unique_lock<std::mutex> lock(g_wakeMutex);
+            g_wake.wait_for(lock, kDrainPeriod, [] { return g_stopRequested; });
+            stopping = g_stopRequested;
+        }
+        drainAll(*session);
+        if (stopping) return;
+    }
+}
+
+uint64_t maxRecordsFromEnvironment() {
+    const char* value = std::getenv("POLYHAL_TRACE_MAX_EVENTS");
+    if (value == nullptr || *value == '\0') return kDefaultMaxRecords;
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long parsed = std::strtoull(value, &end, 10);
+    if (errno != 0 || *end != '\0' || parsed == 0) {
+        logger().warn("POLYHAL_TRACE_MAX_EVENTS={} is not a positive number; using {}", value,
+                      kDefaultMaxRecords);
+        return kDefaultMaxRecords;
+    }
+    return parsed;
+}
+
+// The file's last records and its end: the truncation marker, the process's name, and the
+// object's closing members.
+void finishFile(Session& session) {
+    fmt::memory_buffer out;
+    const uint64_t dropped = g_dropped.load(std::memory_order_relaxed);
+    // Written past the maximum: a truncated trace says so where it was cut.
+    session.maxRecords = UINT64_MAX;
+    if (dropped > 0) {
+        Record marker = threadRecord('i', "trace truncated", "polyhal",
+                                     g_firstDropNs.load(std::memory_order_relaxed));
+        marker.args[0] = Arg{"droppedEvents", nullptr, static_cast<int64_t>(dropped)};
+        writeRecord(session, out, marker);
+    }
+    Record process;
+    process.phase = 'M';
+    process.name = "process_name";
+    process.pid = hostPid();
+    process.ts = session.startNs;
+    process.args[0] = Arg{"name", "polyhal host threads"};
+    writeRecord(session, out, process);
+    fmt::format_to(std::back_inserter(out),
+                   "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{{\"producer\":\"polyhal "
+                   "{}.{}.{}\",\"truncated\":{},\"droppedEvents\":{}}}}}\n",
+                   HAL_VERSION_MAJOR, HAL_VERSION_MINOR, HAL_VERSION_PATCH,
+                   dropped > 0 ? "true" : "false", dropped);
+    writeOut(session, out);
+}
+
+// A forked child does not write its parent's trace: it forgets the session (the writer thread
+// does not exist in the child) and may start one of its own.
+void forgetSessionInChild() {
+    if (detail::g_session.load(std::memory_order_relaxed) == 0) return;
+    detail::g_session.store(0, std::memory_order_relaxed);
+    g_current.writer.release();  // NOLINT: the thread is the parent's; nothing to join or free
+    ::close(g_current.fd);
+    g_current.fd = -1;
+}
+
+void stopAtExit() {
+    if (session() == 0) return;
+    if (stop("exit") != HAL_SUCCESS) {
+        logger().error("POLYHAL_TRACE: {}", lastErrorMessage());
+    }
+}
+
+// Every interned string of the process, under one lock.
+const char* internShared(std::string_view text) {
+    static std::mutex mutex;
+    static auto* strings = new std::unordered_set<std::string>();
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = strings->find(std::string(text));
+    if (found != strings->end()) return found->c_str();
+    if (strings->size() >= kMaxInternedStrings) return "(name not kept: too many distinct names)";
+    return strings->emplace(text).first->c_str();
+}
+
+}  // namespace
+
+uint64_t now() noexcept {
+    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                     std::chrono::steady_clock::now().time_since_epoch())
+                                     .count());
+}
+
+void emit(const Record& record, uint64_t sessionId) noexcept {
+    if (sessionId == 0) return;
+    try {
+        ThreadBuffer& buffer = localBuffer();
+        size_t size = 0;
+        {
+            std::lock_guard<std::mutex> lock(buffer.mutex);
+            if (detail::g_session.load(std::memory_order_acquire) != sessionId) return;
+            if (buffer.records.size() >= kBufferRecords) {
+                noteDropped(1, record.ts);
+                return;
+            }
+            buffer.records.push_back(record);
+            size = buffer.records.size();
+        }
+        if (size == kBufferRecords / 2) g_wake.notify_one();
+    } catch (...) {
+        noteDropped(1, record.ts);  // out of host memory for a new thread's buffer
+    }
+}
+
+const char* intern(std::string_view text) {
+    // The names a thread interned last: a range pushed in a loop finds its name here, without
+    // the lock.
+    constexpr size_t kRecent = 8;
+    static thread_local const char* recent[kRecent] = {};
+    static thread_local size_t nextRecent = 0;
+    for (const char* known : recent) {
+        if (known != nullptr && std::string_view(known) == text) return known;
+    }
+    const char* kept = internShared(text);
+    recent[nextRecent++ % kRecent] = kept;
+    return kept;
+}
+
+uint64_t newFlowId() noexcept {
+    return g_nextFlowId.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+int64_t hostPid() noexcept {
+    static const int64_t pid = ::getpid();
+    return pid;
+}
+
+uint64_t threadId() noexcept {
+    static thread_local const uint64_t tid = static_cast<uint64_t>(::syscall(SYS_gettid));
+    return tid;
+}
+
+void nameThisThread(const char* name) noexcept {
+    try {
+        ThreadBuffer& buffer = localBuffer();
+        std::lock_guard<std::mutex> lock(buffer.mutex);
+        if (buffer.name == nullptr) buffer.name = name;
+    } catch (...) {
+    }
+}
+
+halError start(const char* path, const char* operation) {
+    if (path == nullptr || *path == '\0') {
+        return fail(HAL_ERROR_INVALID_VALUE, "{}: path must name a file", operation);
+    }
+    std::lock_guard<std::mutex> control(g_control);
+    if (session() != 0) {
+        return fail(HAL_ERROR_INVALID_VALUE, "{}: a trace is already being written to {}",
+                    operation, g_current.path);
+    }
+    const int fd = ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        return fail(HAL_ERROR_INVALID_VALUE, "{}: cannot create {}: {}", operation, path,
+                    std::strerror(errno));
+    }
+    // Records a thread left from an earlier session are dropped with it.
+    {
+        Registry& all = registry();
+        std::lock_guard<std::mutex> lock(all.mutex);
+        for (const auto& buffer : all.buffers) {
+            std::lock_guard<std::mutex> bufferLock(buffer->mutex);
+            buffer->records.clear();
+        }
+    }
+    g_current.path = path;
+    g_current.fd = fd;
+    g_current.startNs = now();
+    g_current.maxRecords = maxRecordsFromEnvironment();
+    g_current.written = 0;
+    g_current.first = true;
+    g_current.writeError = 0;
+    g_current.namedThreads.clear();
+    fmt::memory_buffer header;
+    header.append(std::string_view("{\"traceEvents\":[\n"));
+    writeOut(g_current, header);
+    g_dropped.store(0, std::memory_order_relaxed);
+    g_firstDropNs.store(0, std::memory_order_relaxed);
+    {
+        std::lock_guard<std::mutex> lock(g_wakeMutex);
+        g_stopRequested = false;
+    }
+    static std::once_flag handlers;
+    std::call_once(handlers, [] {
+        std::atexit(stopAtExit);
+        pthread_atfork(nullptr, nullptr, forgetSessionInChild);
+    });
+    detail::g_session.store(g_nextSession.fetch_add(1, std::memory_order_relaxed) + 1,
+                            std::memory_order_release);
+    g_current.writer = std::make_unique<std::thread>(runWriter, &g_current);
+    logger().info("{}: tracing to {}", operation, path);
+    return HAL_SUCCESS;
+}
+
+halError stop(const char* operation) {
+    std::lock_guard<std::mutex> control(g_control);
+    if (session() == 0) {
+        return fail(HAL_ERROR_INVALID_VALUE, "{}: no trace is being written", operation);
+    }
+    // Records appended before this store are drained below; later ones see the session over.
+    detail::g_session.store(0, std::memory_order_release);
+    {
+        std::lock_guard<std::mutex> lock(g_wakeMutex);
+        g_stopRequested = true;
+    }
+    g_wake.notify_one();
+    g_current.writer->join();
+    g_current.writer.reset();
+    drainAll(g_current);
+    finishFile(g_current);
+    int error = g_current.writeError;
+    if (::close(g_current.fd) != 0 && error == 0) error = errno;
+    g_current.fd = -1;
+    if (error != 0) {
+        return fail(HAL_ERROR_UNKNOWN, "{}: writing {} failed: {}", operation, g_current.path,
+                    std::strerror(error));
+    }
+    const uint64_t dropped = g_dropped.load(std::memory_order_relaxed);
+    if (dropped > 0) {
+        logger().warn("{}: {} is truncated: {} records dropped (POLYHAL_TRACE_MAX_EVENTS)",
+                      operation, g_current.path, dropped);
+    }
+    return HAL_SUCCESS;
+}
+
+void startFromEnvironment() {
+    const char* path = std::getenv("POLYHAL_TRACE");
+    if (path == nullptr || *path == '\0') return;
+    if (start(path, "POLYHAL_TRACE") != HAL_SUCCESS) {
+        logger().error("{}; running without a trace", lastErrorMessage());
+    }
+}
+
+}  // namespace polyhal::trace

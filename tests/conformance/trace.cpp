@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -432,6 +434,80 @@ TEST_CASE("Spans of calls made from several threads at once are each in the trac
     REQUIRE(callsPerThread.size() == kThreads);
     for (const auto& [tid, calls] : callsPerThread) REQUIRE(calls == kCalls);
     REQUIRE(trace.select("B", "worker").size() == kThreads * kCalls);
+}
+
+TEST_CASE("A thread making records faster than one drain period loses none", "[trace]") {
+    TraceFile file;
+    // Far more records than one thread's buffer holds, in much less time than the writer's
+    // period: the writer must be woken when the buffer fills, and the thread wait for it.
+    constexpr int kRanges = 40000;
+    HAL_REQUIRE_OK(halTraceStart(file.path()));
+    for (int i = 0; i < kRanges; ++i) {
+        HAL_REQUIRE_OK(halTraceRangePush("burst"));
+        HAL_REQUIRE_OK(halTraceRangePop());
+    }
+    HAL_REQUIRE_OK(halTraceStop());
+    Trace trace;
+    load(file.path(), &trace);
+    checkFormat(trace);
+    REQUIRE_FALSE(trace.document.find("otherData")->find("truncated")->boolean);
+    REQUIRE(trace.select("B", "burst").size() == kRanges);
+    REQUIRE(std::count_if(trace.records.begin(), trace.records.end(),
+                          [](const Record& r) { return r.ph == "E"; }) == kRanges);
+}
+
+TEST_CASE("Names that are not UTF-8 are written as U+FFFD, so the trace stays JSON", "[trace]") {
+    TraceFile file;
+    HAL_REQUIRE_OK(halTraceStart(file.path()));
+    HAL_REQUIRE_OK(halTraceRangePush("bad\xff\xfe caf\xc3\xa9 \xe2\x82"));
+    HAL_REQUIRE_OK(halTraceRangePop());
+    HAL_REQUIRE_OK(halTraceStop());
+    std::ifstream in(file.path(), std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // Valid sequences are kept as they are, invalid bytes and a cut sequence replaced.
+    REQUIRE(text.find("bad\\ufffd\\ufffd caf\xc3\xa9 \\ufffd\\ufffd") != std::string::npos);
+    Trace trace;
+    load(file.path(), &trace);
+    checkFormat(trace);
+}
+
+TEST_CASE("Spans of one stream fed by two threads at once do not overlap", "[trace]") {
+    CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
+    TraceFile file;
+    cts::DeviceMemory memory(4096);
+    cts::Stream stream;
+    constexpr int kThreads = 2, kCalls = 300;
+    HAL_REQUIRE_OK(halTraceStart(file.path()));
+    std::atomic<int> failures{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < kCalls; ++i) {
+                if (halMemsetAsync(memory.get(), memory.size(), t, memory.size(), stream) !=
+                    HAL_SUCCESS) {
+                    ++failures;
+                }
+            }
+        });
+    }
+    for (auto& thread : threads) thread.join();
+    HAL_REQUIRE_OK(halSynchronizeStream(stream));
+    HAL_REQUIRE_OK(halTraceStop());
+    REQUIRE(failures == 0);
+    Trace trace;
+    load(file.path(), &trace);
+    checkFormat(trace);
+    std::string label;
+    for (const Record& r : trace.records) {
+        if (r.ph == "X" && r.cat == "api" && r.name == "halMemsetAsync") label = r.text("stream");
+    }
+    REQUIRE(!label.empty());
+    const auto spans = trace.track(label);
+    REQUIRE(spans.size() == kThreads * kCalls);
+    for (size_t i = 0; i + 1 < spans.size(); ++i) {
+        INFO("span " << i);
+        REQUIRE(spans[i]->end() <= spans[i + 1]->ts);
+    }
 }
 
 TEST_CASE("halTraceStart and halTraceStop refuse what they cannot do", "[trace]") {

@@ -73,7 +73,10 @@ void runEndMarker(void* pending) {
         std::lock_guard<std::mutex> lock(track.mutex);
         const uint64_t previous = track.lastSession == timing->session ? track.lastEnd : 0;
         span.ts = started != 0 ? started : std::max(previous, timing->submitted);
-        span.ts = std::min(span.ts, end);
+        // Threads submitting to one stream at once may interleave their markers: another
+        // operation can run between this one's start marker and the operation, so the span
+        // starts where the stream's previous span ended at the earliest. Spans never overlap.
+        span.ts = std::min(std::max(span.ts, previous), end);
         track.lastStart = span.ts;
         track.lastEnd = end;
         track.lastSession = timing->session;

@@ -34,8 +34,8 @@ std::atomic<uint64_t> g_session{0};
 
 namespace {
 
-// Records one thread holds before the writer drains them; beyond it records are dropped. The
-// writer is woken at half, so only a writer that cannot keep up loses records.
+// Records one thread holds before the writer drains them. The writer is woken at half; a thread
+// that fills its buffer waits for the writer (kFullBufferWait at most, then drops the record).
 constexpr size_t kBufferRecords = 8192;
 // Records one trace holds at most unless POLYHAL_TRACE_MAX_EVENTS says otherwise (about 150
 // bytes of JSON each).
@@ -43,9 +43,12 @@ constexpr uint64_t kDefaultMaxRecords = uint64_t{1} << 22;
 // Distinct interned strings at most: user range names are meant to be few and repeated.
 constexpr size_t kMaxInternedStrings = 65536;
 constexpr auto kDrainPeriod = std::chrono::milliseconds(20);
+// How long a thread whose buffer is full waits for the writer before it drops a record.
+constexpr auto kFullBufferWait = std::chrono::milliseconds(100);
 
 struct ThreadBuffer {
     std::mutex mutex;
+    std::condition_variable drained;  // the writer took the records
     std::vector<Record> records;
     uint64_t tid = 0;
     const char* name = nullptr;  // interned; null: named after its thread id
@@ -98,7 +101,18 @@ std::atomic<uint64_t> g_nextFlowId{0};
 
 std::mutex g_wakeMutex;
 std::condition_variable g_wake;
-bool g_stopRequested = false;  // guarded by g_wakeMutex
+bool g_stopRequested = false;   // guarded by g_wakeMutex
+bool g_drainRequested = false;  // a buffer is half full; guarded by g_wakeMutex
+
+// Wakes the writer to drain the buffers now. The writer's wait ends on a condition, not on the
+// notification alone.
+void requestDrain() {
+    {
+        std::lock_guard<std::mutex> lock(g_wakeMutex);
+        g_drainRequested = true;
+    }
+    g_wake.notify_one();
+}
 
 void noteDropped(uint64_t count, uint64_t when) noexcept {
     g_dropped.fetch_add(count, std::memory_order_relaxed);
@@ -122,10 +136,34 @@ ThreadBuffer& localBuffer() {
 
 // ---- JSON ------------------------------------------------------------------------------------
 
+// The length of the well-formed UTF-8 sequence at `p` (1 to 4), or 0 if it is not one.
+size_t utf8Length(const unsigned char* p) {
+    auto continuation = [](unsigned char c) { return (c & 0xC0) == 0x80; };
+    if (p[0] < 0x80) return 1;
+    if (p[0] >= 0xC2 && p[0] <= 0xDF) return continuation(p[1]) ? 2 : 0;
+    if (p[0] >= 0xE0 && p[0] <= 0xEF) {
+        // No overlong forms (E0 80..9F) and no surrogates (ED A0..BF).
+        const bool second = p[0] == 0xE0   ? p[1] >= 0xA0 && p[1] <= 0xBF
+                            : p[0] == 0xED ? p[1] >= 0x80 && p[1] <= 0x9F
+                                           : continuation(p[1]);
+        return second && continuation(p[2]) ? 3 : 0;
+    }
+    if (p[0] >= 0xF0 && p[0] <= 0xF4) {
+        const bool second = p[0] == 0xF0   ? p[1] >= 0x90 && p[1] <= 0xBF
+                            : p[0] == 0xF4 ? p[1] >= 0x80 && p[1] <= 0x8F
+                                           : continuation(p[1]);
+        return second && continuation(p[2]) && continuation(p[3]) ? 4 : 0;
+    }
+    return 0;
+}
+
+// A JSON string of `text`: control characters escaped, and bytes that are not UTF-8 (names come
+// from applications and modules) replaced by U+FFFD, so the file always parses.
 void appendEscaped(fmt::memory_buffer& out, const char* text) {
     out.push_back('"');
-    for (const char* p = text; *p != '\0'; ++p) {
-        const auto c = static_cast<unsigned char>(*p);
+    const auto* p = reinterpret_cast<const unsigned char*>(text);
+    while (*p != '\0') {
+        const unsigned char c = *p;
         switch (c) {
         case '"': out.append(std::string_view("\\\"")); break;
         case '\\': out.append(std::string_view("\\\\")); break;
@@ -134,10 +172,16 @@ void appendEscaped(fmt::memory_buffer& out, const char* text) {
         default:
             if (c < 0x20) {
                 fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
+            } else if (const size_t length = utf8Length(p); length > 0) {
+                out.append(reinterpret_cast<const char*>(p),
+                           reinterpret_cast<const char*>(p) + length);
+                p += length;
+                continue;
             } else {
-                out.push_back(static_cast<char>(c));
+                out.append(std::string_view("\\ufffd"));
             }
         }
+        ++p;
     }
     out.push_back('"');
 }
@@ -249,6 +293,7 @@ void drainAll(Session& session) {
             name = buffer->name;
             anyExited = anyExited || buffer->exited;
         }
+        buffer->drained.notify_all();
         // A thread's track is named once it holds records of its own: a backend thread that only
         // timed stream operations (records on the streams' tracks) gets no empty track.
         for (const Record& record : taken) {
@@ -281,8 +326,9 @@ void runWriter(Session* session) {
         bool stopping = false;
         {
             std::unique_lock<std::mutex> lock(g_wakeMutex);
-            g_wake.wait_for(lock, kDrainPeriod, [] { return g_stopRequested; });
+            g_wake.wait_for(lock, kDrainPeriod, [] { return g_stopRequested || g_drainRequested; });
             stopping = g_stopRequested;
+            g_drainRequested = false;
         }
         drainAll(*session);
         if (stopping) return;
@@ -341,11 +387,17 @@ void forgetSessionInChild() {
     g_current.fd = -1;
 }
 
+// Ends the current session (g_control held): stops the writer, drains, completes and closes the
+// file. Returns what went wrong writing it, or "".
+std::string endSession(const char* operation);
+
+// At exit the thread's error slot may already be destroyed (thread_local objects go before
+// atexit handlers): a failure is logged, never stored.
 void stopAtExit() {
+    std::lock_guard<std::mutex> control(g_control);
     if (session() == 0) return;
-    if (stop("exit") != HAL_SUCCESS) {
-        logger().error("POLYHAL_TRACE: {}", lastErrorMessage());
-    }
+    const std::string problem = endSession("exit");
+    if (!problem.empty()) logger().error("POLYHAL_TRACE: {}", problem);
 }
 
 // Every interned string of the process, under one lock.
@@ -373,16 +425,26 @@ void emit(const Record& record, uint64_t sessionId) noexcept {
         ThreadBuffer& buffer = localBuffer();
         size_t size = 0;
         {
-            std::lock_guard<std::mutex> lock(buffer.mutex);
+            std::unique_lock<std::mutex> lock(buffer.mutex);
             if (detail::g_session.load(std::memory_order_acquire) != sessionId) return;
             if (buffer.records.size() >= kBufferRecords) {
-                noteDropped(1, record.ts);
-                return;
+                // The writer is behind: the thread waits for it (a bounded time) rather than lose
+                // the record, so only the cap or a stalled writer drops records.
+                requestDrain();
+                buffer.drained.wait_for(lock, kFullBufferWait, [&] {
+                    return buffer.records.size() < kBufferRecords ||
+                           detail::g_session.load(std::memory_order_acquire) != sessionId;
+                });
+                if (buffer.records.size() >= kBufferRecords ||
+                    detail::g_session.load(std::memory_order_acquire) != sessionId) {
+                    noteDropped(1, record.ts);
+                    return;
+                }
             }
             buffer.records.push_back(record);
             size = buffer.records.size();
         }
-        if (size == kBufferRecords / 2) g_wake.notify_one();
+        if (size == kBufferRecords / 2) requestDrain();
     } catch (...) {
         noteDropped(1, record.ts);  // out of host memory for a new thread's buffer
     }
@@ -482,6 +544,14 @@ halError stop(const char* operation) {
     if (session() == 0) {
         return fail(HAL_ERROR_INVALID_VALUE, "{}: no trace is being written", operation);
     }
+    const std::string problem = endSession(operation);
+    if (!problem.empty()) return fail(HAL_ERROR_UNKNOWN, "{}", problem);
+    return HAL_SUCCESS;
+}
+
+namespace {
+
+std::string endSession(const char* operation) {
     // Records appended before this store are drained below; later ones see the session over.
     detail::g_session.store(0, std::memory_order_release);
     {
@@ -497,16 +567,20 @@ halError stop(const char* operation) {
     if (::close(g_current.fd) != 0 && error == 0) error = errno;
     g_current.fd = -1;
     if (error != 0) {
-        return fail(HAL_ERROR_UNKNOWN, "{}: writing {} failed: {}", operation, g_current.path,
-                    std::strerror(error));
+        return fmt::format("{}: writing {} failed: {}", operation, g_current.path,
+                           std::strerror(error));
     }
     const uint64_t dropped = g_dropped.load(std::memory_order_relaxed);
     if (dropped > 0) {
-        logger().warn("{}: {} is truncated: {} records dropped (POLYHAL_TRACE_MAX_EVENTS)",
-                      operation, g_current.path, dropped);
+        logger().warn(
+            "{}: {} is truncated: {} records dropped (the POLYHAL_TRACE_MAX_EVENTS cap, or a "
+            "thread's buffer full before the writer drained it)",
+            operation, g_current.path, dropped);
     }
-    return HAL_SUCCESS;
+    return {};
 }
+
+}  // namespace
 
 void startFromEnvironment() {
     const char* path = std::getenv("POLYHAL_TRACE");

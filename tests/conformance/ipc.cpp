@@ -215,3 +215,37 @@ TEST_CASE("a handle cannot be opened once its exporter released the memory or ex
         CHECK(std::string(halGetLastErrorMessage()).find("exited") != std::string::npos);
     }
 }
+
+TEST_CASE("an event handle cannot be opened once its exporter destroyed the event or exited",
+          "[ipc][process][event]") {
+    CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_IPC_EVENTS);
+    cts::ipc::Child child("event-exporter");
+    REQUIRE(child.started());
+    cts::ipc::Message message;
+    std::string error;
+    INFO(error);
+    REQUIRE(cts::ipc::receive(child.fromChild(), &message, 20s, &error));
+    INFO("child: " << message.what << " " << message.text);
+    REQUIRE(std::string(message.what) == "handles");
+    halIpcEventHandle kept, destroyed;
+    std::memcpy(kept.reserved, message.handles[0], sizeof kept.reserved);
+    std::memcpy(destroyed.reserved, message.handles[1], sizeof destroyed.reserved);
+    // The CPU backend tells a destroyed event and an exited exporter (HAL_ERROR_NOT_FOUND); a
+    // vendor driver (or its double) reports its own error.
+    const bool cpu = cts::backendName() == "cpu";
+    halEvent opened = nullptr;
+    const halError gone = halIpcOpenEventHandle(&opened, destroyed);
+    CHECK(gone != HAL_SUCCESS);
+    CHECK_FALSE(std::string(halGetLastErrorMessage()).empty());
+    if (cpu) CHECK(gone == HAL_ERROR_NOT_FOUND);
+    // The event the exporter still holds opens, never recorded, and is destroyed again at once.
+    HAL_REQUIRE_OK(halIpcOpenEventHandle(&opened, kept));
+    HAL_CHECK_OK(halQueryEvent(opened));
+    HAL_CHECK_OK(halDestroyEvent(opened));
+
+    REQUIRE(cts::ipc::send(child.toChild(), cts::ipc::makeMessage("done"), &error));
+    REQUIRE(child.wait(20s, &error) == 0);
+    const halError exited = halIpcOpenEventHandle(&opened, kept);
+    CHECK(exited != HAL_SUCCESS);
+    if (cpu) CHECK(exited == HAL_ERROR_NOT_FOUND);
+}

@@ -93,6 +93,8 @@ void reader(int in, int out) {
     halEvent filled = nullptr, written = nullptr;
     CHILD_REQUIRE(halIpcOpenEventHandle(&filled, filledHandle));
     CHILD_REQUIRE(halIpcOpenEventHandle(&written, writtenHandle));
+    float milliseconds = 0;  // opened events never time
+    CHILD_EXPECT(halEventElapsedTime(&milliseconds, filled, written), HAL_ERROR_INVALID_VALUE);
     halStream stream = nullptr;
     CHILD_REQUIRE(halCreateStream(&stream));
 
@@ -149,6 +151,27 @@ void exporter(int in, int out) {
     if (std::strcmp(done.what, "done") != 0) throw Failed{"expected 'done' from the parent"};
 }
 
+// Exports two interprocess events and destroys the second; sends both handles, and exits
+// without destroying the first once the parent is done.
+void eventExporter(int in, int out) {
+    halEvent kept = nullptr;
+    halEvent destroyed = nullptr;
+    const uint32_t flags = HAL_EVENT_INTERPROCESS | HAL_EVENT_DISABLE_TIMING;
+    CHILD_REQUIRE(halCreateEventWithFlag(&kept, flags));
+    CHILD_REQUIRE(halCreateEventWithFlag(&destroyed, flags));
+    Message message = makeMessage("handles");
+    halIpcEventHandle handle;
+    CHILD_REQUIRE(halIpcGetEventHandle(&handle, kept));
+    std::memcpy(message.handles[0], handle.reserved, sizeof handle.reserved);
+    CHILD_REQUIRE(halIpcGetEventHandle(&handle, destroyed));
+    std::memcpy(message.handles[1], handle.reserved, sizeof handle.reserved);
+    CHILD_REQUIRE(halDestroyEvent(destroyed));
+    std::string error;
+    if (!send(out, message, &error)) throw Failed{error};
+    const Message done = receiveOrThrow(in);
+    if (std::strcmp(done.what, "done") != 0) throw Failed{"expected 'done' from the parent"};
+}
+
 }  // namespace
 
 int runChild(const char* assignment) {
@@ -163,6 +186,8 @@ int runChild(const char* assignment) {
             reader(in, out);
         } else if (std::strcmp(role, "exporter") == 0) {
             exporter(in, out);
+        } else if (std::strcmp(role, "event-exporter") == 0) {
+            eventExporter(in, out);
         } else {
             throw Failed{std::string("unknown role '") + role + "'"};
         }

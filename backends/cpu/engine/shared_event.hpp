@@ -1,18 +1,16 @@
 // The state of a HAL_EVENT_INTERPROCESS event, kept in a page of shared memory that every
-// process holding the event maps: how many records were made (in any process) and which of them
-// has completed. A record takes the next generation and enqueues a command that publishes it
-// when the stream reaches it; waiters compare generations and sleep on a futex that is not
-// private to the process, so a publication in one process wakes waiters in the others.
+// process holding the event maps (support/shared_generations.hpp). A record takes the next
+// generation and enqueues a command that publishes it when the stream reaches it.
 #ifndef POLYHAL_BACKENDS_CPU_ENGINE_SHARED_EVENT_HPP_
 #define POLYHAL_BACKENDS_CPU_ENGINE_SHARED_EVENT_HPP_
 
 #include <polyhal/plugin.h>
 
-#include <atomic>
 #include <cstdint>
 #include <memory>
 
 #include "engine/shared_memory.hpp"
+#include "support/shared_generations.hpp"
 
 namespace polyhal::cpu {
 
@@ -26,27 +24,16 @@ class SharedEventState {
 
     void exportTo(halPluginIpcHandle* handle) const { memory_->exportTo(handle); }
 
-    // A new record: its generation, to be published once the stream reaches it.
-    uint32_t beginRecord();
-    // The record `generation` has completed (generations may complete out of order across
-    // streams; the newest one published wins).
-    void publish(uint32_t generation);
-    // The generation of the latest record, 0 if none.
-    uint32_t latest() const;
-    // Has the record `generation` (or a later one) completed?
-    bool reached(uint32_t generation) const;
-    // Blocks until reached(generation).
-    void wait(uint32_t generation) const;
+    // As SharedGenerations.
+    uint32_t beginRecord() { return generations().beginRecord(); }
+    void publish(uint32_t generation) { generations().publish(generation); }
+    uint32_t latest() const { return generations().latest(); }
+    bool reached(uint32_t generation) const { return generations().reached(generation); }
+    void wait(uint32_t generation) const { generations().wait(generation); }
 
   private:
-    struct Page {
-        std::atomic<uint32_t> recorded;
-        std::atomic<uint32_t> completed;
-    };
-    static_assert(std::atomic<uint32_t>::is_always_lock_free, "shared atomics must be lock-free");
-
     explicit SharedEventState(std::unique_ptr<SharedMemory> memory) : memory_(std::move(memory)) {}
-    Page& page() const { return *static_cast<Page*>(memory_->data()); }
+    SharedGenerations& generations() const { return SharedGenerations::at(memory_->data()); }
 
     std::unique_ptr<SharedMemory> memory_;
 };

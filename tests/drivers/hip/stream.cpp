@@ -1,6 +1,7 @@
-// Streams, stream callbacks and events.
+// Streams, stream callbacks and events, interprocess events included.
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 
 #include "runtime.hpp"
 
@@ -12,6 +13,16 @@ namespace {
 std::shared_ptr<Marker> lastRecord(hipEvent_t event) {
     std::lock_guard<std::mutex> lock(event->mutex);
     return event->last;
+}
+
+// Using an imported event after its exporter destroyed it is undefined in HIP.
+void requireExporterAlive(const char* function, hipEvent_t event) {
+    if (event->imported && event->shared->destroyed()) {
+        breach(kVendor,
+               "%s: event %p was opened with hipIpcOpenEventHandle and the exporting process "
+               "has destroyed it since",
+               function, static_cast<const void*>(event));
+    }
 }
 
 }  // namespace
@@ -71,6 +82,11 @@ hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int
     requireLive(__func__, stream, kStream);
     requireLive(__func__, event, kEvent);
     if (flags != 0) return hipErrorInvalidValue;
+    if (event->shared) {
+        requireExporterAlive(__func__, event);
+        event->shared->enqueueWait(stream->timeline);
+        return hipSuccess;
+    }
     if (std::shared_ptr<Marker> last = lastRecord(event)) stream->timeline.waitFor(std::move(last));
     return hipSuccess;
 }
@@ -102,16 +118,26 @@ hipError_t hipEventCreateWithFlags(hipEvent_t* handle, unsigned flags) {
     if ((flags & ~(hipEventBlockingSync | hipEventDisableTiming | hipEventInterprocess)) != 0) {
         return hipErrorInvalidValue;
     }
-    auto* event = new ihipEvent_t{currentDevice(), flags, {}, nullptr};
+    std::shared_ptr<IpcEvent> shared;
+    if ((flags & hipEventInterprocess) != 0) {
+        // The runtime's documented requirement for an interprocess event.
+        if ((flags & hipEventDisableTiming) == 0) return hipErrorInvalidValue;
+        shared = IpcEvent::create();
+        if (shared == nullptr) return hipErrorOutOfMemory;
+    }
+    auto* event = new ihipEvent_t{currentDevice(), flags, {}, nullptr, std::move(shared)};
     g_handles.add(event, kEvent);
     *handle = event;
     return hipSuccess;
 }
 
+// The exporter's destruction of an interprocess event ends its use in the processes that opened
+// it.
 hipError_t hipEventDestroy(hipEvent_t event) {
     ENTER();
     requireLive(__func__, event, kEvent);
     g_handles.remove(event);
+    if (event->shared && !event->imported) event->shared->markDestroyed();
     delete event;
     return hipSuccess;
 }
@@ -121,6 +147,11 @@ hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream) {
     requireLive(__func__, event, kEvent);
     requireLive(__func__, stream, kStream);
     requireSameDevice(__func__, event->device, "the event", stream->device, "the stream");
+    if (event->shared) {
+        requireExporterAlive(__func__, event);
+        event->shared->record(stream->timeline);
+        return hipSuccess;
+    }
     std::shared_ptr<Marker> marker = stream->timeline.mark();
     std::lock_guard<std::mutex> lock(event->mutex);
     event->last = std::move(marker);
@@ -130,6 +161,10 @@ hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream) {
 hipError_t hipEventQuery(hipEvent_t event) {
     ENTER();
     requireLive(__func__, event, kEvent);
+    if (event->shared) {
+        requireExporterAlive(__func__, event);
+        return event->shared->done() ? hipSuccess : hipErrorNotReady;
+    }
     const std::shared_ptr<Marker> last = lastRecord(event);
     return last && !last->done() ? hipErrorNotReady : hipSuccess;
 }
@@ -137,7 +172,12 @@ hipError_t hipEventQuery(hipEvent_t event) {
 hipError_t hipEventSynchronize(hipEvent_t event) {
     ENTER();
     requireLive(__func__, event, kEvent);
-    if (const std::shared_ptr<Marker> last = lastRecord(event)) last->wait();
+    if (event->shared) {
+        requireExporterAlive(__func__, event);
+        event->shared->synchronize();
+    } else if (const std::shared_ptr<Marker> last = lastRecord(event)) {
+        last->wait();
+    }
     return hipSuccess;
 }
 
@@ -152,6 +192,51 @@ hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_t end) {
     if (!first || !second) return hipErrorInvalidHandle;
     if (!first->done() || !second->done()) return hipErrorNotReady;
     *ms = std::chrono::duration<float, std::milli>(second->time() - first->time()).count();
+    return hipSuccess;
+}
+
+// ---- Interprocess events ----
+
+static_assert(sizeof(IpcName) <= sizeof(hipIpcEventHandle_t), "a name must fit the handle");
+
+// Only an event created with hipEventInterprocess (and so hipEventDisableTiming) is exported.
+hipError_t hipIpcGetEventHandle(hipIpcEventHandle_t* handle, hipEvent_t event) {
+    ENTER();
+    requireLive(__func__, event, kEvent);
+    if (handle == nullptr) return hipErrorInvalidValue;
+    if (!event->shared) {
+        breach(kVendor, "hipIpcGetEventHandle: event %p was created without hipEventInterprocess",
+               static_cast<const void*>(event));
+    }
+    requireExporterAlive(__func__, event);
+    const IpcName name = event->shared->name(event->device);
+    std::memset(handle, 0, sizeof *handle);
+    std::memcpy(handle, &name, sizeof name);
+    return hipSuccess;
+}
+
+// The opened event belongs to the current device and behaves as one created with
+// hipEventDisableTiming; a handle exported by this very process is refused, as HIP documents.
+hipError_t hipIpcOpenEventHandle(hipEvent_t* handle, hipIpcEventHandle_t exported) {
+    ENTER();
+    if (handle == nullptr) return hipErrorInvalidValue;
+    IpcName name;
+    std::memcpy(&name, &exported, sizeof name);
+    std::shared_ptr<IpcEvent> shared;
+    switch (IpcEvent::open(name, &shared)) {
+    case IpcOpenStatus::kOpened: break;
+    case IpcOpenStatus::kSameProcess: return hipErrorInvalidContext;
+    case IpcOpenStatus::kGone:
+    case IpcOpenStatus::kNotAName: return hipErrorInvalidValue;
+    }
+    auto* event = new ihipEvent_t{currentDevice(),
+                                  hipEventInterprocess | hipEventDisableTiming,
+                                  {},
+                                  nullptr,
+                                  std::move(shared),
+                                  true};
+    g_handles.add(event, kEvent);
+    *handle = event;
     return hipSuccess;
 }
 

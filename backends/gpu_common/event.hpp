@@ -22,9 +22,10 @@ constexpr unsigned vendorEventFlags(uint32_t flags) noexcept {
     return vendorFlags;
 }
 
-template <class Api>
-halError eventCreate(halPluginDevice deviceHandle, uint32_t flags,
-                     halPluginEvent* handle) noexcept {
+// An event of `device` whose vendor event `makeNative(&native)` makes, with the device current.
+template <class Api, class MakeNative>
+halError newEvent(halPluginDevice deviceHandle, const MakeNative& makeNative,
+                  halPluginEvent* handle) noexcept {
     const Device<Api>* device = &plugin::fromHandle<Device<Api>>(deviceHandle);
     auto event = std::unique_ptr<Event<Api>>(new (std::nothrow) Event<Api>{device, {}});
     if (event == nullptr) {
@@ -32,12 +33,19 @@ halError eventCreate(halPluginDevice deviceHandle, uint32_t flags,
     }
     const CurrentDevice<Api> current(*device);
     if (halError error = current.error()) return error;
-    if (halError error =
-            call<Api>(Api::symbols.eventCreate, &event->native, vendorEventFlags<Api>(flags))) {
-        return error;
-    }
+    if (halError error = makeNative(&event->native)) return error;
     *handle = plugin::toHandle(event.release());
     return HAL_SUCCESS;
+}
+
+template <class Api>
+halError eventCreate(halPluginDevice device, uint32_t flags, halPluginEvent* handle) noexcept {
+    return newEvent<Api>(
+        device,
+        [flags](typename Api::Event* native) noexcept {
+            return call<Api>(Api::symbols.eventCreate, native, vendorEventFlags<Api>(flags));
+        },
+        handle);
 }
 
 // A pending event may be destroyed: the vendor keeps the waits already enqueued on it. As in
@@ -125,23 +133,17 @@ halError ipcEventGetHandle(halPluginEvent handle, halPluginIpcHandle* out) noexc
 // The vendor's opened event behaves as one created with timing disabled: it is recorded, waited
 // for, queried and synchronised like the others, in the device that opened it.
 template <class Api>
-halError ipcEventOpenHandle(halPluginDevice deviceHandle, const halPluginIpcHandle* in,
+halError ipcEventOpenHandle(halPluginDevice device, const halPluginIpcHandle* in,
                             halPluginEvent* handle) noexcept {
     if (halError error = requireIpcEvents<Api>()) return error;
-    const Device<Api>* device = &plugin::fromHandle<Device<Api>>(deviceHandle);
-    auto event = std::unique_ptr<Event<Api>>(new (std::nothrow) Event<Api>{device, {}});
-    if (event == nullptr) {
-        return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "no host memory for an event");
-    }
-    const CurrentDevice<Api> current(*device);
-    if (halError error = current.error()) return error;
     typename Api::IpcEventHandle imported;
     std::memcpy(&imported, in->bytes, sizeof imported);
-    if (halError error = call<Api>(Api::symbols.ipcOpenEventHandle, &event->native, imported)) {
-        return error;
-    }
-    *handle = plugin::toHandle(event.release());
-    return HAL_SUCCESS;
+    return newEvent<Api>(
+        device,
+        [&imported](typename Api::Event* native) noexcept {
+            return call<Api>(Api::symbols.ipcOpenEventHandle, native, imported);
+        },
+        handle);
 }
 
 }  // namespace polyhal::gpu

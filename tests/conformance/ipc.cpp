@@ -16,6 +16,19 @@ bool has(uint64_t capability) {
     return (cts::deviceProperties().capabilities & capability) != 0;
 }
 
+// The handles the role of `child` sends first.
+cts::ipc::Message receiveHandles(const cts::ipc::Child& child) {
+    REQUIRE(child.started());
+    cts::ipc::Message message;
+    std::string error;
+    const bool received = cts::ipc::receive(child.fromChild(), &message, 20s, &error);
+    INFO(error);
+    REQUIRE(received);
+    INFO("child: " << message.what << " " << message.text);
+    REQUIRE(std::string(message.what) == "handles");
+    return message;
+}
+
 }  // namespace
 
 TEST_CASE("a backend without IPC says NOT_SUPPORTED", "[ipc]") {
@@ -182,13 +195,8 @@ TEST_CASE("a handle cannot be opened once its exporter released the memory or ex
           "[ipc][process]") {
     CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_IPC_MEMORY);
     cts::ipc::Child child("exporter");
-    REQUIRE(child.started());
-    cts::ipc::Message message;
+    const cts::ipc::Message message = receiveHandles(child);
     std::string error;
-    INFO(error);
-    REQUIRE(cts::ipc::receive(child.fromChild(), &message, 20s, &error));
-    INFO("child: " << message.what << " " << message.text);
-    REQUIRE(std::string(message.what) == "handles");
     halIpcMemHandle kept, freed;
     std::memcpy(kept.reserved, message.handles[0], sizeof kept.reserved);
     std::memcpy(freed.reserved, message.handles[1], sizeof freed.reserved);
@@ -220,13 +228,8 @@ TEST_CASE("an event handle cannot be opened once its exporter destroyed the even
           "[ipc][process][event]") {
     CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_IPC_EVENTS);
     cts::ipc::Child child("event-exporter");
-    REQUIRE(child.started());
-    cts::ipc::Message message;
+    const cts::ipc::Message message = receiveHandles(child);
     std::string error;
-    INFO(error);
-    REQUIRE(cts::ipc::receive(child.fromChild(), &message, 20s, &error));
-    INFO("child: " << message.what << " " << message.text);
-    REQUIRE(std::string(message.what) == "handles");
     halIpcEventHandle kept, destroyed;
     std::memcpy(kept.reserved, message.handles[0], sizeof kept.reserved);
     std::memcpy(destroyed.reserved, message.handles[1], sizeof destroyed.reserved);

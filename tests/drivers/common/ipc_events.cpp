@@ -26,7 +26,7 @@ std::shared_ptr<IpcEvent> IpcEvent::create() {
         return nullptr;
     }
     return std::shared_ptr<IpcEvent>(
-        new IpcEvent(file, static_cast<Page*>(page), static_cast<uint64_t>(info.st_ino)));
+        new IpcEvent(file, static_cast<Page*>(page), static_cast<uint64_t>(info.st_ino), false));
 }
 
 IpcOpenStatus IpcEvent::open(const IpcName& name, std::shared_ptr<IpcEvent>* opened) {
@@ -41,7 +41,7 @@ IpcOpenStatus IpcEvent::open(const IpcName& name, std::shared_ptr<IpcEvent>* ope
         close(file);
         return IpcOpenStatus::kGone;
     }
-    opened->reset(new IpcEvent(file, static_cast<Page*>(page), name.inode));
+    opened->reset(new IpcEvent(file, static_cast<Page*>(page), name.inode, true));
     return IpcOpenStatus::kOpened;
 }
 
@@ -76,12 +76,17 @@ void IpcEvent::synchronize() const {
     page_->generations.wait(page_->generations.latest());
 }
 
-void IpcEvent::markDestroyed() {
-    page_->destroyed.store(1);
+void IpcEvent::destroyed() {
+    if (!imported_) page_->exporterDestroyed.store(1);
 }
 
-bool IpcEvent::destroyed() const {
-    return page_->destroyed.load() != 0;
+void IpcEvent::requireUsable(const char* vendor, const char* function) const {
+    if (imported_ && page_->exporterDestroyed.load() != 0) {
+        breach(vendor,
+               "%s: the event was opened from an IPC handle, and the exporting process has "
+               "destroyed it since",
+               function);
+    }
 }
 
 }  // namespace polyhal::doubles

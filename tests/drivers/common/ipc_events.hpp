@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "ipc_mappings.hpp"
+#include "rules.hpp"
 #include "support/shared_generations.hpp"
 #include "timeline.hpp"
 
@@ -41,22 +42,26 @@ class IpcEvent : public std::enable_shared_from_this<IpcEvent> {
     // Blocks the calling thread until done().
     void synchronize() const;
 
-    // The exporter destroyed its event: every process's later use of it is undefined in the
-    // vendors' documentation, so the doubles refuse it.
-    void markDestroyed();
-    bool destroyed() const;
+    // This process destroyed its event. The exporter's destruction ends the event in every
+    // process: the vendors leave any later use of an opened event undefined.
+    void destroyed();
+    // Breaks the run (as `vendor`, in `function`) where this process opened the event and the
+    // exporter has destroyed it since.
+    void requireUsable(const char* vendor, const char* function) const;
 
   private:
     struct Page {
         SharedGenerations generations;
-        std::atomic<uint32_t> destroyed;
+        std::atomic<uint32_t> exporterDestroyed;
     };
 
-    IpcEvent(int file, Page* page, uint64_t inode) : file_(file), page_(page), inode_(inode) {}
+    IpcEvent(int file, Page* page, uint64_t inode, bool imported)
+        : file_(file), page_(page), inode_(inode), imported_(imported) {}
 
     int file_;  // kept open while the event lives, so that importers can open it
     Page* page_;
     uint64_t inode_;
+    bool imported_;  // opened from another process's handle
 };
 
 }  // namespace polyhal::doubles

@@ -70,10 +70,8 @@ struct CUevent_st {
     unsigned flags;
     std::mutex mutex;
     std::shared_ptr<polyhal::doubles::Marker> last;  // the point captured by the last record
-    // An interprocess event keeps its records here instead (shared with other processes); an
-    // imported one was opened with cuIpcOpenEventHandle.
+    // An interprocess event keeps its records here instead, shared with other processes.
     std::shared_ptr<polyhal::doubles::IpcEvent> shared;
-    bool imported = false;
 };
 
 struct CUfunc_st {

@@ -7,20 +7,6 @@
 using namespace polyhal::doubles;
 using namespace polyhal::doubles::cuda;
 
-namespace {
-
-// Using an imported event after its exporter destroyed it is undefined in CUDA.
-void requireExporterAlive(const char* function, CUevent event) {
-    if (event->imported && event->shared->destroyed()) {
-        breach(kVendor,
-               "%s: event %p was opened with cuIpcOpenEventHandle and the exporting process "
-               "has destroyed it since",
-               function, static_cast<const void*>(event));
-    }
-}
-
-}  // namespace
-
 extern "C" {
 
 // ---- Streams ----
@@ -79,7 +65,7 @@ CUresult CUDAAPI cuStreamWaitEvent(CUstream handle, CUevent event, unsigned int 
     requireLive(__func__, event, kEvent);
     if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
     if (event->shared) {
-        requireExporterAlive(__func__, event);
+        event->shared->requireUsable(kVendor, __func__);
         event->shared->enqueueWait(stream->timeline);
         return CUDA_SUCCESS;
     }
@@ -128,7 +114,7 @@ CUresult CUDAAPI cuEventDestroy(CUevent event) {
     ENTER();
     requireLive(__func__, event, kEvent);
     g_handles.remove(event);
-    if (event->shared && !event->imported) event->shared->markDestroyed();
+    if (event->shared) event->shared->destroyed();
     delete event;
     return CUDA_SUCCESS;
 }
@@ -139,7 +125,7 @@ CUresult CUDAAPI cuEventRecord(CUevent event, CUstream handle) {
     requireLive(__func__, event, kEvent);
     requireOwnContext(__func__, event->context, "the event");
     if (event->shared) {
-        requireExporterAlive(__func__, event);
+        event->shared->requireUsable(kVendor, __func__);
         event->shared->record(stream->timeline);
         return CUDA_SUCCESS;
     }
@@ -158,7 +144,7 @@ CUresult CUDAAPI cuEventQuery(CUevent event) {
     ENTER();
     requireLive(__func__, event, kEvent);
     if (event->shared) {
-        requireExporterAlive(__func__, event);
+        event->shared->requireUsable(kVendor, __func__);
         if (!event->shared->done()) return CUDA_ERROR_NOT_READY;
         return event->context->sticky.load();
     }
@@ -171,7 +157,7 @@ CUresult CUDAAPI cuEventSynchronize(CUevent event) {
     ENTER();
     requireLive(__func__, event, kEvent);
     if (event->shared) {
-        requireExporterAlive(__func__, event);
+        event->shared->requireUsable(kVendor, __func__);
         event->shared->synchronize();
     } else if (const std::shared_ptr<Marker> last = lastRecord(event)) {
         last->wait();
@@ -218,7 +204,7 @@ CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle* handle, CUevent event) {
         breach(kVendor, "cuIpcGetEventHandle: event %p was created without CU_EVENT_INTERPROCESS",
                static_cast<const void*>(event));
     }
-    requireExporterAlive(__func__, event);
+    event->shared->requireUsable(kVendor, __func__);
     const IpcName name = event->shared->name(event->context->device);
     std::memset(handle, 0, sizeof *handle);
     std::memcpy(handle, &name, sizeof name);
@@ -241,8 +227,7 @@ CUresult CUDAAPI cuIpcOpenEventHandle(CUevent* handle, CUipcEventHandle exported
     case IpcOpenStatus::kNotAName: return CUDA_ERROR_INVALID_VALUE;
     }
     auto* event = new CUevent_st{
-        context, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING, {}, nullptr, std::move(shared),
-        true};
+        context, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING, {}, nullptr, std::move(shared)};
     g_handles.add(event, kEvent);
     *handle = event;
     return CUDA_SUCCESS;

@@ -49,10 +49,8 @@ struct ihipEvent_t {
     unsigned flags;
     std::mutex mutex;
     std::shared_ptr<polyhal::doubles::Marker> last;
-    // An interprocess event keeps its records here instead (shared with other processes); an
-    // imported one was opened with hipIpcOpenEventHandle.
+    // An interprocess event keeps its records here instead, shared with other processes.
     std::shared_ptr<polyhal::doubles::IpcEvent> shared;
-    bool imported = false;
 };
 
 struct ihipModuleSymbol_t {

@@ -15,16 +15,6 @@ std::shared_ptr<Marker> lastRecord(hipEvent_t event) {
     return event->last;
 }
 
-// Using an imported event after its exporter destroyed it is undefined in HIP.
-void requireExporterAlive(const char* function, hipEvent_t event) {
-    if (event->imported && event->shared->destroyed()) {
-        breach(kVendor,
-               "%s: event %p was opened with hipIpcOpenEventHandle and the exporting process "
-               "has destroyed it since",
-               function, static_cast<const void*>(event));
-    }
-}
-
 }  // namespace
 
 extern "C" {
@@ -83,7 +73,7 @@ hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int
     requireLive(__func__, event, kEvent);
     if (flags != 0) return hipErrorInvalidValue;
     if (event->shared) {
-        requireExporterAlive(__func__, event);
+        event->shared->requireUsable(kVendor, __func__);
         event->shared->enqueueWait(stream->timeline);
         return hipSuccess;
     }
@@ -137,7 +127,7 @@ hipError_t hipEventDestroy(hipEvent_t event) {
     ENTER();
     requireLive(__func__, event, kEvent);
     g_handles.remove(event);
-    if (event->shared && !event->imported) event->shared->markDestroyed();
+    if (event->shared) event->shared->destroyed();
     delete event;
     return hipSuccess;
 }
@@ -148,7 +138,7 @@ hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream) {
     requireLive(__func__, stream, kStream);
     requireSameDevice(__func__, event->device, "the event", stream->device, "the stream");
     if (event->shared) {
-        requireExporterAlive(__func__, event);
+        event->shared->requireUsable(kVendor, __func__);
         event->shared->record(stream->timeline);
         return hipSuccess;
     }
@@ -162,7 +152,7 @@ hipError_t hipEventQuery(hipEvent_t event) {
     ENTER();
     requireLive(__func__, event, kEvent);
     if (event->shared) {
-        requireExporterAlive(__func__, event);
+        event->shared->requireUsable(kVendor, __func__);
         return event->shared->done() ? hipSuccess : hipErrorNotReady;
     }
     const std::shared_ptr<Marker> last = lastRecord(event);
@@ -173,7 +163,7 @@ hipError_t hipEventSynchronize(hipEvent_t event) {
     ENTER();
     requireLive(__func__, event, kEvent);
     if (event->shared) {
-        requireExporterAlive(__func__, event);
+        event->shared->requireUsable(kVendor, __func__);
         event->shared->synchronize();
     } else if (const std::shared_ptr<Marker> last = lastRecord(event)) {
         last->wait();
@@ -208,7 +198,7 @@ hipError_t hipIpcGetEventHandle(hipIpcEventHandle_t* handle, hipEvent_t event) {
         breach(kVendor, "hipIpcGetEventHandle: event %p was created without hipEventInterprocess",
                static_cast<const void*>(event));
     }
-    requireExporterAlive(__func__, event);
+    event->shared->requireUsable(kVendor, __func__);
     const IpcName name = event->shared->name(event->device);
     std::memset(handle, 0, sizeof *handle);
     std::memcpy(handle, &name, sizeof name);
@@ -233,8 +223,7 @@ hipError_t hipIpcOpenEventHandle(hipEvent_t* handle, hipIpcEventHandle_t exporte
                                   hipEventInterprocess | hipEventDisableTiming,
                                   {},
                                   nullptr,
-                                  std::move(shared),
-                                  true};
+                                  std::move(shared)};
     g_handles.add(event, kEvent);
     *handle = event;
     return hipSuccess;

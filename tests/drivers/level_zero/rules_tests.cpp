@@ -135,6 +135,15 @@ struct Session {
         return memory;
     }
 
+    // `memory` (a device allocation) exported and opened again, as another process would.
+    void* reopened(void* memory) const {
+        ze_ipc_mem_handle_t handle;
+        EXPECT_ZE(zeMemGetIpcHandle(context, memory, &handle));
+        void* opened = nullptr;
+        EXPECT_ZE(zeMemOpenIpcHandle(context, device, handle, 0, &opened));
+        return opened;
+    }
+
     // Kernel `name` of the CTS's SPIR-V image, with its group size set.
     ze_kernel_handle_t kernel(const char* name) const {
         std::ifstream file(POLYHAL_CTS_SPIRV, std::ios::binary);
@@ -440,34 +449,26 @@ TEST_CASE(
                          "was not opened with zeMemOpenIpcHandle");
     }
     SECTION("opened memory freed") {
-        expectBrokenRule(
-            runInChild([] {
-                Session session;
-                void* memory = session.deviceMemory(session.context, 4096);
-                ze_ipc_mem_handle_t handle;
-                EXPECT_ZE(zeMemGetIpcHandle(session.context, memory, &handle));
-                void* opened = nullptr;
-                EXPECT_ZE(zeMemOpenIpcHandle(session.context, session.device, handle, 0, &opened));
-                zeMemFree(session.context, opened);
-            }),
-            "never freed");
+        expectBrokenRule(runInChild([] {
+                             Session session;
+                             void* opened =
+                                 session.reopened(session.deviceMemory(session.context, 4096));
+                             zeMemFree(session.context, opened);
+                         }),
+                         "never freed");
     }
     SECTION("opened memory closed while a copy uses it") {
-        expectBrokenRule(
-            runInChild([] {
-                Session session;
-                void* memory = session.deviceMemory(session.context, 4096);
-                ze_ipc_mem_handle_t handle;
-                EXPECT_ZE(zeMemGetIpcHandle(session.context, memory, &handle));
-                void* opened = nullptr;
-                EXPECT_ZE(zeMemOpenIpcHandle(session.context, session.device, handle, 0, &opened));
-                ze_event_handle_t never = session.newEvent();
-                ze_command_list_handle_t list = session.newList();
-                EXPECT_ZE(zeCommandListAppendBarrier(list, nullptr, 1, &never));
-                EXPECT_ZE(
-                    zeCommandListAppendMemoryCopy(list, memory, opened, 64, nullptr, 0, nullptr));
-                zeMemCloseIpcHandle(session.context, opened);
-            }),
-            "is closed while 1 appended command(s) using it have not finished");
+        expectBrokenRule(runInChild([] {
+                             Session session;
+                             void* memory = session.deviceMemory(session.context, 4096);
+                             void* opened = session.reopened(memory);
+                             ze_event_handle_t never = session.newEvent();
+                             ze_command_list_handle_t list = session.newList();
+                             EXPECT_ZE(zeCommandListAppendBarrier(list, nullptr, 1, &never));
+                             EXPECT_ZE(zeCommandListAppendMemoryCopy(list, memory, opened, 64,
+                                                                     nullptr, 0, nullptr));
+                             zeMemCloseIpcHandle(session.context, opened);
+                         }),
+                         "is closed while 1 appended command(s) using it have not finished");
     }
 }

@@ -100,6 +100,8 @@ halError deviceGetInfo(halPluginDevice handle, halPluginDeviceInfo* info) {
     POLYHAL_ZE_RETURN_IF_ERROR(zeDriverGetIpcProperties, device.driver->handle, &ipc);
     uint64_t capabilities = deviceCapabilities(device.peerCopy);
     if ((ipc.flags & ZE_IPC_PROPERTY_FLAG_MEMORY) != 0) capabilities |= HAL_DEVICE_CAP_IPC_MEMORY;
+    // Interprocess events need no driver support (engine/shared_event_steps.hpp).
+    capabilities |= HAL_DEVICE_CAP_IPC_EVENTS;
     fillDeviceInfo(device.properties, device.compute, device.totalMemory, capabilities, info);
     return HAL_SUCCESS;
 }

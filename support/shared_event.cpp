@@ -1,9 +1,9 @@
 // Implements shared_event.hpp.
-#include "engine/shared_event.hpp"
+#include "support/shared_event.hpp"
 
 #include <unistd.h>
 
-namespace polyhal::cpu {
+namespace polyhal {
 
 namespace {
 
@@ -30,4 +30,4 @@ halError SharedEventState::open(const halPluginIpcHandle& handle,
     return HAL_SUCCESS;
 }
 
-}  // namespace polyhal::cpu
+}  // namespace polyhal

@@ -1,18 +1,19 @@
-// The state of a HAL_EVENT_INTERPROCESS event, kept in a page of shared memory that every
-// process holding the event maps (support/shared_generations.hpp). A record takes the next
-// generation and enqueues a command that publishes it when the stream reaches it.
-#ifndef POLYHAL_BACKENDS_CPU_ENGINE_SHARED_EVENT_HPP_
-#define POLYHAL_BACKENDS_CPU_ENGINE_SHARED_EVENT_HPP_
+// The state of a HAL_EVENT_INTERPROCESS event that a plugin keeps itself (cpu, level_zero), in a
+// page of shared memory that every process holding the event maps (shared_generations.hpp). A
+// record takes the next generation and enqueues work that publishes it when the stream reaches
+// it; a wait enqueues work that holds the stream until the generation it saw is published.
+#ifndef POLYHAL_SUPPORT_SHARED_EVENT_HPP_
+#define POLYHAL_SUPPORT_SHARED_EVENT_HPP_
 
 #include <polyhal/plugin.h>
 
 #include <cstdint>
 #include <memory>
 
-#include "engine/shared_memory.hpp"
 #include "support/shared_generations.hpp"
+#include "support/shared_memory.hpp"
 
-namespace polyhal::cpu {
+namespace polyhal {
 
 class SharedEventState {
   public:
@@ -38,6 +39,6 @@ class SharedEventState {
     std::unique_ptr<SharedMemory> memory_;
 };
 
-}  // namespace polyhal::cpu
+}  // namespace polyhal
 
-#endif  // POLYHAL_BACKENDS_CPU_ENGINE_SHARED_EVENT_HPP_
+#endif  // POLYHAL_SUPPORT_SHARED_EVENT_HPP_

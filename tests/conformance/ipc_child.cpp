@@ -158,8 +158,8 @@ void exporter(int in, int out) {
     awaitDone(in);
 }
 
-// Exports two interprocess events and destroys the second; sends both handles, and exits
-// without destroying the first once the parent is done.
+// Exports two interprocess events and destroys the second; sends both handles, and destroys the
+// first and exits once the parent is done.
 void eventExporter(int in, int out) {
     halEvent kept = nullptr;
     halEvent destroyed = nullptr;
@@ -175,6 +175,7 @@ void eventExporter(int in, int out) {
     CHILD_REQUIRE(halDestroyEvent(destroyed));
     sendOrThrow(out, message);
     awaitDone(in);
+    CHILD_REQUIRE(halDestroyEvent(kept));
 }
 
 }  // namespace

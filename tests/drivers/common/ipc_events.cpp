@@ -1,3 +1,4 @@
+// Implements ipc_events.hpp.
 #include "ipc_events.hpp"
 
 #include <sys/mman.h>

@@ -39,10 +39,12 @@ struct CudaApi {
     using DevicePointer = CUdeviceptr;
     using JitOption = CUjit_option;
     using IpcMemHandle = CUipcMemHandle;
+    using IpcEventHandle = CUipcEventHandle;
 
     static constexpr unsigned kStreamNonBlocking = CU_STREAM_NON_BLOCKING;
     static constexpr unsigned kEventDisableTiming = CU_EVENT_DISABLE_TIMING;
     static constexpr unsigned kEventBlockingSync = CU_EVENT_BLOCKING_SYNC;
+    static constexpr unsigned kEventInterprocess = CU_EVENT_INTERPROCESS;
     static constexpr unsigned kHostAllocPortable = CU_MEMHOSTALLOC_PORTABLE;
     static constexpr unsigned kIpcMemLazyEnablePeerAccess = CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS;
     static constexpr CUdevice_attribute kAttributeComputeUnits =

@@ -68,7 +68,9 @@
     X(launchKernel,          cuLaunchKernel)                                         \
     OPTIONAL(ipcGetMemHandle,   cuIpcGetMemHandle)                                   \
     OPTIONAL(ipcOpenMemHandle,  cuIpcOpenMemHandle)                                  \
-    OPTIONAL(ipcCloseMemHandle, cuIpcCloseMemHandle)
+    OPTIONAL(ipcCloseMemHandle, cuIpcCloseMemHandle)                                 \
+    OPTIONAL(ipcGetEventHandle,  cuIpcGetEventHandle)                                \
+    OPTIONAL(ipcOpenEventHandle, cuIpcOpenEventHandle)
 // clang-format on
 
 namespace polyhal::cuda {

@@ -10,6 +10,7 @@
 #include "gpu_common/engine/current_device.hpp"
 #include "gpu_common/engine/objects.hpp"
 #include "gpu_common/engine/vendor_call.hpp"
+#include "gpu_common/event.hpp"
 #include "gpu_common/memory.hpp"
 
 namespace polyhal::gpu {
@@ -95,6 +96,7 @@ halError deviceGetInfo(halPluginDevice handle, halPluginDeviceInfo* info) noexce
                           HAL_DEVICE_CAP_KERNELS | HAL_DEVICE_CAP_NATIVE_HANDLES |
                           HAL_DEVICE_CAP_PEER_COPY;
     if (hasIpcMemory<Api>()) filled.capabilities |= HAL_DEVICE_CAP_IPC_MEMORY;
+    if (hasIpcEvents<Api>()) filled.capabilities |= HAL_DEVICE_CAP_IPC_EVENTS;
     queryStreamPriorities(device, &filled.leastStreamPriority, &filled.greatestStreamPriority);
     if (filled.leastStreamPriority != filled.greatestStreamPriority) {
         filled.capabilities |= HAL_DEVICE_CAP_STREAM_PRIORITIES;

@@ -9,7 +9,7 @@
 //                                                  the vendor's status type and some of its values
 //   toHalError(Result), describe(Result, &name, &text)
 //   NativeDevice, Context, Stream, Event, Module, Function, DevicePointer, JitOption,
-//   IpcMemHandle
+//   IpcMemHandle, IpcEventHandle
 //   symbols                                        the symbol table whose roles the entries
 //                                                  call (support/symbol_table.hpp)
 //   retainContext(), releaseContext()              what a device in use holds (CUDA: its primary
@@ -21,7 +21,8 @@
 //   memcpyAsync(), memcpy2DAsync(), launchHostFunc()
 //                                                  what the vendors do in different ways
 //   checkArguments(), allowDynamicSharedMemory()   what a launch checks and sets up first
-//   kStreamNonBlocking, kEventDisableTiming, kEventBlockingSync, kHostAllocPortable,
+//   kStreamNonBlocking, kEventDisableTiming, kEventBlockingSync, kEventInterprocess,
+//   kHostAllocPortable,
 //   kIpcMemLazyEnablePeerAccess,
 //   kAttributeComputeUnits, kAttributeMaxThreadsPerBlock, kAttributeMaxSharedMemoryPerBlock,
 //   kAttributeMemoryPoolsSupported, kJitErrorLogBuffer, kJitErrorLogBufferSize

@@ -1,7 +1,8 @@
-// Event entries.
+// Event entries, and events shared with other processes.
 #ifndef POLYHAL_BACKENDS_GPU_COMMON_EVENT_HPP_
 #define POLYHAL_BACKENDS_GPU_COMMON_EVENT_HPP_
 
+#include <cstring>
 #include <memory>
 #include <new>
 
@@ -17,12 +18,14 @@ constexpr unsigned vendorEventFlags(uint32_t flags) noexcept {
     unsigned vendorFlags = 0;
     if (flags & HAL_EVENT_DISABLE_TIMING) vendorFlags |= Api::kEventDisableTiming;
     if (flags & HAL_EVENT_BLOCKING_SYNC) vendorFlags |= Api::kEventBlockingSync;
+    if (flags & HAL_EVENT_INTERPROCESS) vendorFlags |= Api::kEventInterprocess;
     return vendorFlags;
 }
 
-template <class Api>
-halError eventCreate(halPluginDevice deviceHandle, uint32_t flags,
-                     halPluginEvent* handle) noexcept {
+// An event of `device` whose vendor event `makeNative(&native)` makes, with the device current.
+template <class Api, class MakeNative>
+halError newEvent(halPluginDevice deviceHandle, const MakeNative& makeNative,
+                  halPluginEvent* handle) noexcept {
     const Device<Api>* device = &plugin::fromHandle<Device<Api>>(deviceHandle);
     auto event = std::unique_ptr<Event<Api>>(new (std::nothrow) Event<Api>{device, {}});
     if (event == nullptr) {
@@ -30,12 +33,19 @@ halError eventCreate(halPluginDevice deviceHandle, uint32_t flags,
     }
     const CurrentDevice<Api> current(*device);
     if (halError error = current.error()) return error;
-    if (halError error =
-            call<Api>(Api::symbols.eventCreate, &event->native, vendorEventFlags<Api>(flags))) {
-        return error;
-    }
+    if (halError error = makeNative(&event->native)) return error;
     *handle = plugin::toHandle(event.release());
     return HAL_SUCCESS;
+}
+
+template <class Api>
+halError eventCreate(halPluginDevice device, uint32_t flags, halPluginEvent* handle) noexcept {
+    return newEvent<Api>(
+        device,
+        [flags](typename Api::Event* native) noexcept {
+            return call<Api>(Api::symbols.eventCreate, native, vendorEventFlags<Api>(flags));
+        },
+        handle);
 }
 
 // A pending event may be destroyed: the vendor keeps the waits already enqueued on it. As in
@@ -82,6 +92,58 @@ halError eventElapsedTime(float* ms, halPluginEvent startHandle,
     const CurrentDevice<Api> current(*start.device);
     if (halError error = current.error()) return error;
     return call<Api>(Api::symbols.eventElapsedTime, ms, start.native, end.native);
+}
+
+// Sharing events with other processes: the vendor's IPC event handles (cuIpcGetEventHandle,
+// cuIpcOpenEventHandle and HIP's same-named calls), carried as they are in the plugin's part of
+// polyhal's handle. The core creates such events with HAL_EVENT_INTERPROCESS and
+// HAL_EVENT_DISABLE_TIMING, as the vendors require. Drivers that lack the calls leave
+// HAL_DEVICE_CAP_IPC_EVENTS unset (deviceGetInfo).
+template <class Api>
+bool hasIpcEvents() noexcept {
+    const auto& vendor = Api::symbols;
+    return vendor.ipcGetEventHandle.address != nullptr &&
+           vendor.ipcOpenEventHandle.address != nullptr;
+}
+
+template <class Api>
+halError requireIpcEvents() noexcept {
+    if (hasIpcEvents<Api>()) return HAL_SUCCESS;
+    return plugin::fail(HAL_ERROR_NOT_SUPPORTED, "%s lacks %s or %s", Api::kLibraryDescription,
+                        Api::symbols.ipcGetEventHandle.name, Api::symbols.ipcOpenEventHandle.name);
+}
+
+template <class Api>
+halError ipcEventGetHandle(halPluginEvent handle, halPluginIpcHandle* out) noexcept {
+    static_assert(sizeof(typename Api::IpcEventHandle) <= sizeof out->bytes,
+                  "the vendor's handle must fit the plugin's part");
+    if (halError error = requireIpcEvents<Api>()) return error;
+    const Event<Api>& event = plugin::fromHandle<Event<Api>>(handle);
+    const CurrentDevice<Api> current(*event.device);
+    if (halError error = current.error()) return error;
+    typename Api::IpcEventHandle exported{};
+    if (halError error = call<Api>(Api::symbols.ipcGetEventHandle, &exported, event.native)) {
+        return error;
+    }
+    std::memset(out->bytes, 0, sizeof out->bytes);
+    std::memcpy(out->bytes, &exported, sizeof exported);
+    return HAL_SUCCESS;
+}
+
+// The vendor's opened event behaves as one created with timing disabled: it is recorded, waited
+// for, queried and synchronised like the others, in the device that opened it.
+template <class Api>
+halError ipcEventOpenHandle(halPluginDevice device, const halPluginIpcHandle* in,
+                            halPluginEvent* handle) noexcept {
+    if (halError error = requireIpcEvents<Api>()) return error;
+    typename Api::IpcEventHandle imported;
+    std::memcpy(&imported, in->bytes, sizeof imported);
+    return newEvent<Api>(
+        device,
+        [&imported](typename Api::Event* native) noexcept {
+            return call<Api>(Api::symbols.ipcOpenEventHandle, native, imported);
+        },
+        handle);
 }
 
 }  // namespace polyhal::gpu

@@ -50,10 +50,12 @@ struct HipApi {
     using DevicePointer = void*;
     using JitOption = hipJitOption;
     using IpcMemHandle = hipIpcMemHandle_t;
+    using IpcEventHandle = hipIpcEventHandle_t;
 
     static constexpr unsigned kStreamNonBlocking = hipStreamNonBlocking;
     static constexpr unsigned kEventDisableTiming = hipEventDisableTiming;
     static constexpr unsigned kEventBlockingSync = hipEventBlockingSync;
+    static constexpr unsigned kEventInterprocess = hipEventInterprocess;
     static constexpr unsigned kHostAllocPortable = hipHostMallocPortable;
     static constexpr unsigned kIpcMemLazyEnablePeerAccess = hipIpcMemLazyEnablePeerAccess;
     static constexpr hipDeviceAttribute_t kAttributeComputeUnits =

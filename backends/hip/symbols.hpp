@@ -67,7 +67,9 @@
     X(launchKernel,          hipModuleLaunchKernel)              \
     OPTIONAL(ipcGetMemHandle,   hipIpcGetMemHandle)              \
     OPTIONAL(ipcOpenMemHandle,  hipIpcOpenMemHandle)             \
-    OPTIONAL(ipcCloseMemHandle, hipIpcCloseMemHandle)
+    OPTIONAL(ipcCloseMemHandle, hipIpcCloseMemHandle)            \
+    OPTIONAL(ipcGetEventHandle,  hipIpcGetEventHandle)           \
+    OPTIONAL(ipcOpenEventHandle, hipIpcOpenEventHandle)
 // clang-format on
 
 namespace polyhal::hip {

@@ -92,10 +92,17 @@ void deviceClose(halPluginDevice handle) {
     delete device;
 }
 
+// Device memory is shared with other processes where the driver says it can be
+// (ZE_IPC_PROPERTY_FLAG_MEMORY).
 halError deviceGetInfo(halPluginDevice handle, halPluginDeviceInfo* info) {
     const Device& device = plugin::fromHandle<Device>(handle);
-    fillDeviceInfo(device.properties, device.compute, device.totalMemory,
-                   deviceCapabilities(device.peerCopy), info);
+    auto ipc = describedAs<ze_driver_ipc_properties_t>(ZE_STRUCTURE_TYPE_DRIVER_IPC_PROPERTIES);
+    POLYHAL_ZE_RETURN_IF_ERROR(zeDriverGetIpcProperties, device.driver->handle, &ipc);
+    uint64_t capabilities = deviceCapabilities(device.peerCopy);
+    if ((ipc.flags & ZE_IPC_PROPERTY_FLAG_MEMORY) != 0) capabilities |= HAL_DEVICE_CAP_IPC_MEMORY;
+    // Interprocess events need no driver support (engine/shared_event_steps.hpp).
+    capabilities |= HAL_DEVICE_CAP_IPC_EVENTS;
+    fillDeviceInfo(device.properties, device.compute, device.totalMemory, capabilities, info);
     return HAL_SUCCESS;
 }
 

@@ -14,9 +14,11 @@ POLYHAL_PLUGIN_DECLARE_ENTRIES(backendGetInfo);  // platform.cpp
 POLYHAL_PLUGIN_DECLARE_ENTRIES(deviceCanAccessPeer, deviceEnablePeerAccess,
                                deviceDisablePeerAccess);                // device.cpp
 POLYHAL_PLUGIN_DECLARE_ENTRIES(streamGetNativeHandle, launchHostFunc);  // stream.cpp
-POLYHAL_PLUGIN_DECLARE_ENTRIES(eventElapsedTime);                       // event.cpp
-POLYHAL_PLUGIN_DECLARE_ENTRIES(memAllocHost, memFreeHost, memcpy3DAsync,
-                               memcpyPeerAsync);  // memory.cpp
+POLYHAL_PLUGIN_DECLARE_ENTRIES(eventElapsedTime, ipcEventGetHandle,
+                               ipcEventOpenHandle);  // event.cpp
+POLYHAL_PLUGIN_DECLARE_ENTRIES(memAllocHost, memFreeHost, memcpy3DAsync, memcpyPeerAsync,
+                               ipcMemGetHandle, ipcMemOpenHandle,
+                               ipcMemCloseHandle);  // memory.cpp
 POLYHAL_PLUGIN_DECLARE_ENTRIES(moduleLoadData, moduleUnload, moduleGetFunction,
                                launchKernel);  // module.cpp
 

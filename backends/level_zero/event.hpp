@@ -1,13 +1,16 @@
 // Events: each record takes a fresh slot (see engine/event_pool.hpp); the event points at the
-// latest.
+// latest. An event shared with other processes keeps its records in shared memory instead
+// (support/shared_event.hpp).
 #ifndef POLYHAL_BACKENDS_LEVEL_ZERO_EVENT_HPP_
 #define POLYHAL_BACKENDS_LEVEL_ZERO_EVENT_HPP_
 
 #include <polyhal/plugin.h>
 
+#include <memory>
 #include <mutex>
 
 #include "engine/event_pool.hpp"
+#include "support/shared_event.hpp"
 
 namespace polyhal::level_zero {
 
@@ -17,12 +20,19 @@ class Event {
   public:
     using Handle = halPluginEvent;
 
-    Event(Device* device, bool timing, bool blockingSync)
-        : device_(device), timing_(timing), blockingSync_(blockingSync) {}
+    Event(Device* device, bool timing, bool blockingSync,
+          std::shared_ptr<SharedEventState> shared = nullptr)
+        : device_(device),
+          timing_(timing),
+          blockingSync_(blockingSync),
+          shared_(std::move(shared)) {}
 
     Device& device() const { return *device_; }
     bool timing() const { return timing_; }
     bool blockingSync() const { return blockingSync_; }  // synchronising sleeps
+    // The records of a HAL_EVENT_INTERPROCESS event, in every process holding it; null for
+    // others.
+    const std::shared_ptr<SharedEventState>& shared() const { return shared_; }
 
     // The slot of the latest record; null when never recorded.
     SlotRef lastRecord() {
@@ -38,6 +48,7 @@ class Event {
     Device* const device_;
     const bool timing_;
     const bool blockingSync_;
+    const std::shared_ptr<SharedEventState> shared_;
     std::mutex mutex_;
     SlotRef lastRecord_;
 };

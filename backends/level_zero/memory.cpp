@@ -1,5 +1,8 @@
-// Device and host memory, copies and fills: the memory entries.
+// Device and host memory, copies and fills, and device memory shared with other processes: the
+// memory entries.
 #include <polyhal/plugin_support.hpp>
+
+#include <cstring>
 
 #include "device.hpp"
 #include "engine/copy.hpp"
@@ -107,6 +110,39 @@ halError memsetAsync(halPluginStream stream, void* dst, unsigned char value, siz
             return ze.zeCommandListAppendMemoryFill.address(list, dst, &value, sizeof value, count,
                                                             nullptr, 0, nullptr);
         });
+}
+
+// Sharing device memory with other processes: Level Zero's IPC memory handles (zeMemGetIpcHandle,
+// zeMemOpenIpcHandle, zeMemCloseIpcHandle), carried as they are in the plugin's part of polyhal's
+// handle. `base` is an allocation exactly as memAllocDevice returned it, which Level Zero
+// requires.
+halError ipcMemGetHandle(halPluginDevice device, void* base, halPluginIpcHandle* handle) {
+    static_assert(sizeof(ze_ipc_mem_handle_t) <= sizeof handle->bytes,
+                  "Level Zero's handle must fit the plugin's part");
+    ze_ipc_mem_handle_t exported{};
+    POLYHAL_ZE_RETURN_IF_ERROR(zeMemGetIpcHandle,
+                               plugin::fromHandle<Device>(device).driver->context, base, &exported);
+    std::memset(handle->bytes, 0, sizeof handle->bytes);
+    std::memcpy(handle->bytes, &exported, sizeof exported);
+    return HAL_SUCCESS;
+}
+
+// The mapping belongs to the device's context, as its own allocations do, so copies and fills
+// on its streams reach it.
+halError ipcMemOpenHandle(halPluginDevice handle, const halPluginIpcHandle* in, size_t /*size*/,
+                          void** base) {
+    const Device& device = plugin::fromHandle<Device>(handle);
+    ze_ipc_mem_handle_t imported;
+    std::memcpy(&imported, in->bytes, sizeof imported);
+    POLYHAL_ZE_RETURN_IF_ERROR(zeMemOpenIpcHandle, device.driver->context, device.device, imported,
+                               0, base);
+    return HAL_SUCCESS;
+}
+
+halError ipcMemCloseHandle(halPluginDevice device, void* base) {
+    POLYHAL_ZE_RETURN_IF_ERROR(zeMemCloseIpcHandle,
+                               plugin::fromHandle<Device>(device).driver->context, base);
+    return HAL_SUCCESS;
 }
 
 }  // namespace polyhal::level_zero

@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "device.hpp"
+#include "engine/shared_event_steps.hpp"
 #include "engine/translate.hpp"
 #include "entries.hpp"
 #include "event.hpp"
@@ -319,6 +320,9 @@ halError streamQuery(halPluginStream stream) {
 }
 
 halError streamWaitEvent(halPluginStream stream, halPluginEvent event) {
+    if (const auto& shared = plugin::fromHandle<Event>(event).shared()) {
+        return waitShared(stream, shared);
+    }
     const SlotRef recorded = plugin::fromHandle<Event>(event).lastRecord();
     if (!recorded) return HAL_SUCCESS;
     return plugin::fromHandle<Stream>(stream).waitFor(recorded);

@@ -15,6 +15,7 @@
 #define POLYHAL_LEVEL_ZERO_SYMBOLS(X, X_OR, OPTIONAL)                                     \
     X(zeInit,                                 zeInit)                                     \
     X(zeDriverGet,                            zeDriverGet)                                \
+    X(zeDriverGetIpcProperties,               zeDriverGetIpcProperties)                   \
     X(zeDeviceGet,                            zeDeviceGet)                                \
     X(zeDeviceGetProperties,                  zeDeviceGetProperties)                      \
     X(zeDeviceGetComputeProperties,           zeDeviceGetComputeProperties)               \
@@ -42,6 +43,9 @@
     X(zeMemAllocDevice,                       zeMemAllocDevice)                           \
     X(zeMemAllocHost,                         zeMemAllocHost)                             \
     X(zeMemFree,                              zeMemFree)                                  \
+    X(zeMemGetIpcHandle,                      zeMemGetIpcHandle)                          \
+    X(zeMemOpenIpcHandle,                     zeMemOpenIpcHandle)                         \
+    X(zeMemCloseIpcHandle,                    zeMemCloseIpcHandle)                        \
     X(zeModuleCreate,                         zeModuleCreate)                             \
     X(zeModuleDestroy,                        zeModuleDestroy)                            \
     X(zeModuleBuildLogGetString,              zeModuleBuildLogGetString)                  \

@@ -16,6 +16,19 @@ bool has(uint64_t capability) {
     return (cts::deviceProperties().capabilities & capability) != 0;
 }
 
+// The handles the role of `child` sends first.
+cts::ipc::Message receiveHandles(const cts::ipc::Child& child) {
+    REQUIRE(child.started());
+    cts::ipc::Message message;
+    std::string error;
+    const bool received = cts::ipc::receive(child.fromChild(), &message, 20s, &error);
+    INFO(error);
+    REQUIRE(received);
+    INFO("child: " << message.what << " " << message.text);
+    REQUIRE(std::string(message.what) == "handles");
+    return message;
+}
+
 }  // namespace
 
 TEST_CASE("a backend without IPC says NOT_SUPPORTED", "[ipc]") {
@@ -182,13 +195,8 @@ TEST_CASE("a handle cannot be opened once its exporter released the memory or ex
           "[ipc][process]") {
     CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_IPC_MEMORY);
     cts::ipc::Child child("exporter");
-    REQUIRE(child.started());
-    cts::ipc::Message message;
+    const cts::ipc::Message message = receiveHandles(child);
     std::string error;
-    INFO(error);
-    REQUIRE(cts::ipc::receive(child.fromChild(), &message, 20s, &error));
-    INFO("child: " << message.what << " " << message.text);
-    REQUIRE(std::string(message.what) == "handles");
     halIpcMemHandle kept, freed;
     std::memcpy(kept.reserved, message.handles[0], sizeof kept.reserved);
     std::memcpy(freed.reserved, message.handles[1], sizeof freed.reserved);
@@ -214,4 +222,33 @@ TEST_CASE("a handle cannot be opened once its exporter released the memory or ex
         CHECK(gone == HAL_ERROR_NOT_FOUND);
         CHECK(std::string(halGetLastErrorMessage()).find("exited") != std::string::npos);
     }
+}
+
+TEST_CASE("an event handle cannot be opened once its exporter destroyed the event",
+          "[ipc][process][event]") {
+    CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_IPC_EVENTS);
+    cts::ipc::Child child("event-exporter");
+    const cts::ipc::Message message = receiveHandles(child);
+    std::string error;
+    halIpcEventHandle kept, destroyed;
+    std::memcpy(kept.reserved, message.handles[0], sizeof kept.reserved);
+    std::memcpy(destroyed.reserved, message.handles[1], sizeof destroyed.reserved);
+    // Backends that keep an interprocess event's records themselves tell a destroyed event
+    // (HAL_ERROR_NOT_FOUND); a vendor driver (or its double) reports its own error.
+    const bool ownRecords = cts::backendName() == "cpu" || cts::backendName() == "level_zero";
+    halEvent opened = nullptr;
+    const halError gone = halIpcOpenEventHandle(&opened, destroyed);
+    CHECK(gone != HAL_SUCCESS);
+    CHECK_FALSE(std::string(halGetLastErrorMessage()).empty());
+    if (ownRecords) CHECK(gone == HAL_ERROR_NOT_FOUND);
+    // The event the exporter still holds opens, never recorded, and is destroyed again at once.
+    HAL_REQUIRE_OK(halIpcOpenEventHandle(&opened, kept));
+    HAL_CHECK_OK(halQueryEvent(opened));
+    HAL_CHECK_OK(halDestroyEvent(opened));
+
+    REQUIRE(cts::ipc::send(child.toChild(), cts::ipc::makeMessage("done"), &error));
+    REQUIRE(child.wait(20s, &error) == 0);  // it destroyed the other event before exiting
+    const halError ended = halIpcOpenEventHandle(&opened, kept);
+    CHECK(ended != HAL_SUCCESS);
+    if (ownRecords) CHECK(ended == HAL_ERROR_NOT_FOUND);
 }

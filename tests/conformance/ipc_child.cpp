@@ -60,6 +60,17 @@ Message receiveOrThrow(int fd) {
     return message;
 }
 
+// Waits for the parent's word that this process may let go of what it shared.
+void awaitDone(int in) {
+    const Message done = receiveOrThrow(in);
+    if (std::strcmp(done.what, "done") != 0) throw Failed{"expected 'done' from the parent"};
+}
+
+void sendOrThrow(int out, const Message& message) {
+    std::string error;
+    if (!send(out, message, &error)) throw Failed{error};
+}
+
 // Opens the block process A sent and checks A's fill, then overwrites the first half and says
 // so. With events (the message's text says "<bytes> events"): waits for A's fill in stream order,
 // and records the second event after a delayed overwrite. Without: A filled the block before
@@ -76,7 +87,6 @@ void reader(int in, int out) {
     std::sscanf(handles.text, "%zu %15s", &bytes, ordering);
     void* shared = nullptr;
     CHILD_REQUIRE(halIpcOpenMemHandle(&shared, memoryHandle, 0));
-    std::string error;
     if (std::strcmp(ordering, "events") != 0) {
         std::vector<unsigned char> seen(bytes, 0);
         CHILD_REQUIRE(halMemcpy(seen.data(), seen.size(), shared, bytes, HAL_MEMCPY_DEFAULT));
@@ -84,7 +94,7 @@ void reader(int in, int out) {
             if (seen[i] != 0x5a) throw Failed{"byte " + std::to_string(i) + " is not 0x5a"};
         }
         CHILD_REQUIRE(halMemset(shared, bytes, 0xc3, bytes / 2));
-        if (!send(out, makeMessage("recorded"), &error)) throw Failed{error};
+        sendOrThrow(out, makeMessage("recorded"));
         const Message done = receiveOrThrow(in);
         if (std::strcmp(done.what, "done") != 0) throw Failed{"expected 'done' from the parent"};
         CHILD_REQUIRE(halIpcCloseMemHandle(shared));
@@ -93,6 +103,8 @@ void reader(int in, int out) {
     halEvent filled = nullptr, written = nullptr;
     CHILD_REQUIRE(halIpcOpenEventHandle(&filled, filledHandle));
     CHILD_REQUIRE(halIpcOpenEventHandle(&written, writtenHandle));
+    float milliseconds = 0;  // opened events never time
+    CHILD_EXPECT(halEventElapsedTime(&milliseconds, filled, written), HAL_ERROR_INVALID_VALUE);
     halStream stream = nullptr;
     CHILD_REQUIRE(halCreateStream(&stream));
 
@@ -101,7 +113,7 @@ void reader(int in, int out) {
     CHILD_REQUIRE(
         halMemcpyAsync(seen.data(), seen.size(), shared, bytes, HAL_MEMCPY_DEFAULT, stream));
     // The parent lets its fill run only now: a wait that did not hold would copy too early.
-    if (!send(out, makeMessage("enqueued"), &error)) throw Failed{error};
+    sendOrThrow(out, makeMessage("enqueued"));
     CHILD_REQUIRE(halSynchronizeStream(stream));
     for (size_t i = 0; i < bytes; ++i) {
         if (seen[i] != 0x5a) {
@@ -112,11 +124,10 @@ void reader(int in, int out) {
     delay(stream);
     CHILD_REQUIRE(halMemsetAsync(shared, bytes, 0xc3, bytes / 2, stream));
     CHILD_REQUIRE(halRecordEvent(written, stream));
-    if (!send(out, makeMessage("recorded"), &error)) throw Failed{error};
+    sendOrThrow(out, makeMessage("recorded"));
 
     // The parent has waited on `written`; only then may this process let go of the memory.
-    const Message done = receiveOrThrow(in);
-    if (std::strcmp(done.what, "done") != 0) throw Failed{"expected 'done' from the parent"};
+    awaitDone(in);
     CHILD_EXPECT(halFree(shared), HAL_ERROR_INVALID_VALUE);
     CHILD_REQUIRE(halIpcCloseMemHandle(shared));
     CHILD_EXPECT(halIpcCloseMemHandle(shared), HAL_ERROR_INVALID_VALUE);
@@ -143,10 +154,28 @@ void exporter(int in, int out) {
     int device = 0;
     CHILD_REQUIRE(halGetDevice(&device));
     CHILD_REQUIRE(halMemPoolTrim(device, 0));
-    std::string error;
-    if (!send(out, message, &error)) throw Failed{error};
-    const Message done = receiveOrThrow(in);
-    if (std::strcmp(done.what, "done") != 0) throw Failed{"expected 'done' from the parent"};
+    sendOrThrow(out, message);
+    awaitDone(in);
+}
+
+// Exports two interprocess events and destroys the second; sends both handles, and destroys the
+// first and exits once the parent is done.
+void eventExporter(int in, int out) {
+    halEvent kept = nullptr;
+    halEvent destroyed = nullptr;
+    const uint32_t flags = HAL_EVENT_INTERPROCESS | HAL_EVENT_DISABLE_TIMING;
+    CHILD_REQUIRE(halCreateEventWithFlag(&kept, flags));
+    CHILD_REQUIRE(halCreateEventWithFlag(&destroyed, flags));
+    Message message = makeMessage("handles");
+    halIpcEventHandle handle;
+    CHILD_REQUIRE(halIpcGetEventHandle(&handle, kept));
+    std::memcpy(message.handles[0], handle.reserved, sizeof handle.reserved);
+    CHILD_REQUIRE(halIpcGetEventHandle(&handle, destroyed));
+    std::memcpy(message.handles[1], handle.reserved, sizeof handle.reserved);
+    CHILD_REQUIRE(halDestroyEvent(destroyed));
+    sendOrThrow(out, message);
+    awaitDone(in);
+    CHILD_REQUIRE(halDestroyEvent(kept));
 }
 
 }  // namespace
@@ -163,6 +192,8 @@ int runChild(const char* assignment) {
             reader(in, out);
         } else if (std::strcmp(role, "exporter") == 0) {
             exporter(in, out);
+        } else if (std::strcmp(role, "event-exporter") == 0) {
+            eventExporter(in, out);
         } else {
             throw Failed{std::string("unknown role '") + role + "'"};
         }

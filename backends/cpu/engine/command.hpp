@@ -12,10 +12,13 @@
 
 #include "engine/kernel_arguments.hpp"
 
+namespace polyhal {
+class SharedEventState;
+}  // namespace polyhal
+
 namespace polyhal::cpu {
 
 class Event;
-class SharedEventState;
 class Timeline;
 struct Function;
 

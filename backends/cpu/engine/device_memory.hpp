@@ -13,7 +13,7 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "engine/shared_memory.hpp"
+#include "support/shared_memory.hpp"
 
 namespace polyhal::cpu {
 

@@ -29,17 +29,6 @@ inline void futexWakeAll(std::atomic<uint32_t>& word) {
             nullptr, 0);
 }
 
-// As futexWait and futexWakeAll, for a word in memory shared with other processes.
-inline void futexWaitShared(std::atomic<uint32_t>& word, uint32_t expected) {
-    syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAIT, expected, nullptr, nullptr,
-            0);
-}
-
-inline void futexWakeAllShared(std::atomic<uint32_t>& word) {
-    syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAKE, INT_MAX, nullptr, nullptr,
-            0);
-}
-
 }  // namespace polyhal::cpu
 
 #endif  // POLYHAL_BACKENDS_CPU_ENGINE_FUTEX_HPP_

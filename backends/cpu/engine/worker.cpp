@@ -12,7 +12,7 @@
 #include <variant>
 
 #include "engine/kernel_execution.hpp"
-#include "engine/shared_event.hpp"
+#include "support/shared_event.hpp"
 #include "event.hpp"
 
 namespace polyhal::cpu {

@@ -573,11 +573,13 @@ HAL_API halError halMemPoolGetAttribute(int device, halMemPoolAttribute attribut
  * halIpcOpenEventHandle. Either process may record it; halStreamWaitEvent, halQueryEvent and
  * halSynchronizeEvent in either process see the latest record of either, as one CUDA IPC
  * event. An event whose recording process exits before the recorded work finishes never
- * completes.
+ * completes. The exporter must keep an exported event until every importer has destroyed the
+ * one it opened (CUDA and HIP leave any later use undefined).
  *
  * Per backend: cpu shares memory and events (shared-memory file descriptors, opened through
- * /proc/<pid>/fd); cuda and hip share memory through the vendor's IPC calls, not events yet;
- * level_zero and opencl neither (HAL_ERROR_NOT_SUPPORTED).
+ * /proc/<pid>/fd); cuda and hip share both through the vendor's IPC calls (cuIpc*, hipIpc*);
+ * level_zero shares device memory (zeMemGetIpcHandle) and events (records kept in shared memory,
+ * reached through each stream's host-function thread); opencl neither (HAL_ERROR_NOT_SUPPORTED).
  * HAL_DEVICE_CAP_IPC_MEMORY and HAL_DEVICE_CAP_IPC_EVENTS say which.
  * ------------------------------------------------------------------------------------------- */
 

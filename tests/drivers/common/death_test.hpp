@@ -46,6 +46,38 @@ inline ChildOutcome runInChild(const std::function<void()>& body) {
     return outcome;
 }
 
+// For the rules between two processes, inside runInChild's body: forks a second process that
+// runs `second`, which calls its argument at the point where it waits for the first; the child
+// then runs `first` and lets the second go on, and ends as the second ended (a breach there is
+// the outcome).
+[[noreturn]] inline void runBesideSecondProcess(
+    const std::function<void(const std::function<void()>& waitForFirst)>& second,
+    const std::function<void()>& first) {
+    int ready[2];
+    int go[2];
+    if (pipe(ready) != 0 || pipe(go) != 0) _exit(1);
+    const pid_t peer = fork();
+    if (peer == 0) {
+        close(ready[0]);
+        close(go[1]);
+        second([&] {
+            char byte = 0;
+            if (write(ready[1], &byte, 1) != 1 || read(go[0], &byte, 1) != 1) _exit(1);
+        });
+        _exit(0);
+    }
+    close(ready[1]);
+    close(go[0]);
+    char byte = 0;
+    if (read(ready[0], &byte, 1) == 1) {  // else the second ended early: its outcome stands
+        first();
+        if (write(go[1], &byte, 1) != 1) _exit(1);
+    }
+    int status = 0;
+    waitpid(peer, &status, 0);
+    _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+}
+
 }  // namespace polyhal::doubles
 
 #endif  // POLYHAL_TESTS_DRIVERS_COMMON_DEATH_TEST_HPP_

@@ -25,25 +25,31 @@ IpcMappings::~IpcMappings() {
     }
 }
 
-IpcOpenStatus IpcMappings::open(const IpcName& name, int device, void** base) {
-    if (name.magic != kIpcNameMagic || name.size == 0) return IpcOpenStatus::kNotAName;
-    if (name.pid == static_cast<uint32_t>(getpid())) return IpcOpenStatus::kSameProcess;
+int openNamedFile(const IpcName& name) {
     char path[64];
     std::snprintf(path, sizeof path, "/proc/%u/fd/%d", name.pid, name.file);
     const int file = ::open(path, O_RDWR | O_CLOEXEC);
-    if (file < 0) return IpcOpenStatus::kGone;
+    if (file < 0) return -1;
     struct stat info {};
+    if (fstat(file, &info) != 0 || static_cast<uint64_t>(info.st_ino) != name.inode ||
+        static_cast<uint64_t>(info.st_size) < name.offset + name.size) {
+        ::close(file);
+        return -1;
+    }
+    return file;
+}
+
+IpcOpenStatus IpcMappings::open(const IpcName& name, int device, void** base) {
+    if (name.magic != kIpcNameMagic || name.size == 0) return IpcOpenStatus::kNotAName;
+    if (name.pid == static_cast<uint32_t>(getpid())) return IpcOpenStatus::kSameProcess;
+    const int file = openNamedFile(name);
+    if (file < 0) return IpcOpenStatus::kGone;
     const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
     const size_t lead = name.offset % page;
     const size_t length = (lead + name.size + page - 1) / page * page;
     const off_t start = static_cast<off_t>(name.offset - lead);
-    void* visible = MAP_FAILED;
-    void* alias = MAP_FAILED;
-    if (fstat(file, &info) == 0 && static_cast<uint64_t>(info.st_ino) == name.inode &&
-        static_cast<uint64_t>(info.st_size) >= name.offset + name.size) {
-        visible = mmap(nullptr, length, PROT_NONE, MAP_SHARED, file, start);
-        alias = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, file, start);
-    }
+    void* visible = mmap(nullptr, length, PROT_NONE, MAP_SHARED, file, start);
+    void* alias = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, file, start);
     ::close(file);
     if (visible == MAP_FAILED || alias == MAP_FAILED) {
         if (visible != MAP_FAILED) munmap(visible, length);

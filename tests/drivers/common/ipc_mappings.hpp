@@ -30,6 +30,10 @@ constexpr uint32_t kIpcNameMagic = 0x44495043u;  // "DIPC"
 // The name of the allocation of `heap` (of `device`) that starts at `base` and has `size` bytes.
 IpcName nameAllocation(const DeviceHeap& heap, int device, const void* base, size_t size);
 
+// Opens the memory file `name` names, through /proc/<pid>/fd, read and write; -1 when the
+// exporter has exited or closed it, or the descriptor is now another file or too small.
+int openNamedFile(const IpcName& name);
+
 enum class IpcOpenStatus { kOpened, kSameProcess, kGone, kNotAName };
 
 class IpcMappings {

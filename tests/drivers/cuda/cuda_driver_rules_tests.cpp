@@ -3,16 +3,21 @@
 #define CATCH_CONFIG_MAIN
 #include <cuda.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <csignal>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
+#include <thread>
 
 #include "death_test.hpp"
 #include "rules.hpp"
 
 using polyhal::doubles::ChildOutcome;
 using polyhal::doubles::kBreachExitCode;
+using polyhal::doubles::runBesideSecondProcess;
 using polyhal::doubles::runInChild;
 
 namespace {
@@ -267,4 +272,87 @@ TEST_CASE(
     });
     INFO("child stderr: " << sameProcess.stderrText);
     CHECK(sameProcess.exitCode == 0);
+}
+
+TEST_CASE(
+    "IPC events: only an interprocess event is exported, an opened event is not used once its "
+    "exporter destroyed it, and the driver refuses what it documents",
+    "[cuda_double][rules][ipc]") {
+    requireBreach(runInChild([] {
+                      useDevice(0);
+                      CUevent event = nullptr;
+                      require(cuEventCreate(&event, CU_EVENT_DISABLE_TIMING));
+                      CUipcEventHandle handle;
+                      cuIpcGetEventHandle(&handle, event);
+                  }),
+                  "created without CU_EVENT_INTERPROCESS");
+    requireBreach(
+        runInChild([] {
+            useDevice(0);
+            CUevent event = nullptr;
+            require(cuEventCreate(&event, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING));
+            CUipcEventHandle handle;
+            require(cuIpcGetEventHandle(&handle, event));
+            runBesideSecondProcess(
+                [&](const std::function<void()>& waitForFirst) {
+                    CUevent opened = nullptr;
+                    require(cuIpcOpenEventHandle(&opened, handle));
+                    waitForFirst();
+                    cuEventQuery(opened);
+                },
+                [&] { require(cuEventDestroy(event)); });
+        }),
+        "the exporting process has destroyed it");
+    const ChildOutcome refused = runInChild([] {
+        useDevice(0);
+        CUevent event = nullptr;
+        if (cuEventCreate(&event, CU_EVENT_INTERPROCESS) != CUDA_ERROR_INVALID_VALUE) {
+            std::_Exit(3);
+        }
+        require(cuEventCreate(&event, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING));
+        CUipcEventHandle handle;
+        require(cuIpcGetEventHandle(&handle, event));
+        CUevent opened = nullptr;
+        std::_Exit(cuIpcOpenEventHandle(&opened, handle) == CUDA_ERROR_INVALID_CONTEXT ? 0 : 4);
+    });
+    INFO("child stderr: " << refused.stderrText);
+    CHECK(refused.exitCode == 0);
+}
+
+TEST_CASE("IPC events: a record in one process is what a wait in the other sees",
+          "[cuda_double][ipc]") {
+    const ChildOutcome outcome = runInChild([] {
+        useDevice(0);
+        CUevent event = nullptr;
+        require(cuEventCreate(&event, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING));
+        CUipcEventHandle handle;
+        require(cuIpcGetEventHandle(&handle, event));
+        CUstream stream = nullptr;
+        require(cuStreamCreateWithPriority(&stream, CU_STREAM_NON_BLOCKING, 0));
+        // The record waits behind a host function that holds the stream until released.
+        static std::atomic<bool> release{false};
+        require(cuLaunchHostFunc(
+            stream,
+            [](void*) {
+                while (!release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            },
+            nullptr));
+        require(cuEventRecord(event, stream));
+        runBesideSecondProcess(
+            [&](const std::function<void()>& waitForFirst) {
+                CUevent opened = nullptr;
+                require(cuIpcOpenEventHandle(&opened, handle));
+                if (cuEventQuery(opened) != CUDA_ERROR_NOT_READY) std::_Exit(5);
+                waitForFirst();
+                require(cuEventSynchronize(opened));
+                require(cuEventQuery(opened));
+                require(cuEventDestroy(opened));
+            },
+            [&] {
+                release = true;
+                require(cuStreamSynchronize(stream));
+            });
+    });
+    INFO("child stderr: " << outcome.stderrText);
+    CHECK(outcome.exitCode == 0);
 }

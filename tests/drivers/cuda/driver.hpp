@@ -9,8 +9,11 @@
 // streams, events, functions and memory used only in their own context (an event may be waited
 // on from another context, as CUDA allows); handles alive (not destroyed, context not released);
 // no driver call from a host function; kernel parameters matching the kernel's declared
-// parameters. Results the driver returns instead (a memset of pageable host memory, a dynamic
-// shared memory size above the function's limit) are returned as the driver returns them.
+// parameters; only interprocess events exported, and an imported event not used once its
+// exporter destroyed it. Results the driver returns instead (a memset of pageable host memory, a
+// dynamic shared memory size above the function's limit, an interprocess event without
+// CU_EVENT_DISABLE_TIMING, a handle opened in its own process) are returned as the driver returns
+// them.
 //
 // POLYHAL_CUDA_DOUBLE_VERSION is the driver version the build imitates: functions newer than it
 // are not exported, so the plugin's symbol resolution is checked against older drivers.
@@ -31,6 +34,7 @@
 #include "address_space.hpp"
 #include "handles.hpp"
 #include "host_kernels.hpp"
+#include "ipc_events.hpp"
 #include "rules.hpp"
 #include "timeline.hpp"
 
@@ -66,6 +70,8 @@ struct CUevent_st {
     unsigned flags;
     std::mutex mutex;
     std::shared_ptr<polyhal::doubles::Marker> last;  // the point captured by the last record
+    // An interprocess event keeps its records here instead, shared with other processes.
+    std::shared_ptr<polyhal::doubles::IpcEvent> shared;
 };
 
 struct CUfunc_st {

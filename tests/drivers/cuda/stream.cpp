@@ -1,5 +1,6 @@
-// Streams, host functions and events.
+// Streams, host functions and events, interprocess events included.
 #include <chrono>
+#include <cstring>
 
 #include "driver.hpp"
 
@@ -63,6 +64,11 @@ CUresult CUDAAPI cuStreamWaitEvent(CUstream handle, CUevent event, unsigned int 
     CUstream_st* stream = requireStream(__func__, handle);
     requireLive(__func__, event, kEvent);
     if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
+    if (event->shared) {
+        event->shared->requireUsable(kVendor, __func__);
+        event->shared->enqueueWait(stream->timeline);
+        return CUDA_SUCCESS;
+    }
     std::shared_ptr<Marker> last;
     {
         std::lock_guard<std::mutex> lock(event->mutex);
@@ -89,17 +95,26 @@ CUresult CUDAAPI cuEventCreate(CUevent* handle, unsigned int flags) {
         0) {
         return CUDA_ERROR_INVALID_VALUE;
     }
-    auto* event = new CUevent_st{context, flags, {}, nullptr};
+    std::shared_ptr<IpcEvent> shared;
+    if ((flags & CU_EVENT_INTERPROCESS) != 0) {
+        // The driver's documented requirement for an interprocess event.
+        if ((flags & CU_EVENT_DISABLE_TIMING) == 0) return CUDA_ERROR_INVALID_VALUE;
+        shared = IpcEvent::create();
+        if (shared == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    auto* event = new CUevent_st{context, flags, {}, nullptr, std::move(shared)};
     g_handles.add(event, kEvent);
     *handle = event;
     return CUDA_SUCCESS;
 }
 
-// Waits already enqueued on the event keep their point in the stream.
+// Waits already enqueued on the event keep their point in the stream. The exporter's destruction
+// of an interprocess event ends its use in the processes that opened it.
 CUresult CUDAAPI cuEventDestroy(CUevent event) {
     ENTER();
     requireLive(__func__, event, kEvent);
     g_handles.remove(event);
+    if (event->shared) event->shared->destroyed();
     delete event;
     return CUDA_SUCCESS;
 }
@@ -109,6 +124,11 @@ CUresult CUDAAPI cuEventRecord(CUevent event, CUstream handle) {
     CUstream_st* stream = requireStream(__func__, handle);
     requireLive(__func__, event, kEvent);
     requireOwnContext(__func__, event->context, "the event");
+    if (event->shared) {
+        event->shared->requireUsable(kVendor, __func__);
+        event->shared->record(stream->timeline);
+        return CUDA_SUCCESS;
+    }
     std::shared_ptr<Marker> marker = stream->timeline.mark();
     std::lock_guard<std::mutex> lock(event->mutex);
     event->last = std::move(marker);
@@ -123,6 +143,11 @@ static std::shared_ptr<Marker> lastRecord(CUevent event) {
 CUresult CUDAAPI cuEventQuery(CUevent event) {
     ENTER();
     requireLive(__func__, event, kEvent);
+    if (event->shared) {
+        event->shared->requireUsable(kVendor, __func__);
+        if (!event->shared->done()) return CUDA_ERROR_NOT_READY;
+        return event->context->sticky.load();
+    }
     const std::shared_ptr<Marker> last = lastRecord(event);
     if (last && !last->done()) return CUDA_ERROR_NOT_READY;
     return event->context->sticky.load();
@@ -131,7 +156,12 @@ CUresult CUDAAPI cuEventQuery(CUevent event) {
 CUresult CUDAAPI cuEventSynchronize(CUevent event) {
     ENTER();
     requireLive(__func__, event, kEvent);
-    if (const std::shared_ptr<Marker> last = lastRecord(event)) last->wait();
+    if (event->shared) {
+        event->shared->requireUsable(kVendor, __func__);
+        event->shared->synchronize();
+    } else if (const std::shared_ptr<Marker> last = lastRecord(event)) {
+        last->wait();
+    }
     return event->context->sticky.load();
 }
 
@@ -159,5 +189,48 @@ CUresult CUDAAPI cuEventElapsedTime_v2(float* ms, CUevent start, CUevent end) {
     return elapsedTime(__func__, ms, start, end);
 }
 #endif
+
+// ---- Interprocess events ----
+
+static_assert(sizeof(IpcName) <= sizeof(CUipcEventHandle), "a name must fit the driver's handle");
+
+// Only an event created with CU_EVENT_INTERPROCESS (and so CU_EVENT_DISABLE_TIMING) is exported.
+CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle* handle, CUevent event) {
+    ENTER();
+    requireCurrent(__func__);
+    requireLive(__func__, event, kEvent);
+    if (handle == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    if (!event->shared) {
+        breach(kVendor, "cuIpcGetEventHandle: event %p was created without CU_EVENT_INTERPROCESS",
+               static_cast<const void*>(event));
+    }
+    event->shared->requireUsable(kVendor, __func__);
+    const IpcName name = event->shared->name(event->context->device);
+    std::memset(handle, 0, sizeof *handle);
+    std::memcpy(handle, &name, sizeof name);
+    return CUDA_SUCCESS;
+}
+
+// The opened event behaves as one created in the current context with CU_EVENT_DISABLE_TIMING;
+// a handle exported by this very process is refused, as the driver refuses it.
+CUresult CUDAAPI cuIpcOpenEventHandle(CUevent* handle, CUipcEventHandle exported) {
+    ENTER();
+    CUctx_st* context = requireCurrent(__func__);
+    if (handle == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    IpcName name;
+    std::memcpy(&name, &exported, sizeof name);
+    std::shared_ptr<IpcEvent> shared;
+    switch (IpcEvent::open(name, &shared)) {
+    case IpcOpenStatus::kOpened: break;
+    case IpcOpenStatus::kSameProcess: return CUDA_ERROR_INVALID_CONTEXT;
+    case IpcOpenStatus::kGone:
+    case IpcOpenStatus::kNotAName: return CUDA_ERROR_INVALID_VALUE;
+    }
+    auto* event = new CUevent_st{
+        context, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING, {}, nullptr, std::move(shared)};
+    g_handles.add(event, kEvent);
+    *handle = event;
+    return CUDA_SUCCESS;
+}
 
 }  // extern "C"

@@ -9,14 +9,19 @@
 #endif
 #include <hip/hip_runtime_api.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdlib>
+#include <functional>
+#include <thread>
 
 #include "death_test.hpp"
 #include "rules.hpp"
 
 using polyhal::doubles::ChildOutcome;
 using polyhal::doubles::kBreachExitCode;
+using polyhal::doubles::runBesideSecondProcess;
 using polyhal::doubles::runInChild;
 
 namespace {
@@ -133,4 +138,82 @@ TEST_CASE(
     });
     INFO("child stderr: " << sameProcess.stderrText);
     CHECK(sameProcess.exitCode == 0);
+}
+
+TEST_CASE(
+    "IPC events: only an interprocess event is exported, an opened event is not used once its "
+    "exporter destroyed it, and the runtime refuses what it documents",
+    "[hip_double][rules][ipc]") {
+    requireBreach(runInChild([] {
+                      hipEvent_t event = nullptr;
+                      require(hipEventCreateWithFlags(&event, hipEventDisableTiming));
+                      hipIpcEventHandle_t handle;
+                      (void)hipIpcGetEventHandle(&handle, event);
+                  }),
+                  "created without hipEventInterprocess");
+    requireBreach(
+        runInChild([] {
+            hipEvent_t event = nullptr;
+            require(hipEventCreateWithFlags(&event, hipEventInterprocess | hipEventDisableTiming));
+            hipIpcEventHandle_t handle;
+            require(hipIpcGetEventHandle(&handle, event));
+            runBesideSecondProcess(
+                [&](const std::function<void()>& waitForFirst) {
+                    hipEvent_t opened = nullptr;
+                    require(hipIpcOpenEventHandle(&opened, handle));
+                    waitForFirst();
+                    (void)hipEventQuery(opened);
+                },
+                [&] { require(hipEventDestroy(event)); });
+        }),
+        "the exporting process has destroyed it");
+    const ChildOutcome refused = runInChild([] {
+        hipEvent_t event = nullptr;
+        if (hipEventCreateWithFlags(&event, hipEventInterprocess) != hipErrorInvalidValue) {
+            std::_Exit(3);
+        }
+        require(hipEventCreateWithFlags(&event, hipEventInterprocess | hipEventDisableTiming));
+        hipIpcEventHandle_t handle;
+        require(hipIpcGetEventHandle(&handle, event));
+        hipEvent_t opened = nullptr;
+        std::_Exit(hipIpcOpenEventHandle(&opened, handle) == hipErrorInvalidContext ? 0 : 4);
+    });
+    INFO("child stderr: " << refused.stderrText);
+    CHECK(refused.exitCode == 0);
+}
+
+TEST_CASE("IPC events: a record in one process is what a wait in the other sees",
+          "[hip_double][ipc]") {
+    const ChildOutcome outcome = runInChild([] {
+        hipEvent_t event = nullptr;
+        require(hipEventCreateWithFlags(&event, hipEventInterprocess | hipEventDisableTiming));
+        hipIpcEventHandle_t handle;
+        require(hipIpcGetEventHandle(&handle, event));
+        hipStream_t stream = newStream();
+        // The record waits behind a callback that holds the stream until released.
+        static std::atomic<bool> release{false};
+        require(hipStreamAddCallback(
+            stream,
+            [](hipStream_t, hipError_t, void*) {
+                while (!release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            },
+            nullptr, 0));
+        require(hipEventRecord(event, stream));
+        runBesideSecondProcess(
+            [&](const std::function<void()>& waitForFirst) {
+                hipEvent_t opened = nullptr;
+                require(hipIpcOpenEventHandle(&opened, handle));
+                if (hipEventQuery(opened) != hipErrorNotReady) std::_Exit(5);
+                waitForFirst();
+                require(hipEventSynchronize(opened));
+                require(hipEventQuery(opened));
+                require(hipEventDestroy(opened));
+            },
+            [&] {
+                release = true;
+                require(hipStreamSynchronize(stream));
+            });
+    });
+    INFO("child stderr: " << outcome.stderrText);
+    CHECK(outcome.exitCode == 0);
 }

@@ -8,8 +8,10 @@
 // belong to one device, and the calls that act on "the current device" (allocations, stream,
 // event and module creation) get the device the handle-less call means; no runtime call from a
 // stream callback; kernel parameters matching the kernel's declared parameters; a copy's
-// direction matching where its pointers lie. A memset of pageable host memory is refused as the
-// runtime refuses it.
+// direction matching where its pointers lie; only interprocess events exported, and an imported
+// event not used once its exporter destroyed it. A memset of pageable host memory, an
+// interprocess event without hipEventDisableTiming and a handle opened in its own process are
+// refused as the runtime refuses them.
 #ifndef POLYHAL_TESTS_DRIVERS_HIP_RUNTIME_HPP_
 #define POLYHAL_TESTS_DRIVERS_HIP_RUNTIME_HPP_
 
@@ -32,6 +34,7 @@
 #include "address_space.hpp"
 #include "handles.hpp"
 #include "host_kernels.hpp"
+#include "ipc_events.hpp"
 #include "rules.hpp"
 #include "timeline.hpp"
 
@@ -46,6 +49,8 @@ struct ihipEvent_t {
     unsigned flags;
     std::mutex mutex;
     std::shared_ptr<polyhal::doubles::Marker> last;
+    // An interprocess event keeps its records here instead, shared with other processes.
+    std::shared_ptr<polyhal::doubles::IpcEvent> shared;
 };
 
 struct ihipModuleSymbol_t {

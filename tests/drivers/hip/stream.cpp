@@ -1,6 +1,7 @@
-// Streams, stream callbacks and events.
+// Streams, stream callbacks and events, interprocess events included.
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 
 #include "runtime.hpp"
 
@@ -71,6 +72,11 @@ hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int
     requireLive(__func__, stream, kStream);
     requireLive(__func__, event, kEvent);
     if (flags != 0) return hipErrorInvalidValue;
+    if (event->shared) {
+        event->shared->requireUsable(kVendor, __func__);
+        event->shared->enqueueWait(stream->timeline);
+        return hipSuccess;
+    }
     if (std::shared_ptr<Marker> last = lastRecord(event)) stream->timeline.waitFor(std::move(last));
     return hipSuccess;
 }
@@ -102,16 +108,26 @@ hipError_t hipEventCreateWithFlags(hipEvent_t* handle, unsigned flags) {
     if ((flags & ~(hipEventBlockingSync | hipEventDisableTiming | hipEventInterprocess)) != 0) {
         return hipErrorInvalidValue;
     }
-    auto* event = new ihipEvent_t{currentDevice(), flags, {}, nullptr};
+    std::shared_ptr<IpcEvent> shared;
+    if ((flags & hipEventInterprocess) != 0) {
+        // The runtime's documented requirement for an interprocess event.
+        if ((flags & hipEventDisableTiming) == 0) return hipErrorInvalidValue;
+        shared = IpcEvent::create();
+        if (shared == nullptr) return hipErrorOutOfMemory;
+    }
+    auto* event = new ihipEvent_t{currentDevice(), flags, {}, nullptr, std::move(shared)};
     g_handles.add(event, kEvent);
     *handle = event;
     return hipSuccess;
 }
 
+// The exporter's destruction of an interprocess event ends its use in the processes that opened
+// it.
 hipError_t hipEventDestroy(hipEvent_t event) {
     ENTER();
     requireLive(__func__, event, kEvent);
     g_handles.remove(event);
+    if (event->shared) event->shared->destroyed();
     delete event;
     return hipSuccess;
 }
@@ -121,6 +137,11 @@ hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream) {
     requireLive(__func__, event, kEvent);
     requireLive(__func__, stream, kStream);
     requireSameDevice(__func__, event->device, "the event", stream->device, "the stream");
+    if (event->shared) {
+        event->shared->requireUsable(kVendor, __func__);
+        event->shared->record(stream->timeline);
+        return hipSuccess;
+    }
     std::shared_ptr<Marker> marker = stream->timeline.mark();
     std::lock_guard<std::mutex> lock(event->mutex);
     event->last = std::move(marker);
@@ -130,6 +151,10 @@ hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream) {
 hipError_t hipEventQuery(hipEvent_t event) {
     ENTER();
     requireLive(__func__, event, kEvent);
+    if (event->shared) {
+        event->shared->requireUsable(kVendor, __func__);
+        return event->shared->done() ? hipSuccess : hipErrorNotReady;
+    }
     const std::shared_ptr<Marker> last = lastRecord(event);
     return last && !last->done() ? hipErrorNotReady : hipSuccess;
 }
@@ -137,7 +162,12 @@ hipError_t hipEventQuery(hipEvent_t event) {
 hipError_t hipEventSynchronize(hipEvent_t event) {
     ENTER();
     requireLive(__func__, event, kEvent);
-    if (const std::shared_ptr<Marker> last = lastRecord(event)) last->wait();
+    if (event->shared) {
+        event->shared->requireUsable(kVendor, __func__);
+        event->shared->synchronize();
+    } else if (const std::shared_ptr<Marker> last = lastRecord(event)) {
+        last->wait();
+    }
     return hipSuccess;
 }
 
@@ -152,6 +182,50 @@ hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_t end) {
     if (!first || !second) return hipErrorInvalidHandle;
     if (!first->done() || !second->done()) return hipErrorNotReady;
     *ms = std::chrono::duration<float, std::milli>(second->time() - first->time()).count();
+    return hipSuccess;
+}
+
+// ---- Interprocess events ----
+
+static_assert(sizeof(IpcName) <= sizeof(hipIpcEventHandle_t), "a name must fit the handle");
+
+// Only an event created with hipEventInterprocess (and so hipEventDisableTiming) is exported.
+hipError_t hipIpcGetEventHandle(hipIpcEventHandle_t* handle, hipEvent_t event) {
+    ENTER();
+    requireLive(__func__, event, kEvent);
+    if (handle == nullptr) return hipErrorInvalidValue;
+    if (!event->shared) {
+        breach(kVendor, "hipIpcGetEventHandle: event %p was created without hipEventInterprocess",
+               static_cast<const void*>(event));
+    }
+    event->shared->requireUsable(kVendor, __func__);
+    const IpcName name = event->shared->name(event->device);
+    std::memset(handle, 0, sizeof *handle);
+    std::memcpy(handle, &name, sizeof name);
+    return hipSuccess;
+}
+
+// The opened event belongs to the current device and behaves as one created with
+// hipEventDisableTiming; a handle exported by this very process is refused, as HIP documents.
+hipError_t hipIpcOpenEventHandle(hipEvent_t* handle, hipIpcEventHandle_t exported) {
+    ENTER();
+    if (handle == nullptr) return hipErrorInvalidValue;
+    IpcName name;
+    std::memcpy(&name, &exported, sizeof name);
+    std::shared_ptr<IpcEvent> shared;
+    switch (IpcEvent::open(name, &shared)) {
+    case IpcOpenStatus::kOpened: break;
+    case IpcOpenStatus::kSameProcess: return hipErrorInvalidContext;
+    case IpcOpenStatus::kGone:
+    case IpcOpenStatus::kNotAName: return hipErrorInvalidValue;
+    }
+    auto* event = new ihipEvent_t{currentDevice(),
+                                  hipEventInterprocess | hipEventDisableTiming,
+                                  {},
+                                  nullptr,
+                                  std::move(shared)};
+    g_handles.add(event, kEvent);
+    *handle = event;
     return hipSuccess;
 }
 

@@ -125,6 +125,9 @@ ZEDOUBLE_EXPORT zeGetMemProcAddrTable(ze_api_version_t version, ze_mem_dditable_
         t.pfnAllocHost = memAllocHost;
         t.pfnFree = memFree;
         t.pfnGetAllocProperties = memGetAllocProperties;
+        t.pfnGetIpcHandle = memGetIpcHandle;
+        t.pfnOpenIpcHandle = memOpenIpcHandle;
+        t.pfnCloseIpcHandle = memCloseIpcHandle;
     });
 }
 

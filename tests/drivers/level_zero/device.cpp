@@ -89,9 +89,10 @@ ze_result_t ZE_APICALL driverGetProperties(ze_driver_handle_t, ze_driver_propert
     return ZE_RESULT_SUCCESS;
 }
 
+// Device memory can be shared between processes; event pools cannot (no ZE_EVENT_POOL_FLAG_IPC).
 ze_result_t ZE_APICALL driverGetIpcProperties(ze_driver_handle_t,
                                               ze_driver_ipc_properties_t* properties) {
-    properties->flags = 0;
+    properties->flags = ZE_IPC_PROPERTY_FLAG_MEMORY;
     return ZE_RESULT_SUCCESS;
 }
 

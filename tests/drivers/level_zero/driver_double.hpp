@@ -38,6 +38,8 @@ struct Allocation {
     ze_context_handle_t context;
     ze_device_handle_t device;  // null for host memory
     int pendingUses = 0;        // appended commands using it that have not finished
+    int file = -1;              // device memory: its memory file, which IPC handles name
+    bool imported = false;      // opened with zeMemOpenIpcHandle: closed, never freed
 };
 
 struct State {

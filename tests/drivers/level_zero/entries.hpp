@@ -39,6 +39,10 @@ ze_result_t ZE_APICALL memFree(ze_context_handle_t, void*);
 ze_result_t ZE_APICALL memGetAllocProperties(ze_context_handle_t, const void*,
                                              ze_memory_allocation_properties_t*,
                                              ze_device_handle_t*);
+ze_result_t ZE_APICALL memGetIpcHandle(ze_context_handle_t, const void*, ze_ipc_mem_handle_t*);
+ze_result_t ZE_APICALL memOpenIpcHandle(ze_context_handle_t, ze_device_handle_t,
+                                        ze_ipc_mem_handle_t, ze_ipc_memory_flags_t, void**);
+ze_result_t ZE_APICALL memCloseIpcHandle(ze_context_handle_t, const void*);
 
 // events.cpp
 ze_result_t ZE_APICALL eventPoolCreate(ze_context_handle_t, const ze_event_pool_desc_t*,

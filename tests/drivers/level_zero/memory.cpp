@@ -1,15 +1,19 @@
-// Device and host memory.
+// Device and host memory, and device memory shared between processes.
 //
 // Device memory is a memory file mapped twice: the address handed out has no access at all, so
 // a host access by the caller faults at once, and the double reads and writes through its own
-// second mapping. Host memory (zeMemAllocHost) is ordinary host memory.
+// second mapping. Host memory (zeMemAllocHost) is ordinary host memory. An IPC handle names a
+// device allocation's memory file (tests/drivers/common/ipc_mappings.hpp); another process maps
+// that file twice in the same way.
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
 
 #include "driver_double.hpp"
 #include "entries.hpp"
+#include "ipc_mappings.hpp"
 
 namespace zedouble {
 namespace {
@@ -45,6 +49,28 @@ void checkAlignment(size_t alignment, const char* call) {
     }
 }
 
+// Unmaps a device or host allocation, or a mapping of another process's device memory, once no
+// command uses it any more.
+// `released` says how in messages ("freed", "closed").
+void release(std::map<uintptr_t, Allocation>::iterator found, ze_context_handle_t context,
+             const char* call, const char* released) {
+    const Allocation allocation = found->second;
+    void* ptr = allocation.base;
+    if (allocation.context != context) {
+        breach("%s: %p was allocated in context %p, %s in context %p", call, ptr,
+               static_cast<void*>(allocation.context), released, static_cast<void*>(context));
+    }
+    if (allocation.pendingUses > 0) {
+        breach("%s: %p is %s while %d appended command(s) using it have not finished", call, ptr,
+               released, allocation.pendingUses);
+    }
+    state().allocations.erase(found);
+    const size_t mapped = pageRounded(allocation.size);
+    munmap(allocation.base, mapped);
+    if (allocation.alias != allocation.base) munmap(allocation.alias, mapped);
+    if (allocation.file >= 0) close(allocation.file);
+}
+
 }  // namespace
 
 ze_result_t ZE_APICALL memAllocDevice(ze_context_handle_t context,
@@ -75,8 +101,8 @@ ze_result_t ZE_APICALL memAllocDevice(ze_context_handle_t context,
         handedOut = mmap(nullptr, mapped, PROT_NONE, MAP_SHARED, file, 0);
         alias = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0);
     }
-    close(file);
     if (handedOut == MAP_FAILED || alias == MAP_FAILED) {
+        close(file);
         if (handedOut != MAP_FAILED) munmap(handedOut, mapped);
         if (alias != MAP_FAILED) munmap(alias, mapped);
         return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
@@ -87,7 +113,9 @@ ze_result_t ZE_APICALL memAllocDevice(ze_context_handle_t context,
                    size,
                    static_cast<char*>(alias),
                    context,
-                   device};
+                   device,
+                   0,
+                   file};
     *ptr = handedOut;
     return ZE_RESULT_SUCCESS;
 }
@@ -114,19 +142,13 @@ ze_result_t ZE_APICALL memFree(ze_context_handle_t context, void* ptr) {
     if (found == state().allocations.end()) {
         breach("zeMemFree: %p is not the start of an allocation of this driver", ptr);
     }
-    const Allocation allocation = found->second;
-    if (allocation.context != context) {
-        breach("zeMemFree: %p was allocated in context %p, freed in context %p", ptr,
-               static_cast<void*>(allocation.context), static_cast<void*>(context));
+    if (found->second.imported) {
+        breach(
+            "zeMemFree: %p was opened with zeMemOpenIpcHandle: it is closed with "
+            "zeMemCloseIpcHandle, never freed",
+            ptr);
     }
-    if (allocation.pendingUses > 0) {
-        breach("zeMemFree: %p is freed while %d appended command(s) using it have not finished",
-               ptr, allocation.pendingUses);
-    }
-    state().allocations.erase(found);
-    const size_t mapped = pageRounded(allocation.size);
-    munmap(allocation.base, mapped);
-    if (allocation.alias != allocation.base) munmap(allocation.alias, mapped);
+    release(found, context, "zeMemFree", "freed");
     return ZE_RESULT_SUCCESS;
 }
 
@@ -142,6 +164,97 @@ ze_result_t ZE_APICALL memGetAllocProperties(ze_context_handle_t context, const 
     properties->id = allocation == nullptr ? 0 : reinterpret_cast<uintptr_t>(allocation->base);
     properties->pageSize = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
     if (device != nullptr) *device = allocation == nullptr ? nullptr : allocation->device;
+    return ZE_RESULT_SUCCESS;
+}
+
+// Only the base of a device allocation (zeMemAllocDevice) of the context is exported, as the
+// specification requires.
+ze_result_t ZE_APICALL memGetIpcHandle(ze_context_handle_t context, const void* ptr,
+                                       ze_ipc_mem_handle_t* handle) {
+    static_assert(sizeof(polyhal::doubles::IpcName) <= sizeof handle->data,
+                  "a name must fit the handle");
+    std::lock_guard<std::mutex> lock(state().mutex);
+    expectLive(context, Kind::Context, "zeMemGetIpcHandle");
+    const auto found = state().allocations.find(reinterpret_cast<uintptr_t>(ptr));
+    if (found == state().allocations.end() || found->second.type != Allocation::Device ||
+        found->second.imported) {
+        breach("zeMemGetIpcHandle: %p is not the base of a device allocation (zeMemAllocDevice)",
+               ptr);
+    }
+    const Allocation& allocation = found->second;
+    if (allocation.context != context) {
+        breach("zeMemGetIpcHandle: %p was allocated in context %p, exported in context %p", ptr,
+               static_cast<void*>(allocation.context), static_cast<void*>(context));
+    }
+    struct stat info {};
+    fstat(allocation.file, &info);
+    const polyhal::doubles::IpcName name{polyhal::doubles::kIpcNameMagic,
+                                         static_cast<uint32_t>(getpid()),
+                                         allocation.file,
+                                         static_cast<int32_t>(allocation.device->ordinal),
+                                         static_cast<uint64_t>(info.st_ino),
+                                         0,
+                                         allocation.size};
+    std::memset(handle->data, 0, sizeof handle->data);
+    std::memcpy(handle->data, &name, sizeof name);
+    return ZE_RESULT_SUCCESS;
+}
+
+// Maps another process's allocation for `device`; each open is a mapping of its own. A handle
+// whose exporter has exited or freed the memory is an invalid argument, as a driver that cannot
+// import it answers.
+ze_result_t ZE_APICALL memOpenIpcHandle(ze_context_handle_t context, ze_device_handle_t device,
+                                        ze_ipc_mem_handle_t handle, ze_ipc_memory_flags_t flags,
+                                        void** ptr) {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    expectLive(context, Kind::Context, "zeMemOpenIpcHandle");
+    if (device->driver != context->driver) {
+        breach("zeMemOpenIpcHandle: device %p is not a device of context %p",
+               static_cast<void*>(device), static_cast<void*>(context));
+    }
+    if (flags > (ZE_IPC_MEMORY_FLAG_BIAS_CACHED | ZE_IPC_MEMORY_FLAG_BIAS_UNCACHED)) {
+        return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    }
+    polyhal::doubles::IpcName name;
+    std::memcpy(&name, handle.data, sizeof name);
+    if (name.magic != polyhal::doubles::kIpcNameMagic || name.size == 0) {
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    }
+    const int file = polyhal::doubles::openNamedFile(name);
+    if (file < 0) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    const size_t mapped = pageRounded(name.size);
+    void* handedOut = mmap(nullptr, mapped, PROT_NONE, MAP_SHARED, file, 0);
+    void* alias = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0);
+    close(file);
+    if (handedOut == MAP_FAILED || alias == MAP_FAILED) {
+        if (handedOut != MAP_FAILED) munmap(handedOut, mapped);
+        if (alias != MAP_FAILED) munmap(alias, mapped);
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    Allocation opened{Allocation::Device,
+                      static_cast<char*>(handedOut),
+                      static_cast<size_t>(name.size),
+                      static_cast<char*>(alias),
+                      context,
+                      device};
+    opened.imported = true;
+    state().allocations[reinterpret_cast<uintptr_t>(handedOut)] = opened;
+    *ptr = handedOut;
+    return ZE_RESULT_SUCCESS;
+}
+
+// Only what zeMemOpenIpcHandle returned is closed, once no command uses it any more.
+ze_result_t ZE_APICALL memCloseIpcHandle(ze_context_handle_t context, const void* ptr) {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    expectLive(context, Kind::Context, "zeMemCloseIpcHandle");
+    const auto found = state().allocations.find(reinterpret_cast<uintptr_t>(ptr));
+    if (found == state().allocations.end() || !found->second.imported) {
+        breach(
+            "zeMemCloseIpcHandle: %p was not opened with zeMemOpenIpcHandle (or was closed "
+            "already)",
+            ptr);
+    }
+    release(found, context, "zeMemCloseIpcHandle", "closed");
     return ZE_RESULT_SUCCESS;
 }
 

@@ -135,6 +135,15 @@ struct Session {
         return memory;
     }
 
+    // `memory` (a device allocation) exported and opened again, as another process would.
+    void* reopened(void* memory) const {
+        ze_ipc_mem_handle_t handle;
+        EXPECT_ZE(zeMemGetIpcHandle(context, memory, &handle));
+        void* opened = nullptr;
+        EXPECT_ZE(zeMemOpenIpcHandle(context, device, handle, 0, &opened));
+        return opened;
+    }
+
     // Kernel `name` of the CTS's SPIR-V image, with its group size set.
     ze_kernel_handle_t kernel(const char* name) const {
         std::ifstream file(POLYHAL_CTS_SPIRV, std::ios::binary);
@@ -415,4 +424,51 @@ TEST_CASE("memory is not freed before the commands using it have run", "[rules]"
             zeMemFree(session.context, from);
         }),
         "is freed while 1 appended command(s) using it have not finished");
+}
+
+TEST_CASE(
+    "IPC memory: only a device allocation's base is exported, and opened memory is closed, "
+    "never freed",
+    "[rules][ipc]") {
+    SECTION("an interior pointer exported") {
+        expectBrokenRule(runInChild([] {
+                             Session session;
+                             auto* memory =
+                                 static_cast<char*>(session.deviceMemory(session.context, 4096));
+                             ze_ipc_mem_handle_t handle;
+                             zeMemGetIpcHandle(session.context, memory + 256, &handle);
+                         }),
+                         "is not the base of a device allocation");
+    }
+    SECTION("memory closed that was not opened") {
+        expectBrokenRule(runInChild([] {
+                             Session session;
+                             void* memory = session.deviceMemory(session.context, 4096);
+                             zeMemCloseIpcHandle(session.context, memory);
+                         }),
+                         "was not opened with zeMemOpenIpcHandle");
+    }
+    SECTION("opened memory freed") {
+        expectBrokenRule(runInChild([] {
+                             Session session;
+                             void* opened =
+                                 session.reopened(session.deviceMemory(session.context, 4096));
+                             zeMemFree(session.context, opened);
+                         }),
+                         "never freed");
+    }
+    SECTION("opened memory closed while a copy uses it") {
+        expectBrokenRule(runInChild([] {
+                             Session session;
+                             void* memory = session.deviceMemory(session.context, 4096);
+                             void* opened = session.reopened(memory);
+                             ze_event_handle_t never = session.newEvent();
+                             ze_command_list_handle_t list = session.newList();
+                             EXPECT_ZE(zeCommandListAppendBarrier(list, nullptr, 1, &never));
+                             EXPECT_ZE(zeCommandListAppendMemoryCopy(list, memory, opened, 64,
+                                                                     nullptr, 0, nullptr));
+                             zeMemCloseIpcHandle(session.context, opened);
+                         }),
+                         "is closed while 1 appended command(s) using it have not finished");
+    }
 }

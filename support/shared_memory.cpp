@@ -1,5 +1,5 @@
 // Implements shared_memory.hpp.
-#include "engine/shared_memory.hpp"
+#include "support/shared_memory.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <cstring>
 
-namespace polyhal::cpu {
+namespace polyhal {
 
 namespace {
 
@@ -30,7 +30,7 @@ halError mapFile(int fd, size_t size, void** data) {
 }  // namespace
 
 halError SharedMemory::create(size_t size, std::unique_ptr<SharedMemory>* created) {
-    const int fd = memfd_create("polyhal-cpu", MFD_CLOEXEC);
+    const int fd = memfd_create("polyhal-shared", MFD_CLOEXEC);
     if (fd < 0) {
         const int error = errno;
         return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "memfd_create: %s", std::strerror(error));
@@ -116,4 +116,4 @@ SharedMemoryName SharedMemory::nameIn(const halPluginIpcHandle& handle) {
     return name;
 }
 
-}  // namespace polyhal::cpu
+}  // namespace polyhal

@@ -2,8 +2,8 @@
 // names it by its process id and file descriptor; the importer opens the descriptor through
 // /proc/<pid>/fd/<n> and checks the file's identity, so a descriptor number the exporter has
 // closed and reused is never mistaken for the memory.
-#ifndef POLYHAL_BACKENDS_CPU_ENGINE_SHARED_MEMORY_HPP_
-#define POLYHAL_BACKENDS_CPU_ENGINE_SHARED_MEMORY_HPP_
+#ifndef POLYHAL_SUPPORT_SHARED_MEMORY_HPP_
+#define POLYHAL_SUPPORT_SHARED_MEMORY_HPP_
 
 #include <polyhal/plugin.h>
 
@@ -11,9 +11,9 @@
 #include <cstdint>
 #include <memory>
 
-namespace polyhal::cpu {
+namespace polyhal {
 
-// The CPU backend's part of an IPC handle (plain bytes in halPluginIpcHandle).
+// A plugin's part of an IPC handle (plain bytes in halPluginIpcHandle).
 struct SharedMemoryName {
     uint32_t pid;
     int32_t fd;
@@ -58,6 +58,6 @@ class SharedMemory {
     uint64_t device_;
 };
 
-}  // namespace polyhal::cpu
+}  // namespace polyhal
 
-#endif  // POLYHAL_BACKENDS_CPU_ENGINE_SHARED_MEMORY_HPP_
+#endif  // POLYHAL_SUPPORT_SHARED_MEMORY_HPP_

@@ -57,6 +57,8 @@ backend_env() {
             echo "ZE_ENABLE_THREADING_VALIDATION=1"
             echo "ZE_ENABLE_MEMORY_TRACKER=1"
             echo "POLYHAL_ZE_DOUBLE_KERNELS=${build}/kernels/cpu/cts_kernels.so"
+            # The double's IPC memory handles are valid in any process (backends/level_zero/device.cpp).
+            echo "POLYHAL_LEVEL_ZERO_IPC_MEMORY=portable-handles"
             ;;
     esac
 }

@@ -4,6 +4,8 @@
 #include <polyhal/plugin_support.hpp>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -92,14 +94,23 @@ void deviceClose(halPluginDevice handle) {
     delete device;
 }
 
-// Device memory is shared with other processes where the driver says it can be
-// (ZE_IPC_PROPERTY_FLAG_MEMORY).
+// Device memory is shared with other processes only where the driver's handle is valid in another
+// process as it is. It is not with Intel's Linux driver, whose ze_ipc_mem_handle_t carries a
+// dma-buf file descriptor of the exporting process: carrying its bytes would open another
+// process's descriptor number (an unrelated file, or none). Until the descriptor travels itself
+// (zeMemGetFileDescriptorFromIpcHandleExp, pidfd_getfd, zeMemGetIpcHandleFromFileDescriptorExp),
+// only a driver that says so in POLYHAL_LEVEL_ZERO_IPC_MEMORY=portable-handles gets the
+// capability: the vendor-driver double, whose handles name a shared memory file.
 halError deviceGetInfo(halPluginDevice handle, halPluginDeviceInfo* info) {
     const Device& device = plugin::fromHandle<Device>(handle);
     auto ipc = describedAs<ze_driver_ipc_properties_t>(ZE_STRUCTURE_TYPE_DRIVER_IPC_PROPERTIES);
     POLYHAL_ZE_RETURN_IF_ERROR(zeDriverGetIpcProperties, device.driver->handle, &ipc);
     uint64_t capabilities = deviceCapabilities(device.peerCopy);
-    if ((ipc.flags & ZE_IPC_PROPERTY_FLAG_MEMORY) != 0) capabilities |= HAL_DEVICE_CAP_IPC_MEMORY;
+    const char* portable = std::getenv("POLYHAL_LEVEL_ZERO_IPC_MEMORY");
+    if ((ipc.flags & ZE_IPC_PROPERTY_FLAG_MEMORY) != 0 && portable != nullptr &&
+        std::strcmp(portable, "portable-handles") == 0) {
+        capabilities |= HAL_DEVICE_CAP_IPC_MEMORY;
+    }
     // Interprocess events need no driver support (engine/shared_event_steps.hpp).
     capabilities |= HAL_DEVICE_CAP_IPC_EVENTS;
     fillDeviceInfo(device.properties, device.compute, device.totalMemory, capabilities, info);

@@ -578,8 +578,10 @@ HAL_API halError halMemPoolGetAttribute(int device, halMemPoolAttribute attribut
  *
  * Per backend: cpu shares memory and events (shared-memory file descriptors, opened through
  * /proc/<pid>/fd); cuda and hip share both through the vendor's IPC calls (cuIpc*, hipIpc*);
- * level_zero shares device memory (zeMemGetIpcHandle) and events (records kept in shared memory,
- * reached through each stream's host-function thread); opencl neither (HAL_ERROR_NOT_SUPPORTED).
+ * level_zero shares events (records kept in shared memory, reached through each stream's
+ * host-function thread) and device memory (zeMemGetIpcHandle) only where
+ * POLYHAL_LEVEL_ZERO_IPC_MEMORY=portable-handles says the driver's handles hold in another
+ * process (docs/distributed.md); opencl neither (HAL_ERROR_NOT_SUPPORTED).
  * HAL_DEVICE_CAP_IPC_MEMORY and HAL_DEVICE_CAP_IPC_EVENTS say which.
  * ------------------------------------------------------------------------------------------- */
 

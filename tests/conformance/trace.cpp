@@ -545,6 +545,32 @@ TEST_CASE("Ranges nest on their thread, and a range opened untraced closes untra
     REQUIRE(trace.select("B", "before the trace").empty());
 }
 
+TEST_CASE("Ranges open when the trace stops, or cut by its cap, end where it stopped", "[trace]") {
+    TraceFile file;
+    setenv("POLYHAL_TRACE_MAX_EVENTS", "3", 1);
+    const halError started = halTraceStart(file.path());
+    unsetenv("POLYHAL_TRACE_MAX_EVENTS");
+    HAL_REQUIRE_OK(started);
+    HAL_REQUIRE_OK(halTraceRangePush("outer"));
+    HAL_REQUIRE_OK(halTraceRangePush("cut"));
+    int device = -1;
+    for (int i = 0; i < 4; ++i) HAL_REQUIRE_OK(halGetDevice(&device));
+    HAL_REQUIRE_OK(halTraceRangePop());  // past the cap: its end is not written
+    HAL_REQUIRE_OK(halTraceStop());
+    HAL_REQUIRE_OK(halTraceRangePop());  // after the stop: no record, no error
+    Trace trace;
+    load(file.path(), &trace);
+    checkFormat(trace);
+    REQUIRE(trace.select("B", "outer").size() == 1);
+    REQUIRE(trace.select("B", "cut").size() == 1);
+    std::vector<const Record*> closed;
+    for (const Record& r : trace.records) {
+        if (r.ph == "E") closed.push_back(&r);
+    }
+    REQUIRE(closed.size() == 2);
+    for (const Record* end : closed) REQUIRE(end->text("closedBy") == "trace stop");
+}
+
 TEST_CASE("A stream made after another was destroyed gets a track of its own", "[trace]") {
     TraceFile file;
     cts::DeviceMemory memory(256);

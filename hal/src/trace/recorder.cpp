@@ -20,6 +20,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -35,7 +36,7 @@ std::atomic<uint64_t> g_session{0};
 namespace {
 
 // Records one thread holds before the writer drains them. The writer is woken at half; a thread
-// that fills its buffer waits for the writer (kFullBufferWait at most, then drops the record).
+// that fills its buffer waits for the writer.
 constexpr size_t kBufferRecords = 8192;
 // Records one trace holds at most unless POLYHAL_TRACE_MAX_EVENTS says otherwise (about 150
 // bytes of JSON each).
@@ -43,8 +44,6 @@ constexpr uint64_t kDefaultMaxRecords = uint64_t{1} << 22;
 // Distinct interned strings at most: user range names are meant to be few and repeated.
 constexpr size_t kMaxInternedStrings = 65536;
 constexpr auto kDrainPeriod = std::chrono::milliseconds(20);
-// How long a thread whose buffer is full waits for the writer before it drops a record.
-constexpr auto kFullBufferWait = std::chrono::milliseconds(100);
 
 struct ThreadBuffer {
     std::mutex mutex;
@@ -89,6 +88,9 @@ struct Session {
     bool first = true;     // no record written yet (the JSON array's commas)
     int writeError = 0;    // the first failed write's errno; writer thread only while it runs
     std::unordered_set<uint64_t> namedThreads;  // writer thread only while it runs
+    // Ranges begun and not yet ended, per host thread; closed at the end of the file so that it
+    // stays balanced when a trace stops inside a range. Writer thread only while it runs.
+    std::unordered_map<uint64_t, uint64_t> openRanges;
     std::unique_ptr<std::thread> writer;
 };
 
@@ -251,6 +253,8 @@ void writeRecord(Session& session, fmt::memory_buffer& out, const Record& record
         return;
     }
     ++session.written;
+    if (record.phase == 'B') ++session.openRanges[record.tid];
+    if (record.phase == 'E') --session.openRanges[record.tid];
     if (!session.first) out.append(std::string_view(",\n"));
     session.first = false;
     appendRecord(out, record, session.startNs);
@@ -356,6 +360,17 @@ void finishFile(Session& session) {
     const uint64_t dropped = g_dropped.load(std::memory_order_relaxed);
     // Written past the maximum: a truncated trace says so where it was cut.
     session.maxRecords = UINT64_MAX;
+    const uint64_t stoppedNs = now();
+    // A copy: writing an end updates the counts.
+    const auto openRanges = session.openRanges;
+    for (const auto& [tid, open] : openRanges) {
+        for (uint64_t i = 0; i < open; ++i) {
+            Record end = threadRecord('E', "", "range", stoppedNs);
+            end.tid = tid;
+            end.args[0] = Arg{"closedBy", "trace stop"};
+            writeRecord(session, out, end);
+        }
+    }
     if (dropped > 0) {
         Record marker = threadRecord('i', "trace truncated", "polyhal",
                                      g_firstDropNs.load(std::memory_order_relaxed));
@@ -427,19 +442,13 @@ void emit(const Record& record, uint64_t sessionId) noexcept {
         {
             std::unique_lock<std::mutex> lock(buffer.mutex);
             if (detail::g_session.load(std::memory_order_acquire) != sessionId) return;
-            if (buffer.records.size() >= kBufferRecords) {
-                // The writer is behind: the thread waits for it (a bounded time) rather than lose
-                // the record, so only the cap or a stalled writer drops records.
+            // The writer is behind: the thread waits for it rather than lose the record (a lost
+            // begin would leave its end unmatched), so a tight loop of traced calls runs at the
+            // writer's pace. The end of the session ends the wait: the record comes too late.
+            while (buffer.records.size() >= kBufferRecords) {
+                if (detail::g_session.load(std::memory_order_acquire) != sessionId) return;
                 requestDrain();
-                buffer.drained.wait_for(lock, kFullBufferWait, [&] {
-                    return buffer.records.size() < kBufferRecords ||
-                           detail::g_session.load(std::memory_order_acquire) != sessionId;
-                });
-                if (buffer.records.size() >= kBufferRecords ||
-                    detail::g_session.load(std::memory_order_acquire) != sessionId) {
-                    noteDropped(1, record.ts);
-                    return;
-                }
+                buffer.drained.wait_for(lock, kDrainPeriod);
             }
             buffer.records.push_back(record);
             size = buffer.records.size();
@@ -518,6 +527,7 @@ halError start(const char* path, const char* operation) {
     g_current.first = true;
     g_current.writeError = 0;
     g_current.namedThreads.clear();
+    g_current.openRanges.clear();
     fmt::memory_buffer header;
     header.append(std::string_view("{\"traceEvents\":[\n"));
     writeOut(g_current, header);
@@ -573,8 +583,8 @@ std::string endSession(const char* operation) {
     const uint64_t dropped = g_dropped.load(std::memory_order_relaxed);
     if (dropped > 0) {
         logger().warn(
-            "{}: {} is truncated: {} records dropped (the POLYHAL_TRACE_MAX_EVENTS cap, or a "
-            "thread's buffer full before the writer drained it)",
+            "{}: {} is truncated: {} records dropped (past the POLYHAL_TRACE_MAX_EVENTS cap, or "
+            "out of host memory for a thread's buffer)",
             operation, g_current.path, dropped);
     }
     return {};

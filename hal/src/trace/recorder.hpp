@@ -50,7 +50,7 @@ struct Record {
 };
 
 // Appends `record` to the calling thread's buffer, unless the session that `session` names has
-// ended. A full buffer drops the record and counts it, and the trace is marked truncated.
+// ended. A full buffer makes the thread wait for the writer.
 void emit(const Record& record, uint64_t session) noexcept;
 
 // A stable copy of `text` for records (user range names, track labels).

@@ -33,8 +33,8 @@ Device::Device(cl_device_id id, Platform& platform)
            CL_QUEUE_PROFILING_ENABLE) != 0),
       priorityHints_(hasExtension(id, "cl_khr_priority_hints")),
       compiler_(deviceInfo<cl_bool>(id, CL_DEVICE_COMPILER_AVAILABLE, CL_FALSE) == CL_TRUE),
-      acceptsSpirv_(deviceInfoString(id, CL_DEVICE_IL_VERSION).find("SPIR-V") !=
-                    std::string::npos) {}
+      acceptsSpirv_(deviceInfoString(id, CL_DEVICE_IL_VERSION).find("SPIR-V") != std::string::npos),
+      clock_(platform.context, id) {}
 
 void Device::addStream(std::shared_ptr<Stream> stream) {
     std::lock_guard lock(streamsMutex_);

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/device_clock.hpp"
 #include "platform.hpp"
 
 namespace polyhal::opencl {
@@ -35,6 +36,8 @@ class Device {
     cl_ulong maxAllocationSize() const { return maxAllocationSize_; }
     // Queues can time commands (CL_QUEUE_PROFILING_ENABLE).
     bool profiling() const { return profiling_; }
+    // Its profiling clock, read on the host's steady clock.
+    DeviceClock& clock() { return clock_; }
     // cl_khr_priority_hints.
     bool priorityHints() const { return priorityHints_; }
     // Builds OpenCL C source.
@@ -72,6 +75,7 @@ class Device {
     bool priorityHints_;
     bool compiler_;
     bool acceptsSpirv_;
+    DeviceClock clock_;
 
     // The device's live streams, so that synchronize can wait for each. Shared ownership keeps a
     // stream that another thread destroys meanwhile alive until that wait ends.

@@ -13,7 +13,7 @@ POLYHAL_PLUGIN_DECLARE_REQUIRED_ENTRIES();
 // The optional entries it implements, by the file that defines them.
 POLYHAL_PLUGIN_DECLARE_ENTRIES(backendGetInfo);                         // platform.cpp
 POLYHAL_PLUGIN_DECLARE_ENTRIES(streamGetNativeHandle, launchHostFunc);  // stream.cpp
-POLYHAL_PLUGIN_DECLARE_ENTRIES(eventElapsedTime);                       // event.cpp
+POLYHAL_PLUGIN_DECLARE_ENTRIES(eventElapsedTime, eventCompletionTime);  // event.cpp
 POLYHAL_PLUGIN_DECLARE_ENTRIES(memAllocHost, memFreeHost);              // memory.cpp
 POLYHAL_PLUGIN_DECLARE_ENTRIES(moduleLoadData, moduleUnload, moduleGetFunction,
                                launchKernel);  // module.cpp

@@ -111,4 +111,21 @@ halError eventElapsedTime(float* ms, halPluginEvent start, halPluginEvent end) {
     return HAL_SUCCESS;
 }
 
+halError eventCompletionTime(halPluginEvent event, uint64_t* hostNanoseconds) {
+    Event& timed = plugin::fromHandle<Event>(event);
+    if (!timed.device().profiling()) {
+        return plugin::fail(HAL_ERROR_NOT_SUPPORTED,
+                            "eventCompletionTime: the device's queues cannot time commands");
+    }
+    cl_event marker = timed.marker();
+    if (marker == nullptr) {
+        return plugin::fail(HAL_ERROR_INVALID_VALUE, "eventCompletionTime: event never recorded");
+    }
+    cl_ulong deviceNs = 0;
+    const halError result = completedAt(marker, &deviceNs);
+    clReleaseEvent(marker);
+    if (result != HAL_SUCCESS) return result;
+    return timed.device().clock().toHost(deviceNs, hostNanoseconds);
+}
+
 }  // namespace polyhal::opencl

@@ -361,8 +361,18 @@ TEST_CASE("A traced program has each call, stream operation, flow and pool count
     }
     REQUIRE(spansB.front()->ts >= wait.ts);
     REQUIRE(spansB[1]->ts >= copy.ts);
+    // Spans timed by the device's clock are placed on the host's through an offset measured to
+    // within microseconds (docs/trace.md): compared with another stream's span or with what a
+    // host thread saw, they may be that far off.
+    for (const auto* spans : {&spansA, &spansB}) {
+        for (const Record* span : *spans) {
+            INFO("span " << span->name);
+            REQUIRE((span->text("clock") == "device" || span->text("clock") == "host functions"));
+        }
+    }
+    const double slack = spansB.front()->text("clock") == "device" ? 50.0 : 0.0;  // µs
     // The wait ends once the work recorded before the event has: after A's operation before it.
-    REQUIRE(spansB.front()->end() >= spansA[spansA.size() - 2]->end());
+    REQUIRE(spansB.front()->end() + slack >= spansA[spansA.size() - 2]->end());
 
     // The host function ran once, inside its stream's span, reached by a flow from its launch.
     REQUIRE(g_hostFunctionRuns == 1);
@@ -372,8 +382,8 @@ TEST_CASE("A traced program has each call, stream operation, flow and pool count
     REQUIRE(launched != nullptr);
     REQUIRE(launched->tid == launch.tid);
     REQUIRE(launch.contains(launched->ts));
-    REQUIRE(run.ts >= spansB[2]->ts);
-    REQUIRE(run.end() <= spansB[2]->end());
+    REQUIRE(run.ts + slack >= spansB[2]->ts);
+    REQUIRE(run.end() <= spansB[2]->end() + slack);
 
     // The stream synchronisation is reached by a flow from B's last operation.
     const Record* synchronized = trace.flowInto(sync, "synchronize");

@@ -46,7 +46,7 @@ extern "C" {
 #endif
 
 #define HAL_PLUGIN_ABI_VERSION_MAJOR 1u
-#define HAL_PLUGIN_ABI_VERSION_MINOR 3u
+#define HAL_PLUGIN_ABI_VERSION_MINOR 4u
 #define HAL_PLUGIN_MAKE_VERSION(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
 #define HAL_PLUGIN_VERSION_MAJOR(version) ((uint32_t)(version) >> 16)
 #define HAL_PLUGIN_VERSION_MINOR(version) ((uint32_t)(version)&0xffffu)
@@ -208,9 +208,10 @@ typedef struct halPluginDispatchTable {
     /* ---- Host functions ---- */
     /* Optional (HAL_DEVICE_CAP_HOST_FUNCTIONS). `fn` is the core's own (a wrapper of the user's
      * function, or a host memset); the core refuses every polyhal call that would reach the
-     * device from inside it, so fn never calls back into the plugin. A plugin whose host functions
-     * of different streams may run one at a time (on one driver thread) must not report
-     * HAL_DEVICE_CAP_CONCURRENT_HOST_FUNCTIONS. */
+     * device from inside it, so fn never calls back into the plugin, except where the plugin
+     * has eventCompletionTime: a trace's host function calls it, and eventDestroy, on the
+     * trace's own events. A plugin whose host functions of different streams may run one at a
+     * time (on one driver thread) must not report HAL_DEVICE_CAP_CONCURRENT_HOST_FUNCTIONS. */
     halError (*launchHostFunc)(halPluginStream stream, halHostFn fn, void* userData);
 
     /* ---- Modules and kernels ---- (optional, HAL_DEVICE_CAP_KERNELS; all or none) */
@@ -293,6 +294,16 @@ typedef struct halPluginDispatchTable {
      * vendor runtime. Without it the backend is chosen only by name, has no DLPack device type
      * and no known module image kinds. */
     halError (*backendGetInfo)(halPluginBackendInfo* info);
+
+    /* ---- ABI 1.4 ---- */
+    /* Optional. When the work that `event`'s last record captured had completed, read from the
+     * device's own clock (OpenCL's CL_PROFILING_COMMAND_END) and given on the host's steady clock
+     * (CLOCK_MONOTONIC) in nanoseconds. The event was created without HAL_EVENT_DISABLE_TIMING,
+     * is recorded and has completed. A trace (POLYHAL_TRACE) times each stream operation with two
+     * records around it, and calls this from the core's host function behind them: the one call
+     * into the plugin from inside a host function, so a plugin whose vendor forbids calls there
+     * (CUDA, HIP) leaves it out, and its spans are timed by host functions alone. */
+    halError (*eventCompletionTime)(halPluginEvent event, uint64_t* hostNanoseconds);
 } halPluginDispatchTable;
 
 /* Every entry of halPluginDispatchTable, in table order, as
@@ -363,7 +374,8 @@ typedef struct halPluginDispatchTable {
       HAL_PLUGIN_GROUP_IPC_EVENTS)                                                                 \
     X(ipcEventOpenHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_IPC_EVENTS,                          \
       HAL_PLUGIN_GROUP_IPC_EVENTS)                                                                 \
-    X(backendGetInfo, HAL_PLUGIN_OPTIONAL, 0, HAL_PLUGIN_ALONE)
+    X(backendGetInfo, HAL_PLUGIN_OPTIONAL, 0, HAL_PLUGIN_ALONE)                                    \
+    X(eventCompletionTime, HAL_PLUGIN_OPTIONAL, 0, HAL_PLUGIN_ALONE)
 
 /* The entry point. `coreAbiVersion` is the core's HAL_PLUGIN_ABI_VERSION; `table->size` is the
  * core's sizeof(halPluginDispatchTable). A plugin of another major version returns

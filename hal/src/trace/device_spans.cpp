@@ -1,4 +1,6 @@
-// Device spans: each traced stream operation timed by host functions enqueued around it.
+// Device spans: each traced stream operation timed by the device's clock through two events
+// recorded around it, where the plugin reads it (eventCompletionTime), or else by host functions
+// enqueued around it.
 #include <algorithm>
 #include <memory>
 #include <mutex>
@@ -27,6 +29,29 @@ bool enqueueHostFunction(halStream_t* stream, halHostFn fn, void* data) {
     return false;
 }
 
+// Records a new event of the trace's own on `stream`, for the device's clock to time the
+// operations around it; false, having made nothing, where the plugin cannot read that clock or
+// refused a step.
+bool recordClockEvent(halStream_t* stream, halPluginEvent* event) {
+    const Device* device = stream->device;
+    const halPluginDispatchTable* plugin = device->vtable;
+    if (plugin->eventCompletionTime == nullptr || !device->supports(HAL_DEVICE_CAP_TIMING_EVENTS)) {
+        return false;
+    }
+    halPluginEvent created = nullptr;
+    halError status = plugin->eventCreate(device->native, HAL_EVENT_DEFAULT, &created);
+    if (status == HAL_SUCCESS) {
+        status = plugin->eventRecord(created, stream->native);
+        if (status != HAL_SUCCESS) plugin->eventDestroy(created);
+    }
+    if (status != HAL_SUCCESS) {
+        takePluginErrorMessage(status, device->backend->name.c_str(), "tracing");
+        return false;
+    }
+    *event = created;
+    return true;
+}
+
 }  // namespace
 
 // One operation's device span: a host function enqueued before the operation notes when the
@@ -35,6 +60,11 @@ bool enqueueHostFunction(halStream_t* stream, halHostFn fn, void* data) {
 struct Timing {
     std::atomic<int> owners{1};
     std::atomic<uint64_t> started{0};  // 0 until the host function before the operation ran
+    // The events recorded right before and right after the operation, where the device's clock
+    // times it (then no host function runs before it); destroyed with the timing.
+    const halPluginDispatchTable* plugin = nullptr;
+    halPluginEvent before = nullptr;
+    halPluginEvent after = nullptr;
     std::shared_ptr<StreamTrack> track;
     uint64_t session;
     uint64_t submitted;  // the submitting call's start
@@ -42,8 +72,20 @@ struct Timing {
     const char* operation = nullptr;
     int64_t bytes = -1;
 
+    ~Timing() {
+        if (before != nullptr) plugin->eventDestroy(before);
+        if (after != nullptr) plugin->eventDestroy(after);
+    }
+
     void release() {
         if (owners.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+    }
+
+    // The operation's start and completion on the device's clock; false where it is not timed
+    // so or the plugin cannot tell.
+    bool deviceClock(uint64_t* start, uint64_t* end) const {
+        return after != nullptr && plugin->eventCompletionTime(before, start) == HAL_SUCCESS &&
+               plugin->eventCompletionTime(after, end) == HAL_SUCCESS;
     }
 };
 
@@ -55,12 +97,18 @@ void runStartMarker(void* pending) {
     timing->release();
 }
 
-// Runs in stream order right after the operation: it completed now. It started when the host
-// function before it ran; failing that (the backend refused that one), when it was submitted or
-// when the operation before it completed, whichever is later.
+// Runs in stream order right after the operation. Timed by the device's clock, the operation
+// ran between the completions of the events around it; otherwise it completed now, and started
+// when the host function before it ran, or failing that (the backend refused that one), when it
+// was submitted or when the operation before it completed, whichever is later. Device times are
+// kept within what the host saw (submitted before, completed by now), which the offset between
+// the clocks could otherwise blur by microseconds.
 void runEndMarker(void* pending) {
     Timing* timing = static_cast<Timing*>(pending);
-    const uint64_t end = now();
+    const uint64_t hostNow = now();
+    uint64_t deviceStart = 0, deviceEnd = 0;
+    const bool deviceClock = timing->deviceClock(&deviceStart, &deviceEnd);
+    uint64_t end = deviceClock ? std::clamp(deviceEnd, timing->submitted, hostNow) : hostNow;
     StreamTrack& track = *timing->track;
     Record span;
     span.phase = 'X';
@@ -68,10 +116,12 @@ void runEndMarker(void* pending) {
     span.category = "device";
     span.pid = track.pid;
     span.tid = track.tid;
-    const uint64_t started = timing->started.load(std::memory_order_acquire);
+    const uint64_t started = deviceClock ? std::max(deviceStart, timing->submitted)
+                                         : timing->started.load(std::memory_order_acquire);
     {
         std::lock_guard<std::mutex> lock(track.mutex);
         const uint64_t previous = track.lastSession == timing->session ? track.lastEnd : 0;
+        end = std::max(end, previous);
         span.ts = started != 0 ? started : std::max(previous, timing->submitted);
         // Threads submitting to one stream at once may interleave their markers: another
         // operation can run between this one's start marker and the operation, so the span
@@ -87,6 +137,7 @@ void runEndMarker(void* pending) {
     span.args[arg++] = Arg{"queuedNs", nullptr,
                            static_cast<int64_t>(span.ts - std::min(span.ts, timing->submitted))};
     if (timing->bytes >= 0) span.args[arg++] = Arg{"bytes", nullptr, timing->bytes};
+    span.args[arg++] = Arg{"clock", deviceClock ? "device" : "host functions"};
     emit(span, timing->session);
     timing->release();
 }
@@ -104,7 +155,12 @@ Timing* beforeSubmit(halStream_t* stream) noexcept {
         timing->session = call->session;
         timing->submitted = call->start;
         timing->owners.store(2, std::memory_order_relaxed);
-        if (!enqueueHostFunction(stream, runStartMarker, timing)) timing->release();
+        if (recordClockEvent(stream, &timing->before)) {
+            timing->plugin = stream->device->vtable;
+            timing->release();  // no start marker
+        } else if (!enqueueHostFunction(stream, runStartMarker, timing)) {
+            timing->release();
+        }
         return timing;
     } catch (...) {
         return nullptr;
@@ -119,6 +175,7 @@ void submitted(halStream_t* stream, const char* operation, Timing* timing) noexc
         timing->name = operation;
     }
     timing->operation = operation;
+    if (timing->before != nullptr) recordClockEvent(stream, &timing->after);
     // The end marker takes the caller's share.
     if (!enqueueHostFunction(stream, runEndMarker, timing)) timing->release();
 }

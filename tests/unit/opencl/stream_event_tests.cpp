@@ -112,6 +112,39 @@ TEST_CASE("elapsed time spans the work between two events") {
     CHECK(same == 0.0f);
 }
 
+TEST_CASE("completion times are on the host's steady clock, within what the host saw") {
+    auto steadyNow = [] {
+        return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                         std::chrono::steady_clock::now().time_since_epoch())
+                                         .count());
+    };
+    Stream stream;
+    Event first, second, never;
+    Gate gate;
+    gate.block(stream);
+    REQUIRE_OK(plugin().eventRecord(first.get(), stream.get()));
+    REQUIRE_OK(plugin().launchHostFunc(
+        stream.get(), [](void*) { std::this_thread::sleep_for(std::chrono::milliseconds(20)); },
+        nullptr));
+    REQUIRE_OK(plugin().eventRecord(second.get(), stream.get()));
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const uint64_t opened = steadyNow();
+    gate.open();
+    REQUIRE_OK(plugin().eventSynchronize(second.get()));
+    const uint64_t finished = steadyNow();
+    uint64_t firstAt = 0, secondAt = 0;
+    REQUIRE_OK(plugin().eventCompletionTime(first.get(), &firstAt));
+    REQUIRE_OK(plugin().eventCompletionTime(second.get(), &secondAt));
+    // The clocks' offset is measured to within microseconds; 2 ms leaves room for a loaded
+    // machine.
+    constexpr uint64_t kTolerance = 2'000'000;
+    CHECK(firstAt + kTolerance >= opened);
+    CHECK(secondAt <= finished + kTolerance);
+    CHECK(secondAt - firstAt >= 19'000'000);  // the host function slept 20 ms in between
+    uint64_t unused = 0;
+    CHECK(plugin().eventCompletionTime(never.get(), &unused) == HAL_ERROR_INVALID_VALUE);
+}
+
 TEST_CASE("device synchronisation waits for every stream of the device") {
     Stream a, b;
     Gate gate;

@@ -1,6 +1,7 @@
 // Tracing (halTraceStart, halTraceStop, halTraceRangePush, halTraceRangePop): a known program
 // traced, and the file read back and checked against the Chrome Trace Event format's rules and
 // against what the program did.
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -579,6 +580,41 @@ TEST_CASE("Ranges open when the trace stops, or cut by its cap, end where it sto
     }
     REQUIRE(closed.size() == 2);
     for (const Record* end : closed) REQUIRE(end->text("closedBy") == "trace stop");
+}
+
+TEST_CASE("A forked child's trace carries the child's process and thread ids", "[trace]") {
+#if defined(__SANITIZE_THREAD__)
+    // ThreadSanitizer ends a child of a multi-threaded process that starts a thread (the writer).
+    cts::skip("ThreadSanitizer does not let a forked child start threads");
+    return;
+#endif
+    TraceFile parentFile, childFile;
+    HAL_REQUIRE_OK(halTraceStart(parentFile.path()));
+    HAL_REQUIRE_OK(halTraceRangePush("parent"));
+    HAL_REQUIRE_OK(halTraceRangePop());
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        // Only calls that reach no device: the backend's threads are not in the child.
+        const bool traced = halTraceStart(childFile.path()) == HAL_SUCCESS &&
+                            halTraceRangePush("child") == HAL_SUCCESS &&
+                            halTraceRangePop() == HAL_SUCCESS && halTraceStop() == HAL_SUCCESS;
+        _exit(traced ? 0 : 1);
+    }
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+    HAL_REQUIRE_OK(halTraceStop());
+    Trace trace;
+    load(childFile.path(), &trace);
+    checkFormat(trace);
+    const auto begins = trace.select("B", "child");
+    REQUIRE(begins.size() == 1);
+    REQUIRE(begins.front()->pid == child);
+    REQUIRE(begins.front()->tid == child);  // the child's one thread, the one that forked
+    REQUIRE(trace.threadName(child, child) == "main thread");
+    REQUIRE(trace.select("B", "parent").empty());
 }
 
 TEST_CASE("A stream made after another was destroyed gets a track of its own", "[trace]") {

@@ -122,8 +122,10 @@ void noteDropped(uint64_t count, uint64_t when) noexcept {
     g_firstDropNs.compare_exchange_strong(none, when, std::memory_order_relaxed);
 }
 
+thread_local LocalBuffer t_local;
+
 ThreadBuffer& localBuffer() {
-    static thread_local LocalBuffer local;
+    LocalBuffer& local = t_local;
     if (!local.buffer) {
         auto buffer = std::make_shared<ThreadBuffer>();
         buffer->tid = threadId();
@@ -477,14 +479,40 @@ uint64_t newFlowId() noexcept {
     return g_nextFlowId.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
+namespace {
+
+// The process and thread ids, read once (getpid and gettid are system calls) and forgotten in a
+// forked child, whose ids differ: its one thread is the one that forked.
+std::atomic<int64_t> g_pid{0};
+thread_local uint64_t t_tid = 0;
+
+void forgetIdsInChild() {
+    g_pid.store(0, std::memory_order_relaxed);
+    t_tid = 0;
+    // The child is single-threaded: no lock is needed, and one another thread of the parent held
+    // would never be released.
+    if (t_local.buffer) t_local.buffer->tid = threadId();
+}
+
+}  // namespace
+
 int64_t hostPid() noexcept {
-    static const int64_t pid = ::getpid();
+    int64_t pid = g_pid.load(std::memory_order_relaxed);
+    if (pid == 0) {
+        static const bool registered = pthread_atfork(nullptr, nullptr, forgetIdsInChild) == 0;
+        (void)registered;
+        pid = ::getpid();
+        g_pid.store(pid, std::memory_order_relaxed);
+    }
     return pid;
 }
 
 uint64_t threadId() noexcept {
-    static thread_local const uint64_t tid = static_cast<uint64_t>(::syscall(SYS_gettid));
-    return tid;
+    if (t_tid == 0) {
+        hostPid();  // registers the fork handler
+        t_tid = static_cast<uint64_t>(::syscall(SYS_gettid));
+    }
+    return t_tid;
 }
 
 void nameThisThread(const char* name) noexcept {

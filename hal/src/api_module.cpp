@@ -202,7 +202,7 @@ HAL_API halError halModuleGetFunction(halFunction* function, halModule moduleHan
         if (object == nullptr) {
             return fail(HAL_ERROR_OUT_OF_MEMORY, "{}: too many functions", op);
         }
-        module->functions.emplace(name, object);
+        object->name = module->functions.emplace(name, object).first->first.c_str();
         *function = object;
         return HAL_SUCCESS;
     });

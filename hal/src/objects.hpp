@@ -38,6 +38,7 @@ struct halFunction_t {
     polyhal::Device* device;
     halModule_t* module;
     halPluginFunction native;
+    const char* name = nullptr;  // its key in module->functions, which lives as long as it does
 };
 
 struct halModule_t {

@@ -100,10 +100,7 @@ void noteKernel(const halFunction_t* function) noexcept {
     Call* call = t_call;
     if (call == nullptr) return;
     try {
-        std::lock_guard<std::mutex> lock(function->module->mutex);
-        for (const auto& [name, known] : function->module->functions) {
-            if (known == function) call->kernel = intern(name);
-        }
+        call->kernel = intern(function->name);
     } catch (...) {
     }
 }

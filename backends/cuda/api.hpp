@@ -56,6 +56,10 @@ struct CudaApi {
         CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN;
     static constexpr CUdevice_attribute kAttributeMemoryPoolsSupported =
         CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED;
+    // CUDA 12 drivers say per device whether events can be shared (not on WSL, for one).
+    static constexpr bool kHasIpcEventAttribute = true;
+    static constexpr CUdevice_attribute kAttributeIpcEventSupported =
+        CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED;
     static constexpr JitOption kJitErrorLogBuffer = CU_JIT_ERROR_LOG_BUFFER;
     static constexpr JitOption kJitErrorLogBufferSize = CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES;
 

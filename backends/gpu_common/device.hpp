@@ -96,7 +96,7 @@ halError deviceGetInfo(halPluginDevice handle, halPluginDeviceInfo* info) noexce
                           HAL_DEVICE_CAP_KERNELS | HAL_DEVICE_CAP_NATIVE_HANDLES |
                           HAL_DEVICE_CAP_PEER_COPY;
     if (hasIpcMemory<Api>()) filled.capabilities |= HAL_DEVICE_CAP_IPC_MEMORY;
-    if (hasIpcEvents<Api>()) filled.capabilities |= HAL_DEVICE_CAP_IPC_EVENTS;
+    if (deviceSharesEvents<Api>(device.native)) filled.capabilities |= HAL_DEVICE_CAP_IPC_EVENTS;
     queryStreamPriorities(device, &filled.leastStreamPriority, &filled.greatestStreamPriority);
     if (filled.leastStreamPriority != filled.greatestStreamPriority) {
         filled.capabilities |= HAL_DEVICE_CAP_STREAM_PRIORITIES;

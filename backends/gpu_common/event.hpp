@@ -106,6 +106,21 @@ bool hasIpcEvents() noexcept {
            vendor.ipcOpenEventHandle.address != nullptr;
 }
 
+// Can `device` share events? Where the vendor has an attribute for it (CUDA 12's
+// CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED), the device says; a driver that does not know the
+// attribute (older than CUDA 12) shares events wherever it has the calls.
+template <class Api>
+bool deviceSharesEvents(typename Api::NativeDevice device) noexcept {
+    if (!hasIpcEvents<Api>()) return false;
+    if constexpr (Api::kHasIpcEventAttribute) {
+        int supported = 1;
+        const auto result = Api::symbols.deviceGetAttribute.address(
+            &supported, Api::kAttributeIpcEventSupported, device);
+        return result != Api::kSuccess || supported != 0;
+    }
+    return true;
+}
+
 template <class Api>
 halError requireIpcEvents() noexcept {
     if (hasIpcEvents<Api>()) return HAL_SUCCESS;

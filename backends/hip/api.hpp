@@ -66,6 +66,8 @@ struct HipApi {
         hipDeviceAttributeMaxSharedMemoryPerBlock;
     static constexpr hipDeviceAttribute_t kAttributeMemoryPoolsSupported =
         hipDeviceAttributeMemoryPoolsSupported;
+    // HIP has no attribute telling whether a device can share events.
+    static constexpr bool kHasIpcEventAttribute = false;
     static constexpr JitOption kJitErrorLogBuffer = hipJitOptionErrorLogBuffer;
     static constexpr JitOption kJitErrorLogBufferSize = hipJitOptionErrorLogBufferSizeBytes;
 

@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 namespace {
@@ -96,4 +97,24 @@ TEST_CASE("a copy between two devices goes through the vendor's peer path, in st
     REQUIRE_OK(table.memFreeDevice(devices[1], target));
     table.deviceClose(devices[0]);
     table.deviceClose(devices[1]);
+}
+
+TEST_CASE("a device whose driver says it cannot share events has no IPC events", "[cuda][ipc]") {
+    const halPluginDispatchTable& table = plugin();
+    halPluginDevice device = nullptr;
+    REQUIRE_OK(table.deviceOpen(0, &device));
+    auto capabilities = [&] {
+        halPluginDeviceInfo info{};
+        info.size = sizeof info;
+        REQUIRE_OK(table.deviceGetInfo(device, &info));
+        return info.capabilities;
+    };
+    CHECK((capabilities() & HAL_DEVICE_CAP_IPC_EVENTS) != 0);
+    // CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED is 0, as on WSL: the calls exist, the device cannot.
+    setenv("POLYHAL_CUDA_DOUBLE_IPC_EVENTS", "0", 1);
+    const uint64_t without = capabilities();
+    unsetenv("POLYHAL_CUDA_DOUBLE_IPC_EVENTS");
+    CHECK((without & HAL_DEVICE_CAP_IPC_EVENTS) == 0);
+    CHECK((without & HAL_DEVICE_CAP_IPC_MEMORY) != 0);
+    table.deviceClose(device);
 }

@@ -23,6 +23,11 @@ size_t environmentSize(const char* name, size_t fallback) {
 
 }  // namespace
 
+int ipcEventsSupported(CUdevice /*device*/) {
+    const char* value = std::getenv("POLYHAL_CUDA_DOUBLE_IPC_EVENTS");
+    return value != nullptr && std::strcmp(value, "0") == 0 ? 0 : 1;
+}
+
 CUresult enter(const char* function) {
     if (onHostFunctionThread()) {
         breach(kVendor,

@@ -130,6 +130,9 @@ CUctx_st* requireCurrent(const char* function);
 void requireOwnContext(const char* function, const CUctx_st* owner, const char* what);
 CUstream_st* requireStream(const char* function, CUstream stream);
 bool validDevice(CUdevice device);
+// CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED: 1 unless POLYHAL_CUDA_DOUBLE_IPC_EVENTS=0 (read at each
+// query), as on WSL or under MPS.
+int ipcEventsSupported(CUdevice device);
 // How many of the next cuCtxPushCurrent calls fail (polyhalCudaDoubleFailContextPushes).
 extern std::atomic<int> g_failingPushes;
 // Releases a primary context: its handles die, its streams drain, its memory goes.

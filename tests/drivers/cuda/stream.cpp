@@ -205,6 +205,7 @@ CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle* handle, CUevent event) {
                static_cast<const void*>(event));
     }
     event->shared->requireUsable(kVendor, __func__);
+    if (ipcEventsSupported(event->context->device) == 0) return CUDA_ERROR_NOT_SUPPORTED;
     const IpcName name = event->shared->name(event->context->device);
     std::memset(handle, 0, sizeof *handle);
     std::memcpy(handle, &name, sizeof name);

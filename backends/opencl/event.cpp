@@ -81,12 +81,12 @@ halError eventRecord(halPluginEvent event, halPluginStream stream) {
 }
 
 halError eventQuery(halPluginEvent event) {
-    cl_event marker = plugin::fromHandle<Event>(event).marker();
-    if (marker == nullptr) return HAL_SUCCESS;
-    cl_int status = CL_COMPLETE;
-    const halError result = executionStatus(marker, &status);
-    clReleaseEvent(marker);
-    return result != HAL_SUCCESS ? result : markerOutcome(status);
+    return plugin::fromHandle<Event>(event).withMarker([](cl_event marker) {
+        if (marker == nullptr) return HAL_SUCCESS;
+        cl_int status = CL_COMPLETE;
+        const halError result = executionStatus(marker, &status);
+        return result != HAL_SUCCESS ? result : markerOutcome(status);
+    });
 }
 
 halError eventSynchronize(halPluginEvent event) {

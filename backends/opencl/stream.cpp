@@ -159,21 +159,27 @@ halError streamQuery(halPluginStream stream) {
 halError streamWaitEvent(halPluginStream stream, halPluginEvent event) {
     Stream& self = plugin::fromHandle<Stream>(stream);
     const Event& awaited = plugin::fromHandle<Event>(event);
-    cl_event marker = awaited.marker();
-    if (marker == nullptr) return HAL_SUCCESS;
-    cl_event waitFor = marker;
-    halError result = HAL_SUCCESS;
-    if (awaited.device().context() != self.device().context()) {
-        result = standInFor(marker, self.device().context(), &waitFor);
-        clReleaseEvent(marker);
-        if (result != HAL_SUCCESS) return result;
-    }
-    result = self.submit([&](cl_event* last) {
+    auto enqueueBarrier = [&](cl_event* last, cl_event waitFor) {
+        if (waitFor == nullptr) return HAL_SUCCESS;  // never recorded: no wait
         return checkCall(clEnqueueBarrierWithWaitList(self.queue(), 1, &waitFor, last),
                          "clEnqueueBarrierWithWaitList");
-    });
-    clReleaseEvent(waitFor);
-    return result;
+    };
+    if (awaited.device().context() == self.device().context()) {
+        return self.submit([&](cl_event* last) {
+            return awaited.withMarker(
+                [&](cl_event marker) { return enqueueBarrier(last, marker); });
+        });
+    }
+    cl_event marker = awaited.marker();
+    if (marker == nullptr) return HAL_SUCCESS;
+    cl_event standIn = nullptr;
+    const halError result = standInFor(marker, self.device().context(), &standIn);
+    clReleaseEvent(marker);
+    if (result != HAL_SUCCESS) return result;
+    const halError submitted =
+        self.submit([&](cl_event* last) { return enqueueBarrier(last, standIn); });
+    clReleaseEvent(standIn);
+    return submitted;
 }
 
 halError streamGetNativeHandle(halPluginStream stream, void** native) {

@@ -10,6 +10,7 @@
 
 #include "enum_bits.hpp"
 #include "error.hpp"
+#include "check/hooks.hpp"
 #include "host_function.hpp"
 #include "runtime.hpp"
 #include "trace/hooks.hpp"

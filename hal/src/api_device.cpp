@@ -22,17 +22,20 @@ void releaseDeviceObjects(Device* device) {
     rt.modules.forEachLive([&](halModule_t* module) {
         if (module->device != device) return;
         vt.moduleUnload(module->native);
+        check::destroyed(module);
         rt.modules.destroy(module);
     });
     rt.events.forEachLive([&](halEvent_t* event) {
         if (event->device != device) return;
         vt.eventDestroy(event->native);
+        check::destroyed(event);
         rt.events.destroy(event);
     });
     rt.streams.forEachLive([&](halStream_t* stream) {
         if (stream->device == device) releaseStream(stream);
     });
     device->pool->reset();
+    check::deviceReset(device);
     for (const AddressRange& imported : rt.ipcImports.eraseDevice(device)) {
         vt.ipcMemCloseHandle(device->native, imported.mapping);
     }

@@ -35,7 +35,9 @@ HAL_API halError halMallocAsync(void** ptr, size_t size, halStream handle) {
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, op)) return e;
         trace::noteBytes(size);
-        return stream->device->pool->allocate(size, stream->poolStream, ptr);
+        if (halError e = stream->device->pool->allocate(size, stream->poolStream, ptr)) return e;
+        check::allocated(stream->device, *ptr, size, op);
+        return HAL_SUCCESS;
     });
 }
 
@@ -46,6 +48,7 @@ HAL_API halError halFreeAsync(void* ptr, halStream handle) {
         if (ptr == nullptr) return fail(HAL_ERROR_INVALID_VALUE, "{}: ptr is NULL", op);
         // The pool looks the block up once; only a refusal looks further, to say whose it is.
         const halError freed = stream->device->pool->free(ptr, stream->poolStream);
+        if (freed == HAL_SUCCESS) check::freed(ptr, op);
         if (freed != HAL_ERROR_INVALID_VALUE) return freed;
         allocator::Allocation allocation;
         for (const auto& device : runtime().devices) {

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 
+#include "check/hooks.hpp"
 #include "error.hpp"
 #include "trace/hooks.hpp"
 
@@ -25,6 +26,9 @@ constexpr const char* kPermittedInHostFunction[] = {
     "halGetStreamPriorityRange",
     "halMemPoolGetStats",
     "halMemPoolGetAttribute",
+    "halCheckGetEnabled",
+    "halCheckGetFindingCount",
+    "halCheckSetCallSite",
 };
 
 struct MarkedCall {
@@ -60,6 +64,7 @@ halError checkPermittedInHostFunction(const char* function) {
     for (const char* permitted : kPermittedInHostFunction) {
         if (std::strcmp(function, permitted) == 0) return HAL_SUCCESS;
     }
+    check::refusedInHostFunction(function);
     return fail(HAL_ERROR_NOT_PERMITTED,
                 "{}: not permitted inside a host function (halLaunchHostFunc); a host function "
                 "may not call into the device, see hal.h",

@@ -7,6 +7,7 @@
 #include "error.hpp"
 #include "loader.hpp"
 #include "log.hpp"
+#include "check/hooks.hpp"
 #include "trace/recorder.hpp"
 
 namespace polyhal {
@@ -81,7 +82,10 @@ halError initializeOnce() {
     g_runtime = new Runtime();
     halError status = loadBackends(&g_runtime->backends);
     if (status == HAL_SUCCESS) status = openDevices(*g_runtime);
-    if (status == HAL_SUCCESS) trace::startFromEnvironment();
+    if (status == HAL_SUCCESS) {
+        check::startFromEnvironment();
+        trace::startFromEnvironment();
+    }
     return status;
 }
 

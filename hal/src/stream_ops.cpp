@@ -93,6 +93,7 @@ halError synchronizeDevice(Device* device, const char* operation) {
         return e;
     }
     device->pool->synchronized(reached);
+    check::hostObserved(reached);
     return HAL_SUCCESS;
 }
 
@@ -117,6 +118,7 @@ halError createStream(Device* device, int priority, uint32_t flags, const char* 
         device->vtable->streamDestroy(native);
         return fail(HAL_ERROR_OUT_OF_MEMORY, "{}: too many live streams", operation);
     }
+    check::created(object, "stream", operation);
     *stream = object;
     return HAL_SUCCESS;
 }
@@ -125,6 +127,7 @@ halError releaseStream(halStream_t* stream) {
     Device* device = stream->device;
     const halPluginStream native = stream->native;
     trace::streamDestroyed(stream);
+    check::destroyed(stream);
     device->pool->removeStream(stream->poolStream);
     runtime().streams.destroy(stream);
     return device->vtable->streamDestroy(native);
@@ -137,6 +140,7 @@ halError destroyStream(halStream_t* stream, const char* operation) {
 }
 
 halError streamWaitEvent(halStream_t* stream, halEvent_t* event, const char* operation) {
+    check::awaiting(event, event->recorded.load(std::memory_order_acquire), operation);
     const uint64_t record = event->clock.generation();
     trace::Timing* timing = trace::beforeSubmit(stream);
     if (halError e = checked(stream->device->vtable->streamWaitEvent(stream->native, event->native),

@@ -1,0 +1,356 @@
+// The race detector: every access of a stream operation to pool or pinned host memory, with the
+// stream's clock, checked against the earlier accesses to the same bytes (docs/check.md).
+//
+// Happens-before is the pool's: an access (stream s, ticket t) is ordered before a later
+// operation when that operation's stream is s, when its clock (stream order merged with the
+// snapshots of the events it waited for) holds s at t or more, or when the host has seen
+// (s, t) finish (a synchronisation, or a query that found it done) before submitting it. The
+// pool's own completion polling does not count: the program did not wait for it.
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "../device.hpp"
+#include "../objects.hpp"
+#include "findings.hpp"
+#include "hooks.hpp"
+
+namespace polyhal::check {
+
+namespace {
+
+// Freed pool blocks remembered for use-after-free, the oldest forgotten first.
+constexpr size_t kFreedBlocksKept = 4096;
+// Unordered accesses kept per block; beyond, the oldest is forgotten (a race with it may then
+// go unreported, never a false one).
+constexpr size_t kAccessesPerBlock = 256;
+
+// One operation as a finding names it.
+struct Operation {
+    const char* name;
+    const halStream_t* stream;
+    bool defaultStream;
+    int device;
+    uint64_t ticket;  // the stream's sequence number of the operation
+    CallSite site;
+};
+
+struct RecordedAccess {
+    uintptr_t begin, end;
+    const allocator::Stream* stream;
+    const allocator::DevicePool* pool;
+    uint64_t ticket;
+    AccessMode mode;
+    std::shared_ptr<const Operation> operation;
+
+    bool writes() const { return (static_cast<uint8_t>(mode) & 2) != 0; }
+};
+
+struct Block {
+    size_t size = 0;
+    int device = -1;  // -1: pinned host memory
+    const char* allocatedBy = nullptr;
+    CallSite allocationSite;
+    const char* freedBy = nullptr;  // set once freed
+    CallSite freeSite;
+    std::vector<RecordedAccess> accesses;
+};
+
+class Detector {
+  public:
+    void allocated(Device* device, uintptr_t base, size_t size, const char* operation);
+    void freed(uintptr_t base, const char* operation);
+    void deviceReset(Device* device);
+    void hostObserved(const allocator::VectorClock& reached);
+    void submitted(halStream_t* stream, const char* operation, uint64_t ticket,
+                   const Access* accesses, size_t count);
+    std::vector<std::string> liveBlocks();
+
+  private:
+    // The block whose bytes hold `address`, or end().
+    std::map<uintptr_t, Block>::iterator find(uintptr_t address);
+    void check(Block& block, uintptr_t base, const RecordedAccess& access,
+               const allocator::VectorClock& clock);
+    void forgetOldFreed();
+
+    std::mutex mutex_;
+    std::map<uintptr_t, Block> blocks_;  // by base address
+    std::deque<uintptr_t> freedOrder_;
+    // The highest ticket of each stream the host has seen finish.
+    std::unordered_map<const allocator::Stream*, uint64_t> observed_;
+};
+
+Detector& detector() {
+    // Never destroyed: streams may still report while the process exits.
+    static Detector* instance = new Detector();
+    return *instance;
+}
+
+const char* modeName(AccessMode mode) {
+    switch (mode) {
+    case AccessMode::kRead: return "read";
+    case AccessMode::kWrite: return "write";
+    default: return "read+write";
+    }
+}
+
+std::string describe(const Operation& operation) {
+    const std::string stream =
+        operation.defaultStream
+            ? fmt::format("the default stream of device {}", operation.device)
+            : fmt::format("stream {} (device {})", static_cast<const void*>(operation.stream),
+                          operation.device);
+    return fmt::format("{} #{} on {}", operation.name, operation.ticket, stream);
+}
+
+std::string blockName(const Block& block, uintptr_t base) {
+    return block.device < 0 ? fmt::format("pinned host block {:#x} ({} bytes)", base, block.size)
+                            : fmt::format("pool block {:#x} ({} bytes, device {})", base,
+                                          block.size, block.device);
+}
+
+std::map<uintptr_t, Block>::iterator Detector::find(uintptr_t address) {
+    auto it = blocks_.upper_bound(address);
+    if (it == blocks_.begin()) return blocks_.end();
+    --it;
+    return address < it->first + it->second.size ? it : blocks_.end();
+}
+
+void Detector::allocated(Device* device, uintptr_t base, size_t size, const char* operation) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    // Whatever was recorded of these bytes belonged to blocks the pool has since reused.
+    auto it = blocks_.lower_bound(base);
+    if (it != blocks_.begin() && std::prev(it)->first + std::prev(it)->second.size > base) --it;
+    while (it != blocks_.end() && it->first < base + size) it = blocks_.erase(it);
+    Block block;
+    block.size = size;
+    block.device = device != nullptr ? device->ordinal : -1;
+    block.allocatedBy = operation;
+    block.allocationSite = captureCallSite();
+    blocks_.emplace(base, std::move(block));
+}
+
+void Detector::freed(uintptr_t base, const char* operation) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = blocks_.find(base);
+    if (it == blocks_.end() || it->second.freedBy != nullptr) return;
+    if (it->second.device < 0) {
+        // The host allocator may hand these bytes to anything next: nothing to say of them.
+        blocks_.erase(it);
+        return;
+    }
+    it->second.freedBy = operation;
+    it->second.freeSite = captureCallSite();
+    it->second.accesses.clear();
+    freedOrder_.push_back(base);
+    forgetOldFreed();
+}
+
+void Detector::forgetOldFreed() {
+    while (freedOrder_.size() > kFreedBlocksKept) {
+        auto it = blocks_.find(freedOrder_.front());
+        if (it != blocks_.end() && it->second.freedBy != nullptr) blocks_.erase(it);
+        freedOrder_.pop_front();
+    }
+}
+
+void Detector::deviceReset(Device* device) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& [base, block] : blocks_) {
+        if (block.device != device->ordinal || block.freedBy != nullptr) continue;
+        block.freedBy = "halResetDevice";
+        block.freeSite = captureCallSite();
+        block.accesses.clear();
+        freedOrder_.push_back(base);
+    }
+    forgetOldFreed();
+}
+
+void Detector::hostObserved(const allocator::VectorClock& reached) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const allocator::VectorClock::Entry& entry : reached.entries()) {
+        uint64_t& ticket = observed_[entry.stream];
+        ticket = std::max(ticket, entry.ticket);
+    }
+}
+
+void Detector::submitted(halStream_t* stream, const char* operation, uint64_t ticket,
+                         const Access* accesses, size_t count) {
+    // Reused by every operation of this thread: no allocation in steady state.
+    static thread_local allocator::VectorClock clock;
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::shared_ptr<Operation> described;
+    for (size_t i = 0; i < count; ++i) {
+        const auto pointer = reinterpret_cast<uintptr_t>(accesses[i].pointer);
+        auto it = find(pointer);
+        if (it == blocks_.end()) continue;  // memory polyhal did not allocate
+        Block& block = it->second;
+        if (!described) {
+            // The clock of this operation: taken after its ticket was issued.
+            stream->device->pool->captureInto(stream->poolStream, &clock);
+            described = std::make_shared<Operation>(
+                Operation{operation, stream,
+                          stream->device->defaultStream.load(std::memory_order_relaxed) == stream,
+                          stream->device->ordinal, ticket, captureCallSite()});
+        }
+        if (block.freedBy != nullptr) {
+            report("race",
+                   fmt::format("use after free: {} uses {:#x}, in {} allocated by {}, which {} "
+                               "freed\n  the use:\n{}  freed at:\n{}  allocated at:\n{}",
+                               describe(*described), pointer, blockName(block, it->first),
+                               block.allocatedBy, block.freedBy,
+                               check::describe(described->site, "    "),
+                               check::describe(block.freeSite, "    "),
+                               check::describe(block.allocationSite, "    ")));
+            continue;
+        }
+        const uintptr_t end = accesses[i].bytes == kToEndOfAllocation ||
+                                      accesses[i].bytes > it->first + block.size - pointer
+                                  ? it->first + block.size
+                                  : pointer + accesses[i].bytes;
+        check(block, it->first,
+              RecordedAccess{pointer, end, stream->poolStream, stream->device->pool.get(),
+                             described->ticket, accesses[i].mode, described},
+              clock);
+    }
+}
+
+void Detector::check(Block& block, uintptr_t base, const RecordedAccess& access,
+                     const allocator::VectorClock& clock) {
+    bool reported = false;
+    auto& earlier = block.accesses;
+    for (auto it = earlier.begin(); it != earlier.end();) {
+        const RecordedAccess& old = *it;
+        auto seen = observed_.find(old.stream);
+        if (seen != observed_.end() && seen->second >= old.ticket) {
+            it = earlier.erase(it);  // over before the host went on: ordered before all to come
+            continue;
+        }
+        // Streams of two devices share no clock: such pairs are not judged.
+        const bool ordered = old.stream == access.stream || old.pool != access.pool ||
+                             clock.at(old.stream) >= old.ticket;
+        const bool overlaps = old.begin < access.end && access.begin < old.end;
+        if (!ordered && overlaps && (old.writes() || access.writes()) && !reported) {
+            reported = true;
+            const char* hazard = !old.writes()     ? "write-after-read"
+                                 : access.writes() ? "write-after-write"
+                                                   : "read-after-write";
+            const uintptr_t from = std::max(old.begin, access.begin);
+            const uintptr_t to = std::min(old.end, access.end);
+            report("race",
+                   fmt::format("{} race on {} bytes [{:#x}, {:#x}) of {} allocated by {}\n"
+                               "  earlier: {} ({})\n{}"
+                               "  later:   {} ({}), not ordered after the earlier one (no event "
+                               "wait orders the streams, no host synchronisation between them)\n"
+                               "{}  the block was allocated at:\n{}",
+                               hazard, to - from, from, to, blockName(block, base),
+                               block.allocatedBy, describe(*old.operation), modeName(old.mode),
+                               check::describe(old.operation->site, "    "),
+                               describe(*access.operation), modeName(access.mode),
+                               check::describe(access.operation->site, "    "),
+                               check::describe(block.allocationSite, "    ")));
+        }
+        // What the new access covers and follows speaks for the old one from now on: any later
+        // operation unordered with the old one is unordered with the new one too.
+        const bool covered = old.begin >= access.begin && old.end <= access.end;
+        if (ordered && covered && (access.writes() || !old.writes())) {
+            it = earlier.erase(it);
+            continue;
+        }
+        ++it;
+    }
+    if (earlier.size() >= kAccessesPerBlock) earlier.erase(earlier.begin());
+    earlier.push_back(access);
+}
+
+std::vector<std::string> Detector::liveBlocks() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<std::string> live;
+    for (const auto& [base, block] : blocks_) {
+        if (block.freedBy != nullptr) continue;
+        live.push_back(fmt::format("{} allocated by {} at:\n{}", blockName(block, base),
+                                   block.allocatedBy,
+                                   check::describe(block.allocationSite, "    ")));
+    }
+    return live;
+}
+
+thread_local const Access* t_declared = nullptr;
+thread_local size_t t_declaredCount = 0;
+
+}  // namespace
+
+void Declared::declare(const Access* accesses, size_t count) noexcept {
+    previous_ = t_declared;
+    previousCount_ = t_declaredCount;
+    t_declared = accesses;
+    t_declaredCount = count;
+    declared_ = true;
+}
+
+void Declared::undeclare() noexcept {
+    t_declared = previous_;
+    t_declaredCount = previousCount_;
+}
+
+std::vector<std::string> liveBlocks() {
+    return detector().liveBlocks();
+}
+
+namespace slow {
+
+void submitted(halStream_t* stream, const char* operation, const void* const* uses, size_t count,
+               uint64_t ticket) noexcept {
+    try {
+        if (t_declared != nullptr) {
+            detector().submitted(stream, operation, ticket, t_declared, t_declaredCount);
+            return;
+        }
+        // Undeclared: each use reads and writes its allocation from the pointer on.
+        std::vector<Access> accesses;
+        accesses.reserve(count);
+        for (size_t i = 0; i < count; ++i) {
+            accesses.push_back(Access{uses[i], kToEndOfAllocation, AccessMode::kReadWrite});
+        }
+        detector().submitted(stream, operation, ticket, accesses.data(), accesses.size());
+    } catch (...) {
+        // Out of host memory while checking: the operation itself went ahead.
+    }
+}
+
+void hostObserved(const allocator::VectorClock& reached) noexcept {
+    try {
+        detector().hostObserved(reached);
+    } catch (...) {
+    }
+}
+
+void allocated(Device* device, const void* pointer, size_t size, const char* operation) noexcept {
+    try {
+        detector().allocated(device, reinterpret_cast<uintptr_t>(pointer), size, operation);
+    } catch (...) {
+    }
+}
+
+void freed(const void* pointer, const char* operation) noexcept {
+    try {
+        detector().freed(reinterpret_cast<uintptr_t>(pointer), operation);
+    } catch (...) {
+    }
+}
+
+void deviceReset(Device* device) noexcept {
+    try {
+        detector().deviceReset(device);
+    } catch (...) {
+    }
+}
+
+}  // namespace slow
+
+}  // namespace polyhal::check

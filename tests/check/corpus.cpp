@@ -1,0 +1,304 @@
+// The race detector's corpus: stream-ordered programs with their synchronisation (correct) and
+// with it removed (racy), each run as its own process under POLYHAL_CHECK=races,api.
+//
+// Usage: polyhal-check-corpus <program> racy|correct
+// Runs the program and prints "<program> <variant>: <n> finding(s)"; exits 1 when a racy
+// program found nothing or a correct one found anything. CTest also matches each racy program's
+// report against the pair of operations it must name (tests/check/CMakeLists.txt).
+#include <polyhal/hal.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <string>
+
+namespace {
+
+constexpr size_t kBytes = 4096;
+
+void require(halError status, const char* what) {
+    if (status != HAL_SUCCESS) {
+        std::fprintf(stderr, "corpus: %s failed: %s (%s)\n", what, halGetErrorName(status),
+                     halGetLastErrorMessage());
+        std::exit(2);
+    }
+}
+#define REQUIRE_OK(call) require((call), #call)
+
+// What every program starts from: three streams, two events, device buffers A and B and pinned
+// host buffers H and G, all initialised and idle.
+struct Setup {
+    halStream s1 = nullptr, s2 = nullptr, s3 = nullptr;
+    halEvent e1 = nullptr, e2 = nullptr;
+    void* a = nullptr;
+    void* b = nullptr;
+    void* h = nullptr;
+    void* g = nullptr;
+
+    Setup() {
+        REQUIRE_OK(halCreateStream(&s1));
+        REQUIRE_OK(halCreateStream(&s2));
+        REQUIRE_OK(halCreateStream(&s3));
+        REQUIRE_OK(halCreateEventWithFlag(&e1, HAL_EVENT_DISABLE_TIMING));
+        REQUIRE_OK(halCreateEventWithFlag(&e2, HAL_EVENT_DISABLE_TIMING));
+        REQUIRE_OK(halMalloc(&a, kBytes));
+        REQUIRE_OK(halMalloc(&b, kBytes));
+        REQUIRE_OK(halMallocHost(&h, kBytes));
+        REQUIRE_OK(halMallocHost(&g, kBytes));
+        std::memset(h, 1, kBytes);
+        std::memset(g, 2, kBytes);
+        REQUIRE_OK(halMemset(a, kBytes, 0, kBytes));
+        REQUIRE_OK(halMemset(b, kBytes, 0, kBytes));
+    }
+    ~Setup() {
+        REQUIRE_OK(halSynchronizeDevice());
+        REQUIRE_OK(halFree(a));
+        REQUIRE_OK(halFree(b));
+        REQUIRE_OK(halFreeHost(h));
+        REQUIRE_OK(halFreeHost(g));
+        REQUIRE_OK(halDestroyEvent(e1));
+        REQUIRE_OK(halDestroyEvent(e2));
+        REQUIRE_OK(halDestroyStream(s1));
+        REQUIRE_OK(halDestroyStream(s2));
+        REQUIRE_OK(halDestroyStream(s3));
+    }
+
+    // `waiter` waits for what `signaller` has submitted so far, through `event`.
+    void order(halStream waiter, halStream signaller, halEvent event) {
+        REQUIRE_OK(halRecordEvent(event, signaller));
+        REQUIRE_OK(halStreamWaitEvent(waiter, event));
+    }
+};
+
+void copy(void* dst, const void* src, size_t bytes, halStream stream) {
+    REQUIRE_OK(halMemcpyAsync(dst, bytes, src, bytes, HAL_MEMCPY_DEFAULT, stream));
+}
+void set(void* dst, size_t bytes, halStream stream) {
+    REQUIRE_OK(halMemsetAsync(dst, bytes, 7, bytes, stream));
+}
+void* at(void* base, size_t offset) {
+    return static_cast<unsigned char*>(base) + offset;
+}
+
+// Each program takes `synchronised`: false removes the synchronisation that makes it correct.
+using Program = std::function<void(bool synchronised)>;
+
+const std::map<std::string, Program>& programs() {
+    static const std::map<std::string, Program> all = {
+        // AscendCL's stream-waits-event sample: the producer's stream records, the consumer's
+        // stream waits, then reads.
+        {"ascend_wait_event",
+         [](bool synchronised) {
+             Setup s;
+             set(s.a, kBytes, s.s1);
+             REQUIRE_OK(halRecordEvent(s.e1, s.s1));
+             if (synchronised) REQUIRE_OK(halStreamWaitEvent(s.s2, s.e1));
+             copy(s.b, s.a, kBytes, s.s2);
+         }},
+        // MindSpore's cross-stream read: an upload on one stream read by another.
+        {"mindspore_cross_stream_read",
+         [](bool synchronised) {
+             Setup s;
+             copy(s.a, s.h, kBytes, s.s1);
+             if (synchronised) s.order(s.s2, s.s1, s.e1);
+             copy(s.g, s.a, kBytes, s.s2);
+         }},
+        // PyTorch's side stream: work queued on the default stream, then a side stream that
+        // must wait_stream() the default one before it reads.
+        {"torch_side_stream",
+         [](bool synchronised) {
+             Setup s;
+             set(s.a, kBytes, nullptr);
+             if (synchronised) s.order(s.s1, nullptr, s.e1);
+             copy(s.b, s.a, kBytes, s.s1);
+         }},
+        // ... and the default stream reading what the side stream produced.
+        {"torch_side_stream_join",
+         [](bool synchronised) {
+             Setup s;
+             set(s.b, kBytes, s.s1);
+             if (synchronised) s.order(nullptr, s.s1, s.e1);
+             copy(s.g, s.b, kBytes, nullptr);
+         }},
+        // Write after read: a stream overwrites what another still copies out.
+        {"war_copy_then_memset",
+         [](bool synchronised) {
+             Setup s;
+             copy(s.b, s.a, kBytes, s.s1);
+             if (synchronised) s.order(s.s2, s.s1, s.e1);
+             set(s.a, kBytes, s.s2);
+         }},
+        {"war_download_then_upload",
+         [](bool synchronised) {
+             Setup s;
+             copy(s.g, s.a, kBytes, s.s1);
+             if (synchronised) s.order(s.s2, s.s1, s.e1);
+             copy(s.a, s.h, kBytes, s.s2);
+         }},
+        // Write after write.
+        {"waw_memset",
+         [](bool synchronised) {
+             Setup s;
+             set(s.a, kBytes, s.s1);
+             if (synchronised) s.order(s.s2, s.s1, s.e1);
+             set(s.a, kBytes, s.s2);
+         }},
+        {"waw_upload",
+         [](bool synchronised) {
+             Setup s;
+             copy(s.a, s.h, kBytes, s.s1);
+             if (synchronised) s.order(s.s2, s.s1, s.e1);
+             copy(s.a, s.g, kBytes, s.s2);
+         }},
+        // Overlapping, not equal, ranges.
+        {"waw_partial_overlap",
+         [](bool synchronised) {
+             Setup s;
+             set(s.a, 256, s.s1);
+             if (synchronised) s.order(s.s2, s.s1, s.e1);
+             set(at(s.a, 128), 256, s.s2);
+         }},
+        // A chain over three streams: s1 -> s2 -> s3, with its last link missing.
+        {"chain_three_streams_last_link",
+         [](bool synchronised) {
+             Setup s;
+             set(s.a, kBytes, s.s1);
+             s.order(s.s2, s.s1, s.e1);
+             set(s.b, kBytes, s.s2);
+             if (synchronised) s.order(s.s3, s.s2, s.e2);
+             copy(s.g, s.a, kBytes, s.s3);
+         }},
+        // ... with its first link missing: s3 follows s2, which never waited for s1.
+        {"chain_three_streams_first_link",
+         [](bool synchronised) {
+             Setup s;
+             set(s.a, kBytes, s.s1);
+             if (synchronised) s.order(s.s2, s.s1, s.e1);
+             set(s.b, kBytes, s.s2);
+             s.order(s.s3, s.s2, s.e2);
+             copy(s.g, s.a, kBytes, s.s3);
+         }},
+        // The event recorded before the write it should cover.
+        {"event_recorded_too_early",
+         [](bool synchronised) {
+             Setup s;
+             if (!synchronised) REQUIRE_OK(halRecordEvent(s.e1, s.s1));
+             set(s.a, kBytes, s.s1);
+             if (synchronised) REQUIRE_OK(halRecordEvent(s.e1, s.s1));
+             REQUIRE_OK(halStreamWaitEvent(s.s2, s.e1));
+             copy(s.b, s.a, kBytes, s.s2);
+         }},
+        // The event recorded on the wrong stream.
+        {"event_recorded_on_wrong_stream",
+         [](bool synchronised) {
+             Setup s;
+             set(s.a, kBytes, s.s1);
+             REQUIRE_OK(halRecordEvent(s.e1, synchronised ? s.s1 : s.s3));
+             REQUIRE_OK(halStreamWaitEvent(s.s2, s.e1));
+             copy(s.b, s.a, kBytes, s.s2);
+         }},
+        // The host synchronises with the producer before submitting the consumer.
+        {"stream_synchronize_missing",
+         [](bool synchronised) {
+             Setup s;
+             copy(s.a, s.h, kBytes, s.s1);
+             if (synchronised) REQUIRE_OK(halSynchronizeStream(s.s1));
+             copy(s.g, s.a, kBytes, s.s2);
+         }},
+        {"event_synchronize_missing",
+         [](bool synchronised) {
+             Setup s;
+             set(s.a, kBytes, s.s1);
+             REQUIRE_OK(halRecordEvent(s.e1, s.s1));
+             if (synchronised) REQUIRE_OK(halSynchronizeEvent(s.e1));
+             set(s.a, kBytes, s.s2);
+         }},
+        {"device_synchronize_missing",
+         [](bool synchronised) {
+             Setup s;
+             copy(s.b, s.a, kBytes, s.s1);
+             if (synchronised) REQUIRE_OK(halSynchronizeDevice());
+             set(s.a, kBytes, s.s2);
+         }},
+        // Polling the producer until it is idle orders it as a synchronisation does.
+        {"stream_query_missing",
+         [](bool synchronised) {
+             Setup s;
+             set(s.a, kBytes, s.s1);
+             while (synchronised && halQueryStream(s.s1) == HAL_ERROR_NOT_READY) {
+             }
+             copy(s.b, s.a, kBytes, s.s2);
+         }},
+        // Pinned host memory between two streams: one downloads into it, another uploads it.
+        {"pinned_host_staging",
+         [](bool synchronised) {
+             Setup s;
+             copy(s.h, s.a, kBytes, s.s1);
+             if (synchronised) s.order(s.s2, s.s1, s.e1);
+             copy(s.b, s.h, kBytes, s.s2);
+         }},
+        // A 2-D copy's rows written by one stream, read by another.
+        {"copy_2d_rows",
+         [](bool synchronised) {
+             Setup s;
+             REQUIRE_OK(halMemcpy2DAsync(s.a, 128, s.h, 64, 64, 16, HAL_MEMCPY_DEFAULT, s.s1));
+             if (synchronised) s.order(s.s2, s.s1, s.e1);
+             copy(s.g, at(s.a, 256), 64, s.s2);
+         }},
+        // Use after free: a stream-ordered free, then another stream still uses the block.
+        {"use_after_free_async",
+         [](bool synchronised) {
+             Setup s;
+             void* scratch = nullptr;
+             REQUIRE_OK(halMallocAsync(&scratch, kBytes, s.s1));
+             set(scratch, kBytes, s.s1);
+             if (synchronised) {
+                 s.order(s.s2, s.s1, s.e1);
+                 copy(s.b, scratch, kBytes, s.s2);
+                 s.order(s.s1, s.s2, s.e2);
+             }
+             REQUIRE_OK(halFreeAsync(scratch, s.s1));
+             if (!synchronised) copy(s.b, scratch, kBytes, s.s2);
+         }},
+        // ... and after halFree.
+        {"use_after_free",
+         [](bool synchronised) {
+             Setup s;
+             void* scratch = nullptr;
+             REQUIRE_OK(halMalloc(&scratch, kBytes));
+             if (synchronised) copy(s.b, scratch, kBytes, s.s1);
+             REQUIRE_OK(halSynchronizeStream(s.s1));
+             REQUIRE_OK(halFree(scratch));
+             if (!synchronised) copy(s.b, scratch, kBytes, s.s1);
+         }},
+    };
+    return all;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 3 || programs().count(argv[1]) == 0 ||
+        (std::strcmp(argv[2], "racy") != 0 && std::strcmp(argv[2], "correct") != 0)) {
+        std::fprintf(stderr, "usage: %s <program> racy|correct\nprograms:", argv[0]);
+        for (const auto& entry : programs()) std::fprintf(stderr, " %s", entry.first.c_str());
+        std::fprintf(stderr, "\n");
+        return 2;
+    }
+    const bool racy = std::strcmp(argv[2], "racy") == 0;
+    uint32_t checks = 0;
+    REQUIRE_OK(halCheckGetEnabled(&checks));
+    if ((checks & HAL_CHECK_RACES) == 0) {
+        std::fprintf(stderr, "corpus: run with POLYHAL_CHECK=races\n");
+        return 2;
+    }
+    programs().at(argv[1])(!racy);
+    uint64_t findings = 0;
+    REQUIRE_OK(halCheckGetFindingCount(&findings));
+    std::fflush(stderr);
+    std::printf("%s %s: %llu finding(s)\n", argv[1], argv[2],
+                static_cast<unsigned long long>(findings));
+    return (racy ? findings > 0 : findings == 0) ? 0 : 1;
+}

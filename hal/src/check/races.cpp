@@ -74,8 +74,10 @@ class Detector {
   private:
     // The block whose bytes hold `address`, or end().
     std::map<uintptr_t, Block>::iterator find(uintptr_t address);
+    // Reports the first earlier access that races with `access`, unless its operation is in
+    // `reported` (one finding per pair of operations, however many buffers they share).
     void check(Block& block, uintptr_t base, const RecordedAccess& access,
-               const allocator::VectorClock& clock);
+               const allocator::VectorClock& clock, std::vector<const Operation*>* reported);
     void forgetOldFreed();
 
     std::mutex mutex_;
@@ -185,6 +187,7 @@ void Detector::submitted(halStream_t* stream, const char* operation, uint64_t ti
     static thread_local allocator::VectorClock clock;
     std::lock_guard<std::mutex> lock(mutex_);
     std::shared_ptr<Operation> described;
+    std::vector<const Operation*> reported;
     for (size_t i = 0; i < count; ++i) {
         const auto pointer = reinterpret_cast<uintptr_t>(accesses[i].pointer);
         auto it = find(pointer);
@@ -216,13 +219,13 @@ void Detector::submitted(halStream_t* stream, const char* operation, uint64_t ti
         check(block, it->first,
               RecordedAccess{pointer, end, stream->poolStream, stream->device->pool.get(),
                              described->ticket, accesses[i].mode, described},
-              clock);
+              clock, &reported);
     }
 }
 
 void Detector::check(Block& block, uintptr_t base, const RecordedAccess& access,
-                     const allocator::VectorClock& clock) {
-    bool reported = false;
+                     const allocator::VectorClock& clock, std::vector<const Operation*>* reported) {
+    bool found = false;
     auto& earlier = block.accesses;
     for (auto it = earlier.begin(); it != earlier.end();) {
         const RecordedAccess& old = *it;
@@ -235,8 +238,10 @@ void Detector::check(Block& block, uintptr_t base, const RecordedAccess& access,
         const bool ordered = old.stream == access.stream || old.pool != access.pool ||
                              clock.at(old.stream) >= old.ticket;
         const bool overlaps = old.begin < access.end && access.begin < old.end;
-        if (!ordered && overlaps && (old.writes() || access.writes()) && !reported) {
-            reported = true;
+        if (!ordered && overlaps && (old.writes() || access.writes()) && !found &&
+            std::find(reported->begin(), reported->end(), old.operation.get()) == reported->end()) {
+            found = true;
+            reported->push_back(old.operation.get());
             const char* hazard = !old.writes()     ? "write-after-read"
                                  : access.writes() ? "write-after-write"
                                                    : "read-after-write";

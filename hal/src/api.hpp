@@ -8,9 +8,9 @@
 #include <exception>
 #include <new>
 
+#include "check/hooks.hpp"
 #include "enum_bits.hpp"
 #include "error.hpp"
-#include "check/hooks.hpp"
 #include "host_function.hpp"
 #include "runtime.hpp"
 #include "trace/hooks.hpp"

@@ -35,7 +35,6 @@ void releaseDeviceObjects(Device* device) {
         if (stream->device == device) releaseStream(stream);
     });
     device->pool->reset();
-    check::deviceReset(device);
     for (const AddressRange& imported : rt.ipcImports.eraseDevice(device)) {
         vt.ipcMemCloseHandle(device->native, imported.mapping);
     }

@@ -146,9 +146,9 @@ HAL_API halError halFree(void* ptr) {
         halStream_t* stream = nullptr;
         if (halError e = defaultStream(device, &stream)) return e;
         trace::notePool(device);
-        if (halError e = device->pool->free(ptr, stream->poolStream)) return e;
-        check::freed(ptr, op);
-        return HAL_SUCCESS;
+        // Before the pool hands the block to another thread's allocation.
+        check::freed(device, ptr, op);
+        return device->pool->free(ptr, stream->poolStream);
     });
 }
 
@@ -187,7 +187,7 @@ HAL_API halError halFreeHost(void* ptr) {
             return fail(HAL_ERROR_INVALID_VALUE,
                         "{}: {} is not the start of a live halMallocHost allocation", op, ptr);
         }
-        check::freed(ptr, op);
+        check::freed(nullptr, ptr, op);
         Device* device = allocation->device;
         if (device->vtable->memFreeHost == nullptr) {
             std::free(ptr);

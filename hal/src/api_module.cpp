@@ -136,7 +136,8 @@ std::vector<check::Access> kernelAccesses(const halKernelArg* args,
                                           const halKernelArgAccess* access, uint32_t numArgs) {
     std::vector<check::Access> accesses;
     for (uint32_t i = 0; i < numArgs; ++i) {
-        const uint32_t mode = access != nullptr ? enumBits(access[i]) : uint32_t{HAL_KERNEL_ARG_READ_WRITE};
+        const uint32_t mode =
+            access != nullptr ? enumBits(access[i]) : uint32_t{HAL_KERNEL_ARG_READ_WRITE};
         if (args[i].size != sizeof(void*) || mode == HAL_KERNEL_ARG_NO_ACCESS) continue;
         const void* pointer = nullptr;
         std::memcpy(&pointer, args[i].value, sizeof pointer);

@@ -47,8 +47,9 @@ HAL_API halError halFreeAsync(void* ptr, halStream handle) {
         if (halError e = resolveStream(handle, &stream, op)) return e;
         if (ptr == nullptr) return fail(HAL_ERROR_INVALID_VALUE, "{}: ptr is NULL", op);
         // The pool looks the block up once; only a refusal looks further, to say whose it is.
+        // Before the pool hands the block to another thread's allocation.
+        check::freed(stream->device, ptr, op);
         const halError freed = stream->device->pool->free(ptr, stream->poolStream);
-        if (freed == HAL_SUCCESS) check::freed(ptr, op);
         if (freed != HAL_ERROR_INVALID_VALUE) return freed;
         allocator::Allocation allocation;
         for (const auto& device : runtime().devices) {

@@ -4,10 +4,10 @@
 #include <mutex>
 #include <string>
 
+#include "check/hooks.hpp"
 #include "error.hpp"
 #include "loader.hpp"
 #include "log.hpp"
-#include "check/hooks.hpp"
 #include "trace/recorder.hpp"
 
 namespace polyhal {

@@ -140,7 +140,7 @@ halError destroyStream(halStream_t* stream, const char* operation) {
 }
 
 halError streamWaitEvent(halStream_t* stream, halEvent_t* event, const char* operation) {
-    check::awaiting(event, event->recorded.load(std::memory_order_acquire), operation);
+    check::awaiting(event, operation);
     const uint64_t record = event->clock.generation();
     trace::Timing* timing = trace::beforeSubmit(stream);
     if (halError e = checked(stream->device->vtable->streamWaitEvent(stream->native, event->native),
@@ -157,6 +157,7 @@ halError streamWaitEvent(halStream_t* stream, halEvent_t* event, const char* ope
 }
 
 halError synchronizeEvent(halEvent_t* event, const char* operation) {
+    check::awaiting(event, operation);
     return detail::awaitEvent(
         event, operation, [&] { return event->device->vtable->eventSynchronize(event->native); },
         [](allocator::DevicePool& pool, const allocator::VectorClock& reached) {

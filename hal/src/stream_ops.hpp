@@ -127,7 +127,6 @@ namespace detail {
 template <typename Wait, typename Finished>
 inline halError awaitEvent(halEvent_t* event, const char* operation, Wait&& wait,
                            Finished&& finished) {
-    check::awaiting(event, event->recorded.load(std::memory_order_acquire), operation);
     const uint64_t record = event->clock.generation();
     if (halError e = checked(wait(), event->device, operation)) return e;
     event->clock.completeOnce(record, [&](const allocator::VectorClock& reached) {

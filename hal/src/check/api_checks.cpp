@@ -5,7 +5,11 @@
 
 namespace polyhal::check::slow {
 
-void awaitingUnrecorded(const halEvent_t* event, const char* operation) noexcept {
+void awaiting(const halEvent_t* event, const char* operation) noexcept {
+    if (event->recorded.load(std::memory_order_acquire) ||
+        (event->flags & HAL_EVENT_INTERPROCESS) != 0) {
+        return;
+    }
     try {
         report("api", fmt::format("{} waits for event {}, which was never recorded: the wait "
                                   "orders nothing (record the event first)\n{}",

@@ -87,11 +87,12 @@ void submitted(halStream_t* stream, const char* operation, const void* const* us
                uint64_t ticket) noexcept;
 void hostObserved(const allocator::VectorClock& reached) noexcept;
 void allocated(Device* device, const void* pointer, size_t size, const char* operation) noexcept;
-void freed(const void* pointer, const char* operation) noexcept;
-void deviceReset(Device* device) noexcept;
+void freed(Device* device, const void* pointer, const char* operation) noexcept;
+void segmentReserved(const void* base, size_t size) noexcept;
+void segmentReleased(const void* base) noexcept;
 void created(const void* object, const char* kind, const char* operation) noexcept;
 void destroyed(const void* object) noexcept;
-void awaitingUnrecorded(const halEvent_t* event, const char* operation) noexcept;
+void awaiting(const halEvent_t* event, const char* operation) noexcept;
 void refusedInHostFunction(const char* function) noexcept;
 }  // namespace slow
 
@@ -113,14 +114,20 @@ inline void allocated(Device* device, const void* pointer, size_t size,
     if (enabled(kRaces | kLeaks)) slow::allocated(device, pointer, size, operation);
 }
 
-// The allocation at `pointer` was freed by `operation`.
-inline void freed(const void* pointer, const char* operation) noexcept {
-    if (enabled(kRaces | kLeaks)) slow::freed(pointer, operation);
+// `operation` is freeing the allocation at `pointer` (device nullptr: pinned host memory); called
+// before the pool may hand it out again. Nothing happens unless `pointer` starts a live
+// allocation of `device`, so a free the pool then refuses changes nothing either.
+inline void freed(Device* device, const void* pointer, const char* operation) noexcept {
+    if (enabled(kRaces | kLeaks)) slow::freed(device, pointer, operation);
 }
 
-// `device` was reset: its pool forgot every block.
-inline void deviceReset(Device* device) noexcept {
-    if (enabled(kRaces | kLeaks)) slow::deviceReset(device);
+// A pool obtained a segment from the backend, or gave it back: the detector forgets what it
+// knew of the addresses given back.
+inline void segmentReserved(const void* base, size_t size) noexcept {
+    if (enabled(kRaces | kLeaks)) slow::segmentReserved(base, size);
+}
+inline void segmentReleased(const void* base) noexcept {
+    if (enabled(kRaces | kLeaks)) slow::segmentReleased(base);
 }
 
 // A stream, event or module (`kind`) was created or destroyed, for the report at exit.
@@ -131,9 +138,10 @@ inline void destroyed(const void* object) noexcept {
     if (enabled(kLeaks)) slow::destroyed(object);
 }
 
-// `operation` waits for `event`, which was never recorded (it then waits for nothing).
-inline void awaiting(const halEvent_t* event, bool recorded, const char* operation) noexcept {
-    if (!recorded && enabled(kApi)) slow::awaitingUnrecorded(event, operation);
+// `operation` waits for `event`: reported if it was never recorded (the wait then orders
+// nothing). An interprocess event may have been recorded by another process: never reported.
+inline void awaiting(const halEvent_t* event, const char* operation) noexcept {
+    if (enabled(kApi)) slow::awaiting(event, operation);
 }
 
 // `function` was called inside a host function, where hal.h forbids it.

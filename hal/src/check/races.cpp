@@ -64,8 +64,9 @@ struct Block {
 class Detector {
   public:
     void allocated(Device* device, uintptr_t base, size_t size, const char* operation);
-    void freed(uintptr_t base, const char* operation);
-    void deviceReset(Device* device);
+    void freed(Device* device, uintptr_t base, const char* operation);
+    void segmentReserved(uintptr_t base, size_t size);
+    void segmentReleased(uintptr_t base);
     void hostObserved(const allocator::VectorClock& reached);
     void submitted(halStream_t* stream, const char* operation, uint64_t ticket,
                    const Access* accesses, size_t count);
@@ -83,6 +84,9 @@ class Detector {
     std::mutex mutex_;
     std::map<uintptr_t, Block> blocks_;  // by base address
     std::deque<uintptr_t> freedOrder_;
+    // The pools' segments, by base: once one goes back to the backend, its addresses may become
+    // anything (host memory, on backends whose device memory is the host's).
+    std::map<uintptr_t, size_t> segments_;
     // The highest ticket of each stream the host has seen finish.
     std::unordered_map<const allocator::Stream*, uint64_t> observed_;
 };
@@ -137,10 +141,13 @@ void Detector::allocated(Device* device, uintptr_t base, size_t size, const char
     blocks_.emplace(base, std::move(block));
 }
 
-void Detector::freed(uintptr_t base, const char* operation) {
+void Detector::freed(Device* device, uintptr_t base, const char* operation) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = blocks_.find(base);
-    if (it == blocks_.end() || it->second.freedBy != nullptr) return;
+    if (it == blocks_.end() || it->second.freedBy != nullptr ||
+        it->second.device != (device != nullptr ? device->ordinal : -1)) {
+        return;
+    }
     if (it->second.device < 0) {
         // The host allocator may hand these bytes to anything next: nothing to say of them.
         blocks_.erase(it);
@@ -161,16 +168,20 @@ void Detector::forgetOldFreed() {
     }
 }
 
-void Detector::deviceReset(Device* device) {
+void Detector::segmentReserved(uintptr_t base, size_t size) {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (auto& [base, block] : blocks_) {
-        if (block.device != device->ordinal || block.freedBy != nullptr) continue;
-        block.freedBy = "halResetDevice";
-        block.freeSite = captureCallSite();
-        block.accesses.clear();
-        freedOrder_.push_back(base);
+    segments_[base] = size;
+}
+
+void Detector::segmentReleased(uintptr_t base) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto segment = segments_.find(base);
+    if (segment == segments_.end()) return;
+    const uintptr_t end = base + segment->second;
+    segments_.erase(segment);
+    for (auto it = blocks_.lower_bound(base); it != blocks_.end() && it->first < end;) {
+        it = blocks_.erase(it);
     }
-    forgetOldFreed();
 }
 
 void Detector::hostObserved(const allocator::VectorClock& reached) {
@@ -185,6 +196,9 @@ void Detector::submitted(halStream_t* stream, const char* operation, uint64_t ti
                          const Access* accesses, size_t count) {
     // Reused by every operation of this thread: no allocation in steady state.
     static thread_local allocator::VectorClock clock;
+    // Taken before the detector's lock: the pool calls into the detector (segmentReleased)
+    // with its own locks held.
+    stream->device->pool->captureInto(stream->poolStream, &clock);
     std::lock_guard<std::mutex> lock(mutex_);
     std::shared_ptr<Operation> described;
     std::vector<const Operation*> reported;
@@ -194,8 +208,6 @@ void Detector::submitted(halStream_t* stream, const char* operation, uint64_t ti
         if (it == blocks_.end()) continue;  // memory polyhal did not allocate
         Block& block = it->second;
         if (!described) {
-            // The clock of this operation: taken after its ticket was issued.
-            stream->device->pool->captureInto(stream->poolStream, &clock);
             described = std::make_shared<Operation>(
                 Operation{operation, stream,
                           stream->device->defaultStream.load(std::memory_order_relaxed) == stream,
@@ -342,16 +354,23 @@ void allocated(Device* device, const void* pointer, size_t size, const char* ope
     }
 }
 
-void freed(const void* pointer, const char* operation) noexcept {
+void freed(Device* device, const void* pointer, const char* operation) noexcept {
     try {
-        detector().freed(reinterpret_cast<uintptr_t>(pointer), operation);
+        detector().freed(device, reinterpret_cast<uintptr_t>(pointer), operation);
     } catch (...) {
     }
 }
 
-void deviceReset(Device* device) noexcept {
+void segmentReserved(const void* base, size_t size) noexcept {
     try {
-        detector().deviceReset(device);
+        detector().segmentReserved(reinterpret_cast<uintptr_t>(base), size);
+    } catch (...) {
+    }
+}
+
+void segmentReleased(const void* base) noexcept {
+    try {
+        detector().segmentReleased(reinterpret_cast<uintptr_t>(base));
     } catch (...) {
     }
 }

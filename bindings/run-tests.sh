@@ -2,7 +2,7 @@
 # Tests of the language bindings against a polyhal build tree:
 #   - Python: installs bindings/python with pip into <build>/venv (offline, Debian's python3 with
 #     its numpy and pytest), then runs pytest with POLYHAL_BACKEND=cpu and, when the build has the
-#     OpenCL plugin, with POLYHAL_BACKEND=opencl; when the build has the cuda, hip or level_zero
+#     OpenCL plugin, with POLYHAL_BACKEND=opencl, each also under POLYHAL_CHECK=races,leaks,api; when the build has the cuda, hip or level_zero
 #     plugin and its vendor-driver double (tests/drivers), also with that backend against the
 #     double (Level Zero's behind Debian's loader and its validation layer);
 #   - Rust: cargo test and the two_streams example of bindings/rust (offline, no crates), on the
@@ -87,6 +87,13 @@ for backend in "${python_backends[@]}"; do
     if [ "${status}" -ne 0 ]; then
         exit "${status}"
     fi
+done
+# Again under checked mode (docs/check.md) on the backends the race corpus covers: a test fails
+# if anything is found during it (tests/conftest.py), unless it misuses polyhal on purpose.
+for backend in "${backends[@]}"; do
+    echo "== Python: pytest with POLYHAL_BACKEND=${backend} POLYHAL_CHECK=races,leaks,api"
+    (cd "${build}" && env POLYHAL_BACKEND="${backend}" POLYHAL_CHECK=races,leaks,api \
+        "${venv}/bin/python" -m pytest -p no:cacheprovider -q "${bindings}/python/tests")
 done
 
 export POLYHAL_LIB_DIR="${lib}"

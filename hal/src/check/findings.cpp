@@ -59,8 +59,6 @@ const void* ownBase() {
 
 }  // namespace
 
-void startLeakReport();  // leaks.cpp
-
 void startFromEnvironment() {
     const char* list = std::getenv("POLYHAL_CHECK");
     if (list == nullptr || *list == '\0') return;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace polyhal::check {
 
@@ -30,6 +31,12 @@ std::string describe(const CallSite& site, const char* indent);
 void report(const char* check, const std::string& text);
 
 uint64_t findingCount();
+
+// Registers the leak report to run at exit (leaks.cpp).
+void startLeakReport();
+
+// Every tracked allocation not freed, described for the leak report (races.cpp).
+std::vector<std::string> liveBlocks();
 
 // The calling thread's call site in a language polyhal cannot unwind (halCheckSetCallSite):
 // quoted by the call sites captured until it changes; nullptr clears it.

@@ -1,7 +1,7 @@
 // Where the core tells checked mode (POLYHAL_CHECK) what happens: the memory each stream
 // operation touches, allocations and frees, host synchronisations and object lifetimes. Every
 // hook costs one predictable branch while checking is off; the work is out of line (races.cpp,
-// leaks.cpp, findings.cpp).
+// leaks.cpp, api_checks.cpp; findings.cpp reports).
 #ifndef POLYHAL_HAL_SRC_CHECK_HOOKS_HPP_
 #define POLYHAL_HAL_SRC_CHECK_HOOKS_HPP_
 

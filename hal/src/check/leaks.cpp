@@ -11,8 +11,6 @@
 
 namespace polyhal::check {
 
-std::vector<std::string> liveBlocks();  // races.cpp
-
 namespace {
 
 struct LiveObject {

@@ -83,8 +83,13 @@ set(POLYHAL_CTS_CHECKED_EXCLUSIONS
   "a host function may not call polyhal into the device"
   # its child process exits with an exported block still allocated (a leak)
   "a handle cannot be opened once its exporter released the memory or exited")
+# Not under the sanitizers: the suite already runs under them, and the findings do not depend on
+# them (the race corpus, tests/check, runs the checks' own code under them).
 function(polyhal_add_cts_checked_run)
   cmake_parse_arguments(ARG "" "NAME;BACKEND" "ENV" ${ARGN})
+  if(POLYHAL_SANITIZE)
+    return()
+  endif()
   set(filter "")
   foreach(name IN LISTS POLYHAL_CTS_CHECKED_EXCLUSIONS)
     string(APPEND filter " ~\"${name}\"")

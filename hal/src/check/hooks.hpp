@@ -63,8 +63,15 @@ struct Access {
 // allocation.
 class Declared {
   public:
-    Declared(std::initializer_list<Access> accesses) noexcept
-        : Declared(accesses.begin(), accesses.size()) {}
+    // A copy of up to two accesses is kept: the list's own storage ends with the statement.
+    Declared(std::initializer_list<Access> accesses) noexcept {
+        if (enabled(kRaces)) {
+            const size_t count = accesses.size() < kKept ? accesses.size() : kKept;
+            for (size_t i = 0; i < count; ++i) kept_[i] = accesses.begin()[i];
+            declare(kept_, count);
+        }
+    }
+    // `accesses` must outlive the declaration.
     Declared(const Access* accesses, size_t count) noexcept {
         if (enabled(kRaces)) declare(accesses, count);
     }
@@ -77,6 +84,8 @@ class Declared {
   private:
     void declare(const Access* accesses, size_t count) noexcept;
     void undeclare() noexcept;
+    static constexpr size_t kKept = 2;  // a copy's two ends
+    Access kept_[kKept];
     const Access* previous_ = nullptr;
     size_t previousCount_ = 0;
     bool declared_ = false;

@@ -334,8 +334,9 @@ typedef void (*halHostFn)(void* userData);
  * Inside fn, as in CUDA, polyhal may not be called into the device: only halGetErrorName,
  * halGetErrorString, halGetLastErrorMessage, halGetVersion, halInit, halGetBackendName,
  * halGetDeviceCount, halGetDevice, halSetDevice, halGetDeviceProperties,
- * halGetStreamPriorityRange, halMemPoolGetStats, halMemPoolGetAttribute, halTraceRangePush and
- * halTraceRangePop are allowed. Every other function returns HAL_ERROR_NOT_PERMITTED and does
+ * halGetStreamPriorityRange, halMemPoolGetStats, halMemPoolGetAttribute, halTraceRangePush,
+ * halTraceRangePop, halCheckGetEnabled, halCheckGetFindingCount and halCheckSetCallSite are
+ * allowed. Every other function returns HAL_ERROR_NOT_PERMITTED and does
  * nothing, halFree and halFreeAsync included (they record the pool's events): to release memory
  * once fn has run, call halFreeAsync(ptr, stream) after halLaunchHostFunc instead.
  * Errors: HAL_ERROR_INVALID_VALUE (fn NULL), HAL_ERROR_INVALID_HANDLE, HAL_ERROR_NOT_SUPPORTED,
@@ -732,7 +733,8 @@ typedef enum halCheck {
     HAL_CHECK_FORCE_UINT32 = 0x7fffffff
 } halCheck;
 
-/* Writes the halCheck flags of the checks that are on (0: checking is off).
+/* Writes the halCheck flags of the checks that are on (0: checking is off). Allowed inside host
+ * functions.
  * Errors: HAL_ERROR_INVALID_VALUE (checks NULL), initialisation errors. */
 HAL_API halError halCheckGetEnabled(uint32_t* checks);
 
@@ -742,8 +744,9 @@ HAL_API halError halCheckGetEnabled(uint32_t* checks);
 HAL_API halError halCheckGetFindingCount(uint64_t* count);
 
 /* Names the calling thread's own call site, for a caller in a language whose frames polyhal
- * cannot unwind (the Python binding passes "file:line in function"): findings quote it for the
- * calls this thread makes until it is changed; NULL clears it. The text is copied.
+ * cannot unwind (the Python binding passes "python: file:line in function"): findings quote it
+ * for the calls this thread makes until it is changed; NULL clears it. The text is copied.
+ * Allowed inside host functions.
  * Errors: initialisation errors. */
 HAL_API halError halCheckSetCallSite(const char* site);
 

@@ -87,7 +87,9 @@ halError settleQueryFailure(halStream_t* stream, halError status, const char* op
 }
 
 halError synchronizeDevice(Device* device, const char* operation) {
-    const allocator::VectorClock reached = device->pool->captureDevice();
+    // The detector must hear of destroyed streams' work too: the synchronisation waited for it.
+    const allocator::VectorClock reached =
+        device->pool->captureDevice(check::enabled(check::kRaces));
     if (halError e = deferAsynchronousFailure(device->vtable->deviceSynchronize(device->native),
                                               device, nullptr, operation)) {
         return e;

@@ -270,6 +270,17 @@ const std::map<std::string, Program>& programs() {
              if (synchronised) REQUIRE_OK(halSynchronizeDevice());
              set(s.a, kBytes, s.s2);
          }},
+        // A device synchronisation covers the work of streams already destroyed.
+        {"destroyed_stream_device_synchronize",
+         [](bool synchronised) {
+             Setup s;
+             halStream gone = nullptr;
+             REQUIRE_OK(halCreateStream(&gone));
+             set(s.a, kBytes, gone);
+             REQUIRE_OK(halDestroyStream(gone));
+             if (synchronised) REQUIRE_OK(halSynchronizeDevice());
+             set(s.a, kBytes, s.s2);
+         }},
         // Polling the producer until it is idle orders it as a synchronisation does.
         {"stream_query_missing",
          [](bool synchronised) {

@@ -9,6 +9,7 @@
 // load the backend's conformance kernels from POLYHAL_CHECK_CORPUS_KERNELS.
 #include <polyhal/hal.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -120,6 +121,10 @@ struct Vadd {
         }
     }
 };
+
+void raiseFlag(void* flag) {
+    static_cast<std::atomic<bool>*>(flag)->store(true, std::memory_order_release);
+}
 
 void notPermittedProbe(void* result) {
     void* scratch = nullptr;
@@ -289,6 +294,20 @@ const std::map<std::string, Program>& programs() {
              while (synchronised && halQueryStream(s.s1) == HAL_ERROR_NOT_READY) {
              }
              copy(s.b, s.a, kBytes, s.s2);
+         }},
+        // A host function is an ordering point: once it has run (the host saw its flag), the
+        // work before it on its stream is over (CUDA's host-callback signalling pattern).
+        {"host_function_flag",
+         [](bool synchronised) {
+             Setup s;
+             set(s.a, kBytes, s.s1);
+             if (synchronised) {
+                 std::atomic<bool> ran{false};
+                 REQUIRE_OK(halLaunchHostFunc(s.s1, raiseFlag, &ran));
+                 while (!ran.load(std::memory_order_acquire)) {
+                 }
+             }
+             set(s.a, kBytes, s.s2);
          }},
         // Pinned host memory between two streams: one downloads into it, another uploads it.
         {"pinned_host_staging",

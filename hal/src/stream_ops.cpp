@@ -159,7 +159,6 @@ halError streamWaitEvent(halStream_t* stream, halEvent_t* event, const char* ope
 }
 
 halError synchronizeEvent(halEvent_t* event, const char* operation) {
-    check::awaiting(event, operation);
     return detail::awaitEvent(
         event, operation, [&] { return event->device->vtable->eventSynchronize(event->native); },
         [](allocator::DevicePool& pool, const allocator::VectorClock& reached) {

@@ -120,6 +120,23 @@ struct Vadd {
             REQUIRE_OK(halLaunchKernel(function, grid, block, 0, args, 4, stream));
         }
     }
+
+    // The kernel over no elements, so it touches nothing; `declared`: every argument declared
+    // HAL_KERNEL_ARG_NO_ACCESS (else all read+write).
+    void launchEmpty(void* a, void* b, void* c, halStream stream, bool declared) const {
+        const uint32_t none = 0;
+        const halKernelArg args[] = {
+            {&a, sizeof a}, {&b, sizeof b}, {&c, sizeof c}, {&none, sizeof none}};
+        const halKernelArgAccess access[] = {HAL_KERNEL_ARG_NO_ACCESS, HAL_KERNEL_ARG_NO_ACCESS,
+                                             HAL_KERNEL_ARG_NO_ACCESS, HAL_KERNEL_ARG_NO_ACCESS};
+        const halDim3 grid{1, 1, 1}, block{1, 1, 1};
+        if (declared) {
+            REQUIRE_OK(
+                halLaunchKernelWithAccess(function, grid, block, 0, args, access, 4, stream));
+        } else {
+            REQUIRE_OK(halLaunchKernel(function, grid, block, 0, args, 4, stream));
+        }
+    }
 };
 
 void raiseFlag(void* flag) {
@@ -390,6 +407,15 @@ const std::map<std::string, Program>& programs() {
              vadd.launch(s.b, s.b, s.a, s.s2, true);
              REQUIRE_OK(halSynchronizeDevice());
              REQUIRE_OK(halFree(c));
+         }},
+        // A kernel declaring every argument HAL_KERNEL_ARG_NO_ACCESS touches none of them.
+        {"kernel_no_access",
+         [](bool synchronised) {
+             Setup s;
+             Vadd vadd;
+             vadd.launchEmpty(s.a, s.b, s.a, s.s1, synchronised);
+             set(s.a, kBytes, s.s2);
+             REQUIRE_OK(halSynchronizeDevice());
          }},
         // api: a wait for an event that was never recorded orders nothing. Querying and
         // synchronising one is legal (it is complete) and reported in neither variant.

@@ -86,6 +86,7 @@ class Declared {
     void undeclare() noexcept;
     static constexpr size_t kKept = 2;  // a copy's two ends
     Access kept_[kKept];
+    bool previousHad_ = false;
     const Access* previous_ = nullptr;
     size_t previousCount_ = 0;
     bool declared_ = false;

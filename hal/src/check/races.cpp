@@ -297,20 +297,26 @@ std::vector<std::string> Detector::liveBlocks() {
     return live;
 }
 
+// The calling thread's declaration (Declared). An empty one is a declaration too: a kernel
+// whose arguments are all HAL_KERNEL_ARG_NO_ACCESS touches nothing.
+thread_local bool t_hasDeclaration = false;
 thread_local const Access* t_declared = nullptr;
 thread_local size_t t_declaredCount = 0;
 
 }  // namespace
 
 void Declared::declare(const Access* accesses, size_t count) noexcept {
+    previousHad_ = t_hasDeclaration;
     previous_ = t_declared;
     previousCount_ = t_declaredCount;
+    t_hasDeclaration = true;
     t_declared = accesses;
     t_declaredCount = count;
     declared_ = true;
 }
 
 void Declared::undeclare() noexcept {
+    t_hasDeclaration = previousHad_;
     t_declared = previous_;
     t_declaredCount = previousCount_;
 }
@@ -324,7 +330,7 @@ namespace slow {
 void submitted(halStream_t* stream, const char* operation, const void* const* uses, size_t count,
                uint64_t ticket) noexcept {
     try {
-        if (t_declared != nullptr) {
+        if (t_hasDeclaration) {
             detector().submitted(stream, operation, ticket, t_declared, t_declaredCount);
             return;
         }

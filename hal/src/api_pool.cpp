@@ -37,6 +37,7 @@ HAL_API halError halMallocAsync(void** ptr, size_t size, halStream handle) {
         trace::noteBytes(size);
         if (halError e = stream->device->pool->allocate(size, stream->poolStream, ptr)) return e;
         check::allocated(stream->device, *ptr, size, op);
+        check::inStreamOrder(stream, op, {*ptr, size, check::AccessMode::kWrite});
         return HAL_SUCCESS;
     });
 }

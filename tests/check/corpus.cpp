@@ -326,6 +326,23 @@ const std::map<std::string, Program>& programs() {
              }
              set(s.a, kBytes, s.s2);
          }},
+        // A block the pool hands out again on the same stream: its earlier use on that stream
+        // is ordered before another stream's only through the allocation.
+        {"pool_reuse_same_stream",
+         [](bool synchronised) {
+             Setup s;
+             void* first = nullptr;
+             void* second = nullptr;
+             REQUIRE_OK(halMallocAsync(&first, kBytes, s.s1));
+             set(first, kBytes, s.s1);
+             REQUIRE_OK(halFreeAsync(first, s.s1));
+             REQUIRE_OK(halMallocAsync(&second, kBytes, s.s1));
+             if (second != first) std::exit(3);  // the pool reuses a block freed on its stream
+             if (synchronised) s.order(s.s2, s.s1, s.e1);
+             set(second, kBytes, s.s2);
+             REQUIRE_OK(halSynchronizeDevice());
+             REQUIRE_OK(halFreeAsync(second, s.s1));
+         }},
         // Pinned host memory between two streams: one downloads into it, another uploads it.
         {"pinned_host_staging",
          [](bool synchronised) {

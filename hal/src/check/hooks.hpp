@@ -95,6 +95,7 @@ class Declared {
 namespace slow {
 void submitted(halStream_t* stream, const char* operation, const void* const* uses, size_t count,
                uint64_t ticket) noexcept;
+void inStreamOrder(halStream_t* stream, const char* operation, const Access& access) noexcept;
 void hostObserved(const allocator::VectorClock& reached) noexcept;
 void allocated(Device* device, const void* pointer, size_t size, const char* operation) noexcept;
 void freed(Device* device, const void* pointer, const char* operation) noexcept;
@@ -110,6 +111,14 @@ void refusedInHostFunction(const char* function) noexcept;
 inline void submitted(halStream_t* stream, const char* operation, const void* const* uses,
                       size_t count, uint64_t ticket) noexcept {
     if (enabled(kRaces)) slow::submitted(stream, operation, uses, count, ticket);
+}
+
+// `operation` accesses memory at `stream`'s current position without enqueuing work on it: a
+// stream-ordered allocation (a write-like access: the stream's earlier work on those bytes
+// ends before the new owner's) or a host access made after the stream was synchronised.
+inline void inStreamOrder(halStream_t* stream, const char* operation,
+                          const Access& access) noexcept {
+    if (enabled(kRaces)) slow::inStreamOrder(stream, operation, access);
 }
 
 // The host has seen the work `reached` describes finish (a synchronisation, or a query that

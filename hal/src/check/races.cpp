@@ -68,8 +68,9 @@ class Detector {
     void segmentReserved(uintptr_t base, size_t size);
     void segmentReleased(uintptr_t base);
     void hostObserved(const allocator::VectorClock& reached);
+    // `clock`: what the operation follows (its stream's clock).
     void submitted(halStream_t* stream, const char* operation, uint64_t ticket,
-                   const Access* accesses, size_t count);
+                   const allocator::VectorClock& clock, const Access* accesses, size_t count);
     std::vector<std::string> liveBlocks();
 
   private:
@@ -193,12 +194,8 @@ void Detector::hostObserved(const allocator::VectorClock& reached) {
 }
 
 void Detector::submitted(halStream_t* stream, const char* operation, uint64_t ticket,
-                         const Access* accesses, size_t count) {
-    // Reused by every operation of this thread: no allocation in steady state.
-    static thread_local allocator::VectorClock clock;
-    // Taken before the detector's lock: the pool calls into the detector (segmentReleased)
-    // with its own locks held.
-    stream->device->pool->captureInto(stream->poolStream, &clock);
+                         const allocator::VectorClock& clock, const Access* accesses,
+                         size_t count) {
     std::lock_guard<std::mutex> lock(mutex_);
     std::shared_ptr<Operation> described;
     std::vector<const Operation*> reported;
@@ -325,13 +322,20 @@ std::vector<std::string> liveBlocks() {
     return detector().liveBlocks();
 }
 
+// The clock of the calling thread's operation, reused by every operation of this thread (no
+// allocation in steady state). Taken outside the detector's lock: the pool calls into the
+// detector (segmentReleased) with its own locks held.
+thread_local allocator::VectorClock t_clock;
+
 namespace slow {
 
 void submitted(halStream_t* stream, const char* operation, const void* const* uses, size_t count,
                uint64_t ticket) noexcept {
     try {
+        stream->device->pool->captureInto(stream->poolStream, &t_clock);
         if (t_hasDeclaration) {
-            detector().submitted(stream, operation, ticket, t_declared, t_declaredCount);
+            detector().submitted(stream, operation, ticket, t_clock, t_declared,
+                                 t_declaredCount);
             return;
         }
         // Undeclared: each use reads and writes its allocation from the pointer on.
@@ -340,9 +344,21 @@ void submitted(halStream_t* stream, const char* operation, const void* const* us
         for (size_t i = 0; i < count; ++i) {
             accesses.push_back(Access{uses[i], kToEndOfAllocation, AccessMode::kReadWrite});
         }
-        detector().submitted(stream, operation, ticket, accesses.data(), accesses.size());
+        detector().submitted(stream, operation, ticket, t_clock, accesses.data(),
+                             accesses.size());
     } catch (...) {
         // Out of host memory while checking: the operation itself went ahead.
+    }
+}
+
+void inStreamOrder(halStream_t* stream, const char* operation, const Access& access) noexcept {
+    try {
+        stream->device->pool->captureInto(stream->poolStream, &t_clock);
+        // The stream's last operation: what comes after it on the stream follows the access,
+        // what another stream orders after it does too.
+        const uint64_t ticket = t_clock.at(stream->poolStream);
+        detector().submitted(stream, operation, ticket, t_clock, &access, 1);
+    } catch (...) {
     }
 }
 

@@ -434,6 +434,22 @@ const std::map<std::string, Program>& programs() {
              set(s.a, kBytes, s.s2);
              REQUIRE_OK(halSynchronizeDevice());
          }},
+        // Two devices: a device-1 stream overwriting pinned memory orders nothing between
+        // device 0's streams (device 1's stream is synchronised in both variants).
+        {"multi_device_pinned",
+         [](bool synchronised) {
+             Setup s;
+             copy(s.h, s.a, kBytes, s.s1);
+             if (synchronised) REQUIRE_OK(halSynchronizeStream(s.s1));
+             REQUIRE_OK(halSetDevice(1));
+             halStream other = nullptr;
+             REQUIRE_OK(halCreateStream(&other));
+             set(s.h, kBytes, other);
+             REQUIRE_OK(halSynchronizeStream(other));
+             REQUIRE_OK(halDestroyStream(other));
+             REQUIRE_OK(halSetDevice(0));
+             copy(s.b, s.h, kBytes, s.s2);
+         }},
         // api: a wait for an event that was never recorded orders nothing. Querying and
         // synchronising one is legal (it is complete) and reported in neither variant.
         {"api_wait_unrecorded_event",

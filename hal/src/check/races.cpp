@@ -243,11 +243,13 @@ void Detector::check(Block& block, uintptr_t base, const RecordedAccess& access,
             it = earlier.erase(it);  // over before the host went on: ordered before all to come
             continue;
         }
-        // Streams of two devices share no clock: such pairs are not judged.
-        const bool ordered = old.stream == access.stream || old.pool != access.pool ||
-                             clock.at(old.stream) >= old.ticket;
+        // Streams of two devices share no clock: such pairs are not judged, and neither speaks
+        // for the other.
+        const bool comparable = old.pool == access.pool;
+        const bool ordered = comparable && (old.stream == access.stream ||
+                                            clock.at(old.stream) >= old.ticket);
         const bool overlaps = old.begin < access.end && access.begin < old.end;
-        if (!ordered && overlaps && (old.writes() || access.writes()) && !found &&
+        if (comparable && !ordered && overlaps && (old.writes() || access.writes()) && !found &&
             std::find(reported->begin(), reported->end(), old.operation.get()) == reported->end()) {
             found = true;
             reported->push_back(old.operation.get());

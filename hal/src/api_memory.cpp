@@ -98,6 +98,7 @@ halError enqueueHostMemset(halStream_t* stream, void* dst, unsigned char value, 
     Device* device = stream->device;
     if (!device->supports(HAL_DEVICE_CAP_HOST_FUNCTIONS)) {
         if (halError e = synchronizeStream(stream, operation)) return e;
+        check::inStreamOrder(stream, operation, {dst, count, check::AccessMode::kWrite});
         std::memset(dst, value, count);
         return HAL_SUCCESS;
     }
@@ -300,6 +301,7 @@ HAL_API halError halMemset(void* dst, size_t dstMax, int value, size_t count) {
         if (!pluginCanSet(device, target)) {
             // Synchronous anyway: no host function needed.
             if (halError e = synchronizeStream(stream, op)) return e;
+            check::inStreamOrder(stream, op, {dst, count, check::AccessMode::kWrite});
             std::memset(dst, byte, count);
             return HAL_SUCCESS;
         }

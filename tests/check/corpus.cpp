@@ -343,6 +343,14 @@ const std::map<std::string, Program>& programs() {
              REQUIRE_OK(halSynchronizeDevice());
              REQUIRE_OK(halFreeAsync(second, s.s1));
          }},
+        // The synchronous memset of pinned memory runs after the default stream's work only.
+        {"pinned_memset_sync",
+         [](bool synchronised) {
+             Setup s;
+             copy(s.h, s.a, kBytes, s.s1);
+             if (synchronised) REQUIRE_OK(halSynchronizeStream(s.s1));
+             REQUIRE_OK(halMemset(s.h, kBytes, 0, kBytes));
+         }},
         // Pinned host memory between two streams: one downloads into it, another uploads it.
         {"pinned_host_staging",
          [](bool synchronised) {

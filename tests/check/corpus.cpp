@@ -54,6 +54,9 @@ struct Setup {
         std::memset(g, 2, kBytes);
         REQUIRE_OK(halMemset(a, kBytes, 0, kBytes));
         REQUIRE_OK(halMemset(b, kBytes, 0, kBytes));
+        // For name_streams.cmake, which writes the reports with these names.
+        std::fprintf(stderr, "corpus streams: s1 %p s2 %p s3 %p\n", static_cast<void*>(s1),
+                     static_cast<void*>(s2), static_cast<void*>(s3));
     }
     ~Setup() {
         REQUIRE_OK(halSynchronizeDevice());
@@ -457,6 +460,20 @@ const std::map<std::string, Program>& programs() {
              REQUIRE_OK(halDestroyStream(other));
              REQUIRE_OK(halSetDevice(0));
              copy(s.b, s.h, kBytes, s.s2);
+         }},
+        // halCheckSetCallSite: a binding's call site is quoted in the reports of the calls made
+        // while it is set, and no longer once cleared with NULL.
+        {"call_site_cleared",
+         [](bool synchronised) {
+             Setup s;
+             REQUIRE_OK(halCheckSetCallSite("app.py:7 in step()"));
+             set(s.a, kBytes, s.s1);
+             if (synchronised) s.order(s.s2, s.s1, s.e1);
+             set(s.a, kBytes, s.s2);
+             REQUIRE_OK(halCheckSetCallSite(nullptr));
+             set(s.b, kBytes, s.s1);
+             if (synchronised) s.order(s.s2, s.s1, s.e1);
+             set(s.b, kBytes, s.s2);
          }},
         // api: a wait for an event that was never recorded orders nothing. Querying and
         // synchronising one is legal (it is complete) and reported in neither variant.

@@ -179,7 +179,21 @@ halError launch(halFunction_t* function, halStream_t* stream, halDim3 grid, halD
     });
 }
 
-// halLaunchKernel's work; `access` has been checked.
+// HAL_ERROR_INVALID_VALUE unless each of `access`'s `numArgs` values (none when NULL) is a
+// halKernelArgAccess.
+halError checkAccess(const halKernelArgAccess* access, uint32_t numArgs, const char* operation) {
+    for (uint32_t i = 0; access != nullptr && i < numArgs; ++i) {
+        const uint32_t mode = enumBits(access[i]);
+        if (mode > HAL_KERNEL_ARG_NO_ACCESS) {
+            return fail(HAL_ERROR_INVALID_VALUE, "{}: access[{}] is {}, not a halKernelArgAccess",
+                        operation, i, mode);
+        }
+    }
+    return HAL_SUCCESS;
+}
+
+// The work of halLaunchKernel and halLaunchKernelWithAccess: the handles are validated first,
+// then the values.
 halError launchKernel(halFunction functionHandle, halDim3 grid, halDim3 block,
                       size_t dynamicSharedBytes, const halKernelArg* args,
                       const halKernelArgAccess* access, uint32_t numArgs, halStream streamHandle,
@@ -193,6 +207,7 @@ halError launchKernel(halFunction functionHandle, halDim3 grid, halDim3 block,
     }
     halStream_t* stream = nullptr;
     if (halError e = resolveStream(streamHandle, &stream, op)) return e;
+    if (halError e = checkAccess(access, numArgs, op)) return e;
     if (halError e =
             checkLaunch(function, stream, grid, block, dynamicSharedBytes, args, numArgs, op)) {
         return e;
@@ -283,13 +298,6 @@ HAL_API halError halLaunchKernelWithAccess(halFunction function, halDim3 grid, h
                                            const halKernelArgAccess* access, uint32_t numArgs,
                                            halStream stream) {
     return apiCall([&, op = __func__] {
-        for (uint32_t i = 0; access != nullptr && i < numArgs; ++i) {
-            const uint32_t mode = enumBits(access[i]);
-            if (mode > HAL_KERNEL_ARG_NO_ACCESS) {
-                return fail(HAL_ERROR_INVALID_VALUE,
-                            "{}: access[{}] is {}, not a halKernelArgAccess", op, i, mode);
-            }
-        }
         return launchKernel(function, grid, block, dynamicSharedBytes, args, access, numArgs,
                             stream, op);
     });

@@ -668,6 +668,17 @@ std::vector<Row> rows() {
              return halLaunchKernelWithAccess(nullptr, one, one, 0, fillArgs(o), nullptr, 3,
                                               o.stream);
          }},
+        // Handles are validated before values, as in every other call.
+        {"halLaunchKernelWithAccess",
+         "function NULL and an access value outside halKernelArgAccess", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) {
+             halKernelArgAccess access[3];
+             const uint32_t outside = 7;
+             std::memcpy(&access[0], &outside, sizeof outside);
+             access[1] = access[2] = HAL_KERNEL_ARG_NO_ACCESS;
+             return halLaunchKernelWithAccess(nullptr, one, one, 0, fillArgs(o), access, 3,
+                                              o.stream);
+         }},
         {"halLaunchKernelWithAccess", "an access value outside halKernelArgAccess",
          HAL_ERROR_INVALID_VALUE,
          [](Objects& o) {

@@ -159,7 +159,8 @@ inline void destroyed(const void* object) noexcept {
 
 // `operation` makes a stream wait for `event`: reported if it was never recorded (the wait then
 // orders nothing). Only stream waits: hal.h defines a never-recorded event as complete, so a
-// query or synchronisation of one is legal and means what it says. An interprocess event may have been recorded by another process: never reported.
+// query or synchronisation of one is legal and means what it says. An interprocess event may
+// have been recorded by another process: never reported.
 inline void awaiting(const halEvent_t* event, const char* operation) noexcept {
     if (enabled(kApi)) slow::awaiting(event, operation);
 }

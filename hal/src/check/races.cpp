@@ -246,8 +246,8 @@ void Detector::check(Block& block, uintptr_t base, const RecordedAccess& access,
         // Streams of two devices share no clock: such pairs are not judged, and neither speaks
         // for the other.
         const bool comparable = old.pool == access.pool;
-        const bool ordered = comparable && (old.stream == access.stream ||
-                                            clock.at(old.stream) >= old.ticket);
+        const bool ordered =
+            comparable && (old.stream == access.stream || clock.at(old.stream) >= old.ticket);
         const bool overlaps = old.begin < access.end && access.begin < old.end;
         if (comparable && !ordered && overlaps && (old.writes() || access.writes()) && !found &&
             std::find(reported->begin(), reported->end(), old.operation.get()) == reported->end()) {
@@ -336,8 +336,7 @@ void submitted(halStream_t* stream, const char* operation, const void* const* us
     try {
         stream->device->pool->captureInto(stream->poolStream, &t_clock);
         if (t_hasDeclaration) {
-            detector().submitted(stream, operation, ticket, t_clock, t_declared,
-                                 t_declaredCount);
+            detector().submitted(stream, operation, ticket, t_clock, t_declared, t_declaredCount);
             return;
         }
         // Undeclared: each use reads and writes its allocation from the pointer on.
@@ -346,8 +345,7 @@ void submitted(halStream_t* stream, const char* operation, const void* const* us
         for (size_t i = 0; i < count; ++i) {
             accesses.push_back(Access{uses[i], kToEndOfAllocation, AccessMode::kReadWrite});
         }
-        detector().submitted(stream, operation, ticket, t_clock, accesses.data(),
-                             accesses.size());
+        detector().submitted(stream, operation, ticket, t_clock, accesses.data(), accesses.size());
     } catch (...) {
         // Out of host memory while checking: the operation itself went ahead.
     }

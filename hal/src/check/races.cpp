@@ -61,25 +61,42 @@ struct Block {
     std::vector<RecordedAccess> accesses;
 };
 
+// What a finding needs, gathered under the detector's lock and written after it is released:
+// resolving call sites' symbols and formatting take longer than the check itself.
+struct Finding {
+    const char* hazard;  // nullptr: a use after free
+    uintptr_t from, to;  // the bytes both touch (a use after free: the pointer used)
+    uintptr_t base;
+    Block block;                               // as it was, without its accesses
+    std::shared_ptr<const Operation> earlier;  // nullptr for a use after free
+    AccessMode earlierMode;
+    std::shared_ptr<const Operation> later;
+    AccessMode laterMode;
+};
+
 class Detector {
   public:
-    void allocated(Device* device, uintptr_t base, size_t size, const char* operation);
-    void freed(Device* device, uintptr_t base, const char* operation);
+    void allocated(Device* device, uintptr_t base, size_t size, const char* operation,
+                   CallSite site);
+    void freed(Device* device, uintptr_t base, const char* operation, CallSite site);
     void segmentReserved(uintptr_t base, size_t size);
     void segmentReleased(uintptr_t base);
     void hostObserved(const allocator::VectorClock& reached);
-    // `clock`: what the operation follows (its stream's clock).
-    void submitted(halStream_t* stream, const char* operation, uint64_t ticket,
-                   const allocator::VectorClock& clock, const Access* accesses, size_t count);
+    // Checks and records `operation`'s accesses; `clock`: what it follows (its stream's clock
+    // before it was enqueued). What it finds is added to `findings`.
+    void submitted(halStream_t* stream, const std::shared_ptr<const Operation>& operation,
+                   const allocator::VectorClock& clock, const Access* accesses, size_t count,
+                   std::vector<Finding>* findings);
     std::vector<std::string> liveBlocks();
 
   private:
     // The block whose bytes hold `address`, or end().
     std::map<uintptr_t, Block>::iterator find(uintptr_t address);
-    // Reports the first earlier access that races with `access`, unless its operation is in
-    // `reported` (one finding per pair of operations, however many buffers they share).
+    // Adds to `findings` the first earlier access that races with `access`, unless its operation
+    // is in `reported` (one finding per pair of operations, however many buffers they share).
     void check(Block& block, uintptr_t base, const RecordedAccess& access,
-               const allocator::VectorClock& clock, std::vector<const Operation*>* reported);
+               const allocator::VectorClock& clock, std::vector<const Operation*>* reported,
+               std::vector<Finding>* findings);
     void forgetOldFreed();
 
     std::mutex mutex_;
@@ -106,7 +123,7 @@ const char* modeName(AccessMode mode) {
     }
 }
 
-std::string describe(const Operation& operation) {
+std::string operationName(const Operation& operation) {
     const std::string stream =
         operation.defaultStream
             ? fmt::format("the default stream of device {}", operation.device)
@@ -128,7 +145,8 @@ std::map<uintptr_t, Block>::iterator Detector::find(uintptr_t address) {
     return address < it->first + it->second.size ? it : blocks_.end();
 }
 
-void Detector::allocated(Device* device, uintptr_t base, size_t size, const char* operation) {
+void Detector::allocated(Device* device, uintptr_t base, size_t size, const char* operation,
+                         CallSite site) {
     std::lock_guard<std::mutex> lock(mutex_);
     // Whatever was recorded of these bytes belonged to blocks the pool has since reused.
     auto it = blocks_.lower_bound(base);
@@ -138,11 +156,11 @@ void Detector::allocated(Device* device, uintptr_t base, size_t size, const char
     block.size = size;
     block.device = device != nullptr ? device->ordinal : -1;
     block.allocatedBy = operation;
-    block.allocationSite = captureCallSite();
+    block.allocationSite = std::move(site);
     blocks_.emplace(base, std::move(block));
 }
 
-void Detector::freed(Device* device, uintptr_t base, const char* operation) {
+void Detector::freed(Device* device, uintptr_t base, const char* operation, CallSite site) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = blocks_.find(base);
     if (it == blocks_.end() || it->second.freedBy != nullptr ||
@@ -155,7 +173,7 @@ void Detector::freed(Device* device, uintptr_t base, const char* operation) {
         return;
     }
     it->second.freedBy = operation;
-    it->second.freeSite = captureCallSite();
+    it->second.freeSite = std::move(site);
     it->second.accesses.clear();
     freedOrder_.push_back(base);
     forgetOldFreed();
@@ -193,32 +211,31 @@ void Detector::hostObserved(const allocator::VectorClock& reached) {
     }
 }
 
-void Detector::submitted(halStream_t* stream, const char* operation, uint64_t ticket,
-                         const allocator::VectorClock& clock, const Access* accesses,
-                         size_t count) {
+Block withoutAccesses(const Block& block) {
+    Block copy;
+    copy.size = block.size;
+    copy.device = block.device;
+    copy.allocatedBy = block.allocatedBy;
+    copy.allocationSite = block.allocationSite;
+    copy.freedBy = block.freedBy;
+    copy.freeSite = block.freeSite;
+    return copy;
+}
+
+void Detector::submitted(halStream_t* stream, const std::shared_ptr<const Operation>& operation,
+                         const allocator::VectorClock& clock, const Access* accesses, size_t count,
+                         std::vector<Finding>* findings) {
     std::lock_guard<std::mutex> lock(mutex_);
-    std::shared_ptr<Operation> described;
     std::vector<const Operation*> reported;
     for (size_t i = 0; i < count; ++i) {
         const auto pointer = reinterpret_cast<uintptr_t>(accesses[i].pointer);
         auto it = find(pointer);
         if (it == blocks_.end()) continue;  // memory polyhal did not allocate
         Block& block = it->second;
-        if (!described) {
-            described = std::make_shared<Operation>(
-                Operation{operation, stream,
-                          stream->device->defaultStream.load(std::memory_order_relaxed) == stream,
-                          stream->device->ordinal, ticket, captureCallSite()});
-        }
         if (block.freedBy != nullptr) {
-            report("race",
-                   fmt::format("use after free: {} uses {:#x}, in {} allocated by {}, which {} "
-                               "freed\n  the use:\n{}  freed at:\n{}  allocated at:\n{}",
-                               describe(*described), pointer, blockName(block, it->first),
-                               block.allocatedBy, block.freedBy,
-                               check::describe(described->site, "    "),
-                               check::describe(block.freeSite, "    "),
-                               check::describe(block.allocationSite, "    ")));
+            findings->push_back(Finding{nullptr, pointer, pointer, it->first,
+                                        withoutAccesses(block), nullptr, AccessMode::kRead,
+                                        operation, accesses[i].mode});
             continue;
         }
         const uintptr_t end = accesses[i].bytes == kToEndOfAllocation ||
@@ -227,13 +244,14 @@ void Detector::submitted(halStream_t* stream, const char* operation, uint64_t ti
                                   : pointer + accesses[i].bytes;
         check(block, it->first,
               RecordedAccess{pointer, end, stream->poolStream, stream->device->pool.get(),
-                             described->ticket, accesses[i].mode, described},
-              clock, &reported);
+                             operation->ticket, accesses[i].mode, operation},
+              clock, &reported, findings);
     }
 }
 
 void Detector::check(Block& block, uintptr_t base, const RecordedAccess& access,
-                     const allocator::VectorClock& clock, std::vector<const Operation*>* reported) {
+                     const allocator::VectorClock& clock, std::vector<const Operation*>* reported,
+                     std::vector<Finding>* findings) {
     bool found = false;
     auto& earlier = block.accesses;
     for (auto it = earlier.begin(); it != earlier.end();) {
@@ -256,20 +274,9 @@ void Detector::check(Block& block, uintptr_t base, const RecordedAccess& access,
             const char* hazard = !old.writes()     ? "write-after-read"
                                  : access.writes() ? "write-after-write"
                                                    : "read-after-write";
-            const uintptr_t from = std::max(old.begin, access.begin);
-            const uintptr_t to = std::min(old.end, access.end);
-            report("race",
-                   fmt::format("{} race on {} bytes [{:#x}, {:#x}) of {} allocated by {}\n"
-                               "  earlier: {} ({})\n{}"
-                               "  later:   {} ({}), not ordered after the earlier one (no event "
-                               "wait orders the streams, no host synchronisation between them)\n"
-                               "{}  the block was allocated at:\n{}",
-                               hazard, to - from, from, to, blockName(block, base),
-                               block.allocatedBy, describe(*old.operation), modeName(old.mode),
-                               check::describe(old.operation->site, "    "),
-                               describe(*access.operation), modeName(access.mode),
-                               check::describe(access.operation->site, "    "),
-                               check::describe(block.allocationSite, "    ")));
+            findings->push_back(Finding{hazard, std::max(old.begin, access.begin),
+                                        std::min(old.end, access.end), base, withoutAccesses(block),
+                                        old.operation, old.mode, access.operation, access.mode});
         }
         // What the new access covers and follows speaks for the old one from now on: any later
         // operation unordered with the old one is unordered with the new one too.
@@ -282,6 +289,32 @@ void Detector::check(Block& block, uintptr_t base, const RecordedAccess& access,
     }
     if (earlier.size() >= kAccessesPerBlock) earlier.erase(earlier.begin());
     earlier.push_back(access);
+}
+
+void reportFinding(const Finding& finding) {
+    const Block& block = finding.block;
+    if (finding.hazard == nullptr) {
+        check::report(
+            "race",
+            fmt::format("use after free: {} uses {:#x}, in {} allocated by {}, which {} "
+                        "freed\n  the use:\n{}  freed at:\n{}  allocated at:\n{}",
+                        operationName(*finding.later), finding.from, blockName(block, finding.base),
+                        block.allocatedBy, block.freedBy, describe(finding.later->site, "    "),
+                        describe(block.freeSite, "    "), describe(block.allocationSite, "    ")));
+        return;
+    }
+    check::report(
+        "race", fmt::format("{} race on {} bytes [{:#x}, {:#x}) of {} allocated by {}\n"
+                            "  earlier: {} ({})\n{}"
+                            "  later:   {} ({}), not ordered after the earlier one (no event "
+                            "wait orders the streams, no host synchronisation between them)\n"
+                            "{}  the block was allocated at:\n{}",
+                            finding.hazard, finding.to - finding.from, finding.from, finding.to,
+                            blockName(block, finding.base), block.allocatedBy,
+                            operationName(*finding.earlier), modeName(finding.earlierMode),
+                            describe(finding.earlier->site, "    "), operationName(*finding.later),
+                            modeName(finding.laterMode), describe(finding.later->site, "    "),
+                            describe(block.allocationSite, "    ")));
 }
 
 std::vector<std::string> Detector::liveBlocks() {
@@ -324,19 +357,53 @@ std::vector<std::string> liveBlocks() {
     return detector().liveBlocks();
 }
 
+namespace {
+
 // The clock of the calling thread's operation, reused by every operation of this thread (no
 // allocation in steady state). Taken outside the detector's lock: the pool calls into the
 // detector (segmentReleased) with its own locks held.
 thread_local allocator::VectorClock t_clock;
 
+// Runs a hook's work: out of host memory while checking, the check is skipped (the operation
+// itself went ahead).
+template <typename Work>
+void guarded(Work&& work) noexcept {
+    try {
+        work();
+    } catch (...) {
+    }
+}
+
+// The finding's operation as the detector records it, with its call site: taken before the
+// detector's lock, as capturing a backtrace takes a while.
+std::shared_ptr<const Operation> describeOperation(halStream_t* stream, const char* name,
+                                                   uint64_t ticket) {
+    return std::make_shared<const Operation>(Operation{
+        name, stream, stream->device->defaultStream.load(std::memory_order_relaxed) == stream,
+        stream->device->ordinal, ticket, captureCallSite()});
+}
+
+// Checks and records the accesses of `name` on `stream`, whose clock is in t_clock; reports
+// what it finds once the detector's lock is released.
+void record(halStream_t* stream, const char* name, uint64_t ticket, const Access* accesses,
+            size_t count) {
+    if (count == 0) return;
+    std::vector<Finding> findings;
+    detector().submitted(stream, describeOperation(stream, name, ticket), t_clock, accesses, count,
+                         &findings);
+    for (const Finding& finding : findings) reportFinding(finding);
+}
+
+}  // namespace
+
 namespace slow {
 
 void submitted(halStream_t* stream, const char* operation, const void* const* uses, size_t count,
                uint64_t ticket) noexcept {
-    try {
+    guarded([&] {
         stream->device->pool->captureInto(stream->poolStream, &t_clock);
         if (t_hasDeclaration) {
-            detector().submitted(stream, operation, ticket, t_clock, t_declared, t_declaredCount);
+            record(stream, operation, ticket, t_declared, t_declaredCount);
             return;
         }
         // Undeclared: each use reads and writes its allocation from the pointer on.
@@ -345,56 +412,43 @@ void submitted(halStream_t* stream, const char* operation, const void* const* us
         for (size_t i = 0; i < count; ++i) {
             accesses.push_back(Access{uses[i], kToEndOfAllocation, AccessMode::kReadWrite});
         }
-        detector().submitted(stream, operation, ticket, t_clock, accesses.data(), accesses.size());
-    } catch (...) {
-        // Out of host memory while checking: the operation itself went ahead.
-    }
+        record(stream, operation, ticket, accesses.data(), accesses.size());
+    });
 }
 
 void inStreamOrder(halStream_t* stream, const char* operation, const Access& access) noexcept {
-    try {
+    guarded([&] {
         stream->device->pool->captureInto(stream->poolStream, &t_clock);
         // The stream's last operation: what comes after it on the stream follows the access,
         // what another stream orders after it does too.
-        const uint64_t ticket = t_clock.at(stream->poolStream);
-        detector().submitted(stream, operation, ticket, t_clock, &access, 1);
-    } catch (...) {
-    }
+        record(stream, operation, t_clock.at(stream->poolStream), &access, 1);
+    });
 }
 
 void hostObserved(const allocator::VectorClock& reached) noexcept {
-    try {
-        detector().hostObserved(reached);
-    } catch (...) {
-    }
+    guarded([&] { detector().hostObserved(reached); });
 }
 
 void allocated(Device* device, const void* pointer, size_t size, const char* operation) noexcept {
-    try {
-        detector().allocated(device, reinterpret_cast<uintptr_t>(pointer), size, operation);
-    } catch (...) {
-    }
+    guarded([&] {
+        detector().allocated(device, reinterpret_cast<uintptr_t>(pointer), size, operation,
+                             captureCallSite());
+    });
 }
 
 void freed(Device* device, const void* pointer, const char* operation) noexcept {
-    try {
-        detector().freed(device, reinterpret_cast<uintptr_t>(pointer), operation);
-    } catch (...) {
-    }
+    guarded([&] {
+        detector().freed(device, reinterpret_cast<uintptr_t>(pointer), operation,
+                         captureCallSite());
+    });
 }
 
 void segmentReserved(const void* base, size_t size) noexcept {
-    try {
-        detector().segmentReserved(reinterpret_cast<uintptr_t>(base), size);
-    } catch (...) {
-    }
+    guarded([&] { detector().segmentReserved(reinterpret_cast<uintptr_t>(base), size); });
 }
 
 void segmentReleased(const void* base) noexcept {
-    try {
-        detector().segmentReleased(reinterpret_cast<uintptr_t>(base));
-    } catch (...) {
-    }
+    guarded([&] { detector().segmentReleased(reinterpret_cast<uintptr_t>(base)); });
 }
 
 }  // namespace slow

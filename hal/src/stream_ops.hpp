@@ -27,6 +27,7 @@ template <typename Enqueue>
 halError submit(halStream_t* stream, const char* operation, const void* const* uses, size_t count,
                 Enqueue&& enqueue) {
     trace::Timing* timing = trace::beforeSubmit(stream);
+    check::beforeSubmit(stream);
     if (halError e = checked(enqueue(), stream->device, operation)) {
         trace::abandon(timing);
         return e;

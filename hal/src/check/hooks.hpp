@@ -93,6 +93,7 @@ class Declared {
 };
 
 namespace slow {
+void beforeSubmit(halStream_t* stream) noexcept;
 void submitted(halStream_t* stream, const char* operation, const void* const* uses, size_t count,
                uint64_t ticket) noexcept;
 void inStreamOrder(halStream_t* stream, const char* operation, const Access& access) noexcept;
@@ -106,6 +107,12 @@ void destroyed(const void* object) noexcept;
 void awaiting(const halEvent_t* event, const char* operation) noexcept;
 void refusedInHostFunction(const char* function) noexcept;
 }  // namespace slow
+
+// `stream` is about to be given an operation: what it follows is taken now, before another
+// thread's wait on the stream can add to it. submitted() follows on the same thread.
+inline void beforeSubmit(halStream_t* stream) noexcept {
+    if (enabled(kRaces)) slow::beforeSubmit(stream);
+}
 
 // The backend accepted `operation` on `stream` with `ticket`; `uses` are the pointers it touches.
 inline void submitted(halStream_t* stream, const char* operation, const void* const* uses,

@@ -360,8 +360,10 @@ std::vector<std::string> liveBlocks() {
 namespace {
 
 // The clock of the calling thread's operation, reused by every operation of this thread (no
-// allocation in steady state). Taken outside the detector's lock: the pool calls into the
-// detector (segmentReleased) with its own locks held.
+// allocation in steady state). Taken outside the detector's lock, the pool calls into the
+// detector (segmentReleased) with its own locks held; and before the operation is enqueued
+// (beforeSubmit), as recordEvent does: a wait another thread adds to the stream meanwhile does
+// not order the operation.
 thread_local allocator::VectorClock t_clock;
 
 // Runs a hook's work: out of host memory while checking, the check is skipped (the operation
@@ -398,10 +400,13 @@ void record(halStream_t* stream, const char* name, uint64_t ticket, const Access
 
 namespace slow {
 
+void beforeSubmit(halStream_t* stream) noexcept {
+    guarded([&] { stream->device->pool->captureInto(stream->poolStream, &t_clock); });
+}
+
 void submitted(halStream_t* stream, const char* operation, const void* const* uses, size_t count,
                uint64_t ticket) noexcept {
     guarded([&] {
-        stream->device->pool->captureInto(stream->poolStream, &t_clock);
         if (t_hasDeclaration) {
             record(stream, operation, ticket, t_declared, t_declaredCount);
             return;

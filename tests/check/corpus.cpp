@@ -461,6 +461,18 @@ const std::map<std::string, Program>& programs() {
              REQUIRE_OK(halSetDevice(0));
              copy(s.b, s.h, kBytes, s.s2);
          }},
+        // A read racing with two earlier writes, to two halves of one block: reported with each.
+        {"two_earlier_writers",
+         [](bool synchronised) {
+             Setup s;
+             set(s.a, kBytes / 2, s.s1);
+             set(at(s.a, kBytes / 2), kBytes / 2, s.s2);
+             if (synchronised) {
+                 s.order(s.s3, s.s1, s.e1);
+                 s.order(s.s3, s.s2, s.e2);
+             }
+             copy(s.b, s.a, kBytes, s.s3);
+         }},
         // halCheckSetCallSite: a binding's call site is quoted in the reports of the calls made
         // while it is set, and no longer once cleared with NULL.
         {"call_site_cleared",

@@ -92,8 +92,8 @@ class Detector {
   private:
     // The block whose bytes hold `address`, or end().
     std::map<uintptr_t, Block>::iterator find(uintptr_t address);
-    // Adds to `findings` the first earlier access that races with `access`, unless its operation
-    // is in `reported` (one finding per pair of operations, however many buffers they share).
+    // Adds to `findings` each earlier access that races with `access`, unless its operation is
+    // in `reported` (one finding per pair of operations, however many buffers they share).
     void check(Block& block, uintptr_t base, const RecordedAccess& access,
                const allocator::VectorClock& clock, std::vector<const Operation*>* reported,
                std::vector<Finding>* findings);
@@ -252,7 +252,6 @@ void Detector::submitted(halStream_t* stream, const std::shared_ptr<const Operat
 void Detector::check(Block& block, uintptr_t base, const RecordedAccess& access,
                      const allocator::VectorClock& clock, std::vector<const Operation*>* reported,
                      std::vector<Finding>* findings) {
-    bool found = false;
     auto& earlier = block.accesses;
     for (auto it = earlier.begin(); it != earlier.end();) {
         const RecordedAccess& old = *it;
@@ -267,9 +266,8 @@ void Detector::check(Block& block, uintptr_t base, const RecordedAccess& access,
         const bool ordered =
             comparable && (old.stream == access.stream || clock.at(old.stream) >= old.ticket);
         const bool overlaps = old.begin < access.end && access.begin < old.end;
-        if (comparable && !ordered && overlaps && (old.writes() || access.writes()) && !found &&
+        if (comparable && !ordered && overlaps && (old.writes() || access.writes()) &&
             std::find(reported->begin(), reported->end(), old.operation.get()) == reported->end()) {
-            found = true;
             reported->push_back(old.operation.get());
             const char* hazard = !old.writes()     ? "write-after-read"
                                  : access.writes() ? "write-after-write"

@@ -201,7 +201,9 @@ del _name, _restype, _argtypes, _function
 
 class _CallSiteNaming:
     """The library as checked mode sees it from Python: each hal* call is preceded by
-    halCheckSetCallSite with the innermost frame outside this package."""
+    halCheckSetCallSite with the innermost frame outside this package, and followed by
+    halCheckSetCallSite(NULL), so that C code calling polyhal later on the same thread is not
+    quoted at a stale Python line."""
 
     def __init__(self, library):
         self._library = library
@@ -218,11 +220,15 @@ class _CallSiteNaming:
             frame = sys._getframe(1)
             while frame is not None and frame.f_globals.get("__name__", "").startswith("polyhal"):
                 frame = frame.f_back
-            if frame is not None:
-                code = frame.f_code
-                set_site(f"python: {code.co_filename}:{frame.f_lineno} in {code.co_name}"
-                         .encode(errors="replace"))
-            return function(*args)
+            if frame is None:
+                return function(*args)
+            code = frame.f_code
+            set_site(f"python: {code.co_filename}:{frame.f_lineno} in {code.co_name}"
+                     .encode(errors="replace"))
+            try:
+                return function(*args)
+            finally:
+                set_site(None)
 
         named.__name__ = name
         setattr(self, name, named)  # looked up once per name

@@ -49,6 +49,37 @@ def test_a_side_stream_without_wait_stream_is_reported_at_its_python_line(tmp_pa
     assert f"python: {script}:2 in <module>" in report
 
 
+# A race between two calls made from C (here through ctypes, below the binding) after Python
+# calls on the same thread: their reports quote no Python line.
+FROM_C_AFTER_PYTHON = """\
+import ctypes
+import polyhal
+from polyhal import _capi
+a = polyhal.Buffer(4096)
+s1, s2 = polyhal.Stream(), polyhal.Stream()
+library = _capi.hal._library
+library.halMemsetAsync(ctypes.c_void_p(a.ptr), 4096, 1, 4096, ctypes.c_void_p(s1._handle))
+library.halMemsetAsync(ctypes.c_void_p(a.ptr), 4096, 2, 4096, ctypes.c_void_p(s2._handle))
+s1.synchronize()
+s2.synchronize()
+print("findings:", polyhal.check_findings())
+for resource in (a, s1, s2):
+    resource.close()
+"""
+
+
+def test_calls_from_c_after_python_quote_no_python_line(tmp_path):
+    script, result = run_checked(tmp_path, FROM_C_AFTER_PYTHON)
+    assert result.returncode == 0, result.stderr
+    assert "findings: 1" in result.stdout
+    report = result.stderr
+    assert "earlier: halMemsetAsync" in report and "later:   halMemsetAsync" in report
+    # The block was allocated from Python (line 4); the two memsets were not.
+    assert f"python: {script}:4 in <module>" in report
+    assert f"python: {script}:5 in <module>" not in report
+    assert f"python: {script}:8 in <module>" not in report
+
+
 def test_the_same_program_with_wait_stream_reports_nothing(tmp_path):
     _, result = run_checked(tmp_path, SIDE_STREAM.format(wait="side.wait_stream(main)"))
     assert result.returncode == 0, result.stderr

@@ -147,7 +147,6 @@ HAL_API halError halFree(void* ptr) {
         halStream_t* stream = nullptr;
         if (halError e = defaultStream(device, &stream)) return e;
         trace::notePool(device);
-        // Before the pool hands the block to another thread's allocation.
         check::freed(device, ptr, op);
         return device->pool->free(ptr, stream->poolStream);
     });

@@ -47,9 +47,8 @@ HAL_API halError halFreeAsync(void* ptr, halStream handle) {
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, op)) return e;
         if (ptr == nullptr) return fail(HAL_ERROR_INVALID_VALUE, "{}: ptr is NULL", op);
-        // The pool looks the block up once; only a refusal looks further, to say whose it is.
-        // Before the pool hands the block to another thread's allocation.
         check::freed(stream->device, ptr, op);
+        // The pool looks the block up once; only a refusal looks further, to say whose it is.
         const halError freed = stream->device->pool->free(ptr, stream->poolStream);
         if (freed != HAL_ERROR_INVALID_VALUE) return freed;
         allocator::Allocation allocation;

@@ -89,11 +89,19 @@ for backend in "${python_backends[@]}"; do
     fi
 done
 # Again under checked mode (docs/check.md) on the backends the race corpus covers: a test fails
-# if anything is found during it (tests/conftest.py), unless it misuses polyhal on purpose.
+# if anything is found during it (tests/conftest.py), unless it misuses polyhal on purpose. Leaks
+# are reported at exit, after pytest has counted: the run fails if its output has any finding
+# (pytest keeps what a passing test wrote, deliberate misuse included, to itself).
 for backend in "${backends[@]}"; do
     echo "== Python: pytest with POLYHAL_BACKEND=${backend} POLYHAL_CHECK=races,leaks,api"
+    output="${build}/python-checked-${backend}.log"
     (cd "${build}" && env POLYHAL_BACKEND="${backend}" POLYHAL_CHECK=races,leaks,api \
-        "${venv}/bin/python" -m pytest -p no:cacheprovider -q "${bindings}/python/tests")
+        "${venv}/bin/python" -m pytest -p no:cacheprovider -q "${bindings}/python/tests") \
+        2>&1 | tee "${output}"
+    if grep -q "check (" "${output}"; then
+        echo "bindings: checked mode reported findings outside the tests (above)" >&2
+        exit 1
+    fi
 done
 
 export POLYHAL_LIB_DIR="${lib}"

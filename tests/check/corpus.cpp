@@ -295,6 +295,27 @@ const std::map<std::string, Program>& programs() {
              if (synchronised) REQUIRE_OK(halSynchronizeDevice());
              set(s.a, kBytes, s.s2);
          }},
+        // Polling an event until it is complete orders what it captured.
+        {"event_query_missing",
+         [](bool synchronised) {
+             Setup s;
+             set(s.a, kBytes, s.s1);
+             REQUIRE_OK(halRecordEvent(s.e1, s.s1));
+             while (synchronised && halQueryEvent(s.e1) == HAL_ERROR_NOT_READY) {
+             }
+             set(s.a, kBytes, s.s2);
+         }},
+        // An event recorded again captures the new point only: a wait after the second record,
+        // made on an idle stream, orders nothing with the first.
+        {"event_rerecorded",
+         [](bool synchronised) {
+             Setup s;
+             set(s.a, kBytes, s.s1);
+             REQUIRE_OK(halRecordEvent(s.e1, s.s1));
+             if (!synchronised) REQUIRE_OK(halRecordEvent(s.e1, s.s3));
+             REQUIRE_OK(halStreamWaitEvent(s.s2, s.e1));
+             copy(s.b, s.a, kBytes, s.s2);
+         }},
         // A device synchronisation covers the work of streams already destroyed.
         {"destroyed_stream_device_synchronize",
          [](bool synchronised) {

@@ -88,6 +88,9 @@ class Detector {
                    const allocator::VectorClock& clock, const Access* accesses, size_t count,
                    std::vector<Finding>* findings);
     std::vector<std::string> liveBlocks();
+    // Does one of the accesses touch memory the detector tracks? Only then is the operation
+    // worth describing (its call site costs a backtrace).
+    bool touchesTracked(const Access* accesses, size_t count);
 
   private:
     // The block whose bytes hold `address`, or end().
@@ -315,6 +318,14 @@ void reportFinding(const Finding& finding) {
                             describe(block.allocationSite, "    ")));
 }
 
+bool Detector::touchesTracked(const Access* accesses, size_t count) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t i = 0; i < count; ++i) {
+        if (find(reinterpret_cast<uintptr_t>(accesses[i].pointer)) != blocks_.end()) return true;
+    }
+    return false;
+}
+
 std::vector<std::string> Detector::liveBlocks() {
     std::lock_guard<std::mutex> lock(mutex_);
     std::vector<std::string> live;
@@ -387,7 +398,7 @@ std::shared_ptr<const Operation> describeOperation(halStream_t* stream, const ch
 // what it finds once the detector's lock is released.
 void record(halStream_t* stream, const char* name, uint64_t ticket, const Access* accesses,
             size_t count) {
-    if (count == 0) return;
+    if (count == 0 || !detector().touchesTracked(accesses, count)) return;
     std::vector<Finding> findings;
     detector().submitted(stream, describeOperation(stream, name, ticket), t_clock, accesses, count,
                          &findings);

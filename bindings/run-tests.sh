@@ -2,7 +2,7 @@
 # Tests of the language bindings against a polyhal build tree:
 #   - Python: installs bindings/python with pip into <build>/venv (offline, Debian's python3 with
 #     its numpy and pytest), then runs pytest with POLYHAL_BACKEND=cpu and, when the build has the
-#     OpenCL plugin, with POLYHAL_BACKEND=opencl; when the build has the cuda, hip or level_zero
+#     OpenCL plugin, with POLYHAL_BACKEND=opencl, each also under POLYHAL_CHECK=races,leaks,api; when the build has the cuda, hip or level_zero
 #     plugin and its vendor-driver double (tests/drivers), also with that backend against the
 #     double (Level Zero's behind Debian's loader and its validation layer);
 #   - Rust: cargo test and the two_streams example of bindings/rust (offline, no crates), on the
@@ -86,6 +86,21 @@ for backend in "${python_backends[@]}"; do
     fi
     if [ "${status}" -ne 0 ]; then
         exit "${status}"
+    fi
+done
+# Again under checked mode (docs/check.md) on the backends the race corpus covers: a test fails
+# if anything is found during it (tests/conftest.py), unless it misuses polyhal on purpose. Leaks
+# are reported at exit, after pytest has counted: the run fails if its output has any finding
+# (pytest keeps what a passing test wrote, deliberate misuse included, to itself).
+for backend in "${backends[@]}"; do
+    echo "== Python: pytest with POLYHAL_BACKEND=${backend} POLYHAL_CHECK=races,leaks,api"
+    output="${build}/python-checked-${backend}.log"
+    (cd "${build}" && env POLYHAL_BACKEND="${backend}" POLYHAL_CHECK=races,leaks,api \
+        "${venv}/bin/python" -m pytest -p no:cacheprovider -q "${bindings}/python/tests") \
+        2>&1 | tee "${output}"
+    if grep -q "check (" "${output}"; then
+        echo "bindings: checked mode reported findings outside the tests (above)" >&2
+        exit 1
     fi
 done
 

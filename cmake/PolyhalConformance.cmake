@@ -71,3 +71,33 @@ function(polyhal_add_cts_run)
     LABELS cts
     TIMEOUT 300)
 endfunction()
+
+# polyhal_add_cts_checked_run(NAME <test name> BACKEND <POLYHAL_BACKEND value> [ENV <VAR=value>...])
+#
+# The suite under POLYHAL_CHECK=races,leaks,api (docs/check.md): it fails on any finding. The
+# cases below misuse polyhal on purpose, to test what it then does, and are left out:
+set(POLYHAL_CTS_CHECKED_EXCLUSIONS
+  # waits for an event never recorded (an api finding)
+  "a never-recorded event imposes no wait"
+  # calls into the device from a host function (an api finding each)
+  "a host function may not call polyhal into the device"
+  # its child process exits with an exported block still allocated (a leak)
+  "a handle cannot be opened once its exporter released the memory or exited")
+# Not under the sanitizers: the suite already runs under them, and the findings do not depend on
+# them (the race corpus, tests/check, runs the checks' own code under them).
+function(polyhal_add_cts_checked_run)
+  cmake_parse_arguments(ARG "" "NAME;BACKEND" "ENV" ${ARGN})
+  if(POLYHAL_SANITIZE)
+    return()
+  endif()
+  set(filter "")
+  foreach(name IN LISTS POLYHAL_CTS_CHECKED_EXCLUSIONS)
+    string(APPEND filter " ~\"${name}\"")
+  endforeach()
+  string(STRIP "${filter}" filter)
+  polyhal_add_cts_run(NAME ${ARG_NAME} BACKEND ${ARG_BACKEND} FILTER "${filter}"
+                      ENV "POLYHAL_CHECK=races,leaks,api" ${ARG_ENV})
+  if(TEST ${ARG_NAME})
+    set_tests_properties(${ARG_NAME} PROPERTIES FAIL_REGULAR_EXPRESSION "check \\(")
+  endif()
+endfunction()

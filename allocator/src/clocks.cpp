@@ -44,12 +44,12 @@ void DevicePool::Impl::captureInto(Stream* stream, VectorClock* clock) const {
     clock->raise(stream, stream->submitted.load(std::memory_order_acquire));
 }
 
-VectorClock DevicePool::Impl::captureDevice() const {
+VectorClock DevicePool::Impl::captureDevice(bool withRemovedStreams) const {
     VectorClock clock(self_);
     std::lock_guard<std::mutex> lock(mutex_);
     for (const auto& stream : streams_) {
         std::lock_guard<std::mutex> streamLock(stream->mutex);
-        if (!stream->alive) continue;
+        if (!stream->alive && !withRemovedStreams) continue;
         clock.merge(stream->orderedAfter);
         clock.raise(stream.get(), stream->submitted.load(std::memory_order_acquire));
     }

@@ -39,8 +39,8 @@ VectorClock DevicePool::capture(Stream* stream) const {
 void DevicePool::captureInto(Stream* stream, VectorClock* clock) const {
     impl_->captureInto(stream, clock);
 }
-VectorClock DevicePool::captureDevice() const {
-    return impl_->captureDevice();
+VectorClock DevicePool::captureDevice(bool withRemovedStreams) const {
+    return impl_->captureDevice(withRemovedStreams);
 }
 bool DevicePool::fullyObserved(const Stream* stream) const {
     return stream->completed.load(std::memory_order_acquire) >=

@@ -32,7 +32,7 @@ class DevicePool::Impl {
     halError removeStream(Stream* stream);
     VectorClock capture(Stream* stream) const;
     void captureInto(Stream* stream, VectorClock* clock) const;
-    VectorClock captureDevice() const;
+    VectorClock captureDevice(bool withRemovedStreams) const;
     void streamWaited(Stream* stream, const VectorClock& snapshot);
     void observeCompleted(const VectorClock& snapshot);
     halError synchronized(const VectorClock& snapshot);

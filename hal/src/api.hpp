@@ -8,6 +8,7 @@
 #include <exception>
 #include <new>
 
+#include "check/hooks.hpp"
 #include "enum_bits.hpp"
 #include "error.hpp"
 #include "host_function.hpp"

@@ -22,11 +22,13 @@ void releaseDeviceObjects(Device* device) {
     rt.modules.forEachLive([&](halModule_t* module) {
         if (module->device != device) return;
         vt.moduleUnload(module->native);
+        check::destroyed(module);
         rt.modules.destroy(module);
     });
     rt.events.forEachLive([&](halEvent_t* event) {
         if (event->device != device) return;
         vt.eventDestroy(event->native);
+        check::destroyed(event);
         rt.events.destroy(event);
     });
     rt.streams.forEachLive([&](halStream_t* stream) {

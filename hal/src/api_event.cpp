@@ -50,6 +50,7 @@ halError makeEventHandle(Device* device, halPluginEvent native, uint32_t flags,
     object->device = device;
     object->native = native;
     object->flags = flags;
+    check::created(object, "event", operation);
     *event = object;
     return HAL_SUCCESS;
 }
@@ -149,6 +150,7 @@ HAL_API halError halDestroyEvent(halEvent handle) {
         Device* device = event->device;
         const halPluginEvent native = event->native;
         trace::eventDestroyed(event);
+        check::destroyed(event);
         runtime().events.destroy(event);
         return checked(device->vtable->eventDestroy(native), device, op);
     });

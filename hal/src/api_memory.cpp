@@ -98,6 +98,7 @@ halError enqueueHostMemset(halStream_t* stream, void* dst, unsigned char value, 
     Device* device = stream->device;
     if (!device->supports(HAL_DEVICE_CAP_HOST_FUNCTIONS)) {
         if (halError e = synchronizeStream(stream, operation)) return e;
+        check::inStreamOrder(stream, operation, {dst, count, check::AccessMode::kWrite});
         std::memset(dst, value, count);
         return HAL_SUCCESS;
     }
@@ -131,6 +132,7 @@ HAL_API halError halMalloc(void** ptr, size_t size) {
             device->pool->free(memory, stream->poolStream);
             return e;
         }
+        check::allocated(device, memory, size, op);
         *ptr = memory;
         return HAL_SUCCESS;
     });
@@ -145,6 +147,7 @@ HAL_API halError halFree(void* ptr) {
         halStream_t* stream = nullptr;
         if (halError e = defaultStream(device, &stream)) return e;
         trace::notePool(device);
+        check::freed(device, ptr, op);
         return device->pool->free(ptr, stream->poolStream);
     });
 }
@@ -170,6 +173,7 @@ HAL_API halError halMallocHost(void** ptr, size_t size) {
             }
         }
         runtime().hostAllocations.insert({reinterpret_cast<uintptr_t>(memory), size, device});
+        check::allocated(nullptr, memory, size, op);
         *ptr = memory;
         return HAL_SUCCESS;
     });
@@ -183,6 +187,7 @@ HAL_API halError halFreeHost(void* ptr) {
             return fail(HAL_ERROR_INVALID_VALUE,
                         "{}: {} is not the start of a live halMallocHost allocation", op, ptr);
         }
+        check::freed(nullptr, ptr, op);
         Device* device = allocation->device;
         if (device->vtable->memFreeHost == nullptr) {
             std::free(ptr);
@@ -271,6 +276,7 @@ HAL_API halError halMemsetAsync(void* dst, size_t dstMax, int value, size_t coun
         if (count == 0) return HAL_SUCCESS;
         trace::noteBytes(count);
         const auto byte = static_cast<unsigned char>(value);
+        const check::Declared declared{{dst, count, check::AccessMode::kWrite}};
         if (!pluginCanSet(stream->device, target)) {
             return enqueueHostMemset(stream, dst, byte, count, op);
         }
@@ -290,9 +296,11 @@ HAL_API halError halMemset(void* dst, size_t dstMax, int value, size_t count) {
         halStream_t* stream = nullptr;
         if (halError e = defaultStream(device, &stream)) return e;
         const auto byte = static_cast<unsigned char>(value);
+        const check::Declared declared{{dst, count, check::AccessMode::kWrite}};
         if (!pluginCanSet(device, target)) {
             // Synchronous anyway: no host function needed.
             if (halError e = synchronizeStream(stream, op)) return e;
+            check::inStreamOrder(stream, op, {dst, count, check::AccessMode::kWrite});
             std::memset(dst, byte, count);
             return HAL_SUCCESS;
         }

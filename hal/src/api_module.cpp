@@ -35,6 +35,7 @@ halError loadModule(halModule* module, const void* image, size_t size, const cha
     }
     object->device = device;
     object->native = native;
+    check::created(object, "module", operation);
     *module = object;
     return HAL_SUCCESS;
 }
@@ -129,11 +130,31 @@ halError checkLaunch(const halFunction_t* function, const halStream_t* stream, h
     return HAL_SUCCESS;
 }
 
+// What the race detector is told the launch touches: each pointer-sized argument, as `access`
+// says (NULL: read and write), from its value to the end of its allocation.
+std::vector<check::Access> kernelAccesses(const halKernelArg* args,
+                                          const halKernelArgAccess* access, uint32_t numArgs) {
+    std::vector<check::Access> accesses;
+    for (uint32_t i = 0; i < numArgs; ++i) {
+        const uint32_t mode =
+            access != nullptr ? enumBits(access[i]) : uint32_t{HAL_KERNEL_ARG_READ_WRITE};
+        if (args[i].size != sizeof(void*) || mode == HAL_KERNEL_ARG_NO_ACCESS) continue;
+        const void* pointer = nullptr;
+        std::memcpy(&pointer, args[i].value, sizeof pointer);
+        accesses.push_back(check::Access{pointer, check::kToEndOfAllocation,
+                                         mode == HAL_KERNEL_ARG_READ_ONLY ? check::AccessMode::kRead
+                                         : mode == HAL_KERNEL_ARG_WRITE_ONLY
+                                             ? check::AccessMode::kWrite
+                                             : check::AccessMode::kReadWrite});
+    }
+    return accesses;
+}
+
 // Launches `function` on `stream`. Every pointer-sized argument whose value points into a live
 // pool block is a use on `stream` (the pool ignores the other values cheaply).
 halError launch(halFunction_t* function, halStream_t* stream, halDim3 grid, halDim3 block,
-                size_t sharedBytes, const halKernelArg* args, uint32_t numArgs,
-                const char* operation) {
+                size_t sharedBytes, const halKernelArg* args, const halKernelArgAccess* access,
+                uint32_t numArgs, const char* operation) {
     constexpr uint32_t kInline = 16;
     const void* inlineValues[kInline];
     std::vector<const void*> manyValues;
@@ -149,10 +170,49 @@ halError launch(halFunction_t* function, halStream_t* stream, halDim3 grid, halD
         }
     }
     trace::noteKernel(function);
+    std::vector<check::Access> accesses;
+    if (check::enabled(check::kRaces)) accesses = kernelAccesses(args, access, numArgs);
+    const check::Declared declared(accesses.data(), accesses.size());
     return submit(stream, operation, values, count, [&] {
         return stream->device->vtable->launchKernel(stream->native, function->native, grid, block,
                                                     sharedBytes, args, numArgs);
     });
+}
+
+// HAL_ERROR_INVALID_VALUE unless each of `access`'s `numArgs` values (none when NULL) is a
+// halKernelArgAccess.
+halError checkAccess(const halKernelArgAccess* access, uint32_t numArgs, const char* operation) {
+    for (uint32_t i = 0; access != nullptr && i < numArgs; ++i) {
+        const uint32_t mode = enumBits(access[i]);
+        if (mode > HAL_KERNEL_ARG_NO_ACCESS) {
+            return fail(HAL_ERROR_INVALID_VALUE, "{}: access[{}] is {}, not a halKernelArgAccess",
+                        operation, i, mode);
+        }
+    }
+    return HAL_SUCCESS;
+}
+
+// The work of halLaunchKernel and halLaunchKernelWithAccess: the handles are validated first,
+// then the values.
+halError launchKernel(halFunction functionHandle, halDim3 grid, halDim3 block,
+                      size_t dynamicSharedBytes, const halKernelArg* args,
+                      const halKernelArgAccess* access, uint32_t numArgs, halStream streamHandle,
+                      const char* op) {
+    halFunction_t* function = runtime().functions.validate(functionHandle);
+    if (function == nullptr) {
+        return fail(HAL_ERROR_INVALID_HANDLE,
+                    "{}: function {} is not a live kernel function (NULL, or its "
+                    "module was unloaded)",
+                    op, static_cast<const void*>(functionHandle));
+    }
+    halStream_t* stream = nullptr;
+    if (halError e = resolveStream(streamHandle, &stream, op)) return e;
+    if (halError e = checkAccess(access, numArgs, op)) return e;
+    if (halError e =
+            checkLaunch(function, stream, grid, block, dynamicSharedBytes, args, numArgs, op)) {
+        return e;
+    }
+    return launch(function, stream, grid, block, dynamicSharedBytes, args, access, numArgs, op);
 }
 
 }  // namespace
@@ -217,30 +277,29 @@ HAL_API halError halModuleUnload(halModule handle) {
         const halError drained = synchronizeDevice(device, op);
         for (auto& entry : module->functions) runtime().functions.destroy(entry.second);
         const halPluginModule native = module->native;
+        check::destroyed(module);
         runtime().modules.destroy(module);
         const halError unloaded = checked(device->vtable->moduleUnload(native), device, op);
         return unloaded != HAL_SUCCESS ? unloaded : drained;
     });
 }
 
-HAL_API halError halLaunchKernel(halFunction functionHandle, halDim3 grid, halDim3 block,
+HAL_API halError halLaunchKernel(halFunction function, halDim3 grid, halDim3 block,
                                  size_t dynamicSharedBytes, const halKernelArg* args,
-                                 uint32_t numArgs, halStream streamHandle) {
+                                 uint32_t numArgs, halStream stream) {
     return apiCall([&, op = __func__] {
-        halFunction_t* function = runtime().functions.validate(functionHandle);
-        if (function == nullptr) {
-            return fail(HAL_ERROR_INVALID_HANDLE,
-                        "{}: function {} is not a live kernel function (NULL, or its "
-                        "module was unloaded)",
-                        op, static_cast<const void*>(functionHandle));
-        }
-        halStream_t* stream = nullptr;
-        if (halError e = resolveStream(streamHandle, &stream, op)) return e;
-        if (halError e =
-                checkLaunch(function, stream, grid, block, dynamicSharedBytes, args, numArgs, op)) {
-            return e;
-        }
-        return launch(function, stream, grid, block, dynamicSharedBytes, args, numArgs, op);
+        return launchKernel(function, grid, block, dynamicSharedBytes, args, nullptr, numArgs,
+                            stream, op);
+    });
+}
+
+HAL_API halError halLaunchKernelWithAccess(halFunction function, halDim3 grid, halDim3 block,
+                                           size_t dynamicSharedBytes, const halKernelArg* args,
+                                           const halKernelArgAccess* access, uint32_t numArgs,
+                                           halStream stream) {
+    return apiCall([&, op = __func__] {
+        return launchKernel(function, grid, block, dynamicSharedBytes, args, access, numArgs,
+                            stream, op);
     });
 }
 

@@ -35,7 +35,10 @@ HAL_API halError halMallocAsync(void** ptr, size_t size, halStream handle) {
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, op)) return e;
         trace::noteBytes(size);
-        return stream->device->pool->allocate(size, stream->poolStream, ptr);
+        if (halError e = stream->device->pool->allocate(size, stream->poolStream, ptr)) return e;
+        check::allocated(stream->device, *ptr, size, op);
+        check::inStreamOrder(stream, op, {*ptr, size, check::AccessMode::kWrite});
+        return HAL_SUCCESS;
     });
 }
 
@@ -44,6 +47,7 @@ HAL_API halError halFreeAsync(void* ptr, halStream handle) {
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, op)) return e;
         if (ptr == nullptr) return fail(HAL_ERROR_INVALID_VALUE, "{}: ptr is NULL", op);
+        check::freed(stream->device, ptr, op);
         // The pool looks the block up once; only a refusal looks further, to say whose it is.
         const halError freed = stream->device->pool->free(ptr, stream->poolStream);
         if (freed != HAL_ERROR_INVALID_VALUE) return freed;

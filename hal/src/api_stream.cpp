@@ -119,8 +119,13 @@ HAL_API halError halLaunchHostFunc(halStream handle, halHostFn fn, void* userDat
             return fail(HAL_ERROR_NOT_SUPPORTED, "{}: the {} backend cannot run host functions", op,
                         stream->device->backend->name);
         }
+        allocator::VectorClock precedes;
+        if (check::enabled(check::kRaces)) {
+            stream->device->pool->captureInto(stream->poolStream, &precedes);
+        }
         return submit(stream, op, {}, [&] {
-            return launchMarkedHostFunction(*vtable, stream->native, fn, userData);
+            return launchMarkedHostFunction(*vtable, stream->native, fn, userData,
+                                            std::move(precedes));
         });
     });
 }

@@ -76,6 +76,8 @@ halError copyOnDevice(Device* device, void* dst, const void* src, size_t count, 
                       const char* operation) {
     halStream_t* stream = nullptr;
     if (halError e = defaultStream(device, &stream)) return e;
+    const check::Declared declared{{dst, count, check::AccessMode::kWrite},
+                                   {src, count, check::AccessMode::kRead}};
     if (halError e = submit(stream, operation, {dst, src}, [&] {
             return device->vtable->memcpyAsync(stream->native, dst, src, count, kind);
         })) {
@@ -213,6 +215,8 @@ halError enqueueCopy(halStream_t* stream, void* dst, const void* src, size_t cou
     Device* srcDevice = plan.src.device();
     const bool local = (dstDevice == nullptr || dstDevice == stream->device) &&
                        (srcDevice == nullptr || srcDevice == stream->device);
+    const check::Declared declared{{dst, count, check::AccessMode::kWrite},
+                                   {src, count, check::AccessMode::kRead}};
     if (local) {
         return submit(stream, operation, {dst, src}, [&] {
             return stream->device->vtable->memcpyAsync(stream->native, dst, src, count, plan.kind);
@@ -289,6 +293,11 @@ halError enqueueBox(halStream_t* stream, const halMemcpy3DParams& box, const Cop
     if (local && device->vtable->memcpy3DAsync != nullptr) {
         halMemcpy3DParams resolved = box;
         resolved.kind = plan.kind;
+        size_t dstSpan = 0, srcSpan = 0;  // planBox found that neither overflows
+        boxSpan(box, box.dstPitch, box.dstSlicePitch, &dstSpan);
+        boxSpan(box, box.srcPitch, box.srcSlicePitch, &srcSpan);
+        const check::Declared declared{{box.dst, dstSpan, check::AccessMode::kWrite},
+                                       {box.src, srcSpan, check::AccessMode::kRead}};
         return submit(stream, operation, {box.dst, box.src},
                       [&] { return device->vtable->memcpy3DAsync(stream->native, &resolved); });
     }

@@ -3,7 +3,9 @@
 
 #include <cstring>
 #include <memory>
+#include <utility>
 
+#include "check/hooks.hpp"
 #include "error.hpp"
 #include "trace/hooks.hpp"
 
@@ -25,6 +27,9 @@ constexpr const char* kPermittedInHostFunction[] = {
     "halGetStreamPriorityRange",
     "halMemPoolGetStats",
     "halMemPoolGetAttribute",
+    "halCheckGetEnabled",
+    "halCheckGetFindingCount",
+    "halCheckSetCallSite",
 };
 
 struct MarkedCall {
@@ -32,12 +37,16 @@ struct MarkedCall {
     void* userData;
     uint64_t traceFlow;  // the flow from its launch, 0 when no trace was written then
     uint64_t traceSession;
+    allocator::VectorClock precedes;  // for the race detector: see launchMarkedHostFunction
 };
 
 void runMarked(void* pending) {
     const std::unique_ptr<MarkedCall> call(static_cast<MarkedCall*>(pending));
     detail::runningHostFunctions.fetch_add(1, std::memory_order_relaxed);
     t_inHostFunction = true;
+    // Before the function can tell the host it ran: what the host does next follows the work
+    // before it.
+    check::hostObserved(call->precedes);
     const uint64_t start = call->traceFlow != 0 ? trace::now() : 0;
     call->fn(call->userData);
     if (call->traceFlow != 0) {
@@ -60,6 +69,7 @@ halError checkPermittedInHostFunction(const char* function) {
     for (const char* permitted : kPermittedInHostFunction) {
         if (std::strcmp(function, permitted) == 0) return HAL_SUCCESS;
     }
+    check::refusedInHostFunction(function);
     return fail(HAL_ERROR_NOT_PERMITTED,
                 "{}: not permitted inside a host function (halLaunchHostFunc); a host function "
                 "may not call into the device, see hal.h",
@@ -67,9 +77,9 @@ halError checkPermittedInHostFunction(const char* function) {
 }
 
 halError launchMarkedHostFunction(const halPluginDispatchTable& vtable, halPluginStream stream,
-                                  halHostFn fn, void* userData) {
-    auto call = std::make_unique<MarkedCall>(
-        MarkedCall{fn, userData, trace::hostFunctionLaunched(), trace::session()});
+                                  halHostFn fn, void* userData, allocator::VectorClock precedes) {
+    auto call = std::make_unique<MarkedCall>(MarkedCall{
+        fn, userData, trace::hostFunctionLaunched(), trace::session(), std::move(precedes)});
     const halError status = vtable.launchHostFunc(stream, runMarked, call.get());
     if (status == HAL_SUCCESS) call.release();  // runMarked owns it now
     return status;

@@ -4,6 +4,7 @@
 #ifndef POLYHAL_HAL_SRC_HOST_FUNCTION_HPP_
 #define POLYHAL_HAL_SRC_HOST_FUNCTION_HPP_
 
+#include <polyhal/allocator/vector_clock.hpp>
 #include <polyhal/plugin.h>
 
 #include <atomic>
@@ -29,9 +30,11 @@ inline bool inHostFunction() noexcept {
 halError checkPermittedInHostFunction(const char* function);
 
 // Enqueues fn(userData) on `stream` through the plugin, marked as a host function while it runs.
-// Returns the plugin's result, unadopted.
+// `precedes` is the work the function runs after (the stream's clock before it was enqueued;
+// empty unless races are checked): once it runs, the host has seen that work finish, as a query
+// that succeeds has. Returns the plugin's result, unadopted.
 halError launchMarkedHostFunction(const halPluginDispatchTable& vtable, halPluginStream stream,
-                                  halHostFn fn, void* userData);
+                                  halHostFn fn, void* userData, allocator::VectorClock precedes);
 
 }  // namespace polyhal
 

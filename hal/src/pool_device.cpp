@@ -7,11 +7,16 @@
 namespace polyhal {
 
 halError PoolDevice::allocateMemory(size_t size, void** ptr) {
-    return checked(device_.vtable->memAllocDevice(device_.native, size, ptr), &device_,
-                   "allocating a pool segment");
+    if (halError e = checked(device_.vtable->memAllocDevice(device_.native, size, ptr), &device_,
+                             "allocating a pool segment")) {
+        return e;
+    }
+    check::segmentReserved(*ptr, size);
+    return HAL_SUCCESS;
 }
 
 halError PoolDevice::freeMemory(void* ptr) {
+    check::segmentReleased(ptr);
     return checked(device_.vtable->memFreeDevice(device_.native, ptr), &device_,
                    "releasing a pool segment");
 }

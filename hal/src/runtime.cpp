@@ -4,6 +4,7 @@
 #include <mutex>
 #include <string>
 
+#include "check/hooks.hpp"
 #include "error.hpp"
 #include "loader.hpp"
 #include "log.hpp"
@@ -81,7 +82,10 @@ halError initializeOnce() {
     g_runtime = new Runtime();
     halError status = loadBackends(&g_runtime->backends);
     if (status == HAL_SUCCESS) status = openDevices(*g_runtime);
-    if (status == HAL_SUCCESS) trace::startFromEnvironment();
+    if (status == HAL_SUCCESS) {
+        check::startFromEnvironment();
+        trace::startFromEnvironment();
+    }
     return status;
 }
 

@@ -87,12 +87,15 @@ halError settleQueryFailure(halStream_t* stream, halError status, const char* op
 }
 
 halError synchronizeDevice(Device* device, const char* operation) {
-    const allocator::VectorClock reached = device->pool->captureDevice();
+    // The detector must hear of destroyed streams' work too: the synchronisation waited for it.
+    const allocator::VectorClock reached =
+        device->pool->captureDevice(check::enabled(check::kRaces));
     if (halError e = deferAsynchronousFailure(device->vtable->deviceSynchronize(device->native),
                                               device, nullptr, operation)) {
         return e;
     }
     device->pool->synchronized(reached);
+    check::hostObserved(reached);
     return HAL_SUCCESS;
 }
 
@@ -117,6 +120,7 @@ halError createStream(Device* device, int priority, uint32_t flags, const char* 
         device->vtable->streamDestroy(native);
         return fail(HAL_ERROR_OUT_OF_MEMORY, "{}: too many live streams", operation);
     }
+    check::created(object, "stream", operation);
     *stream = object;
     return HAL_SUCCESS;
 }
@@ -125,6 +129,7 @@ halError releaseStream(halStream_t* stream) {
     Device* device = stream->device;
     const halPluginStream native = stream->native;
     trace::streamDestroyed(stream);
+    check::destroyed(stream);
     device->pool->removeStream(stream->poolStream);
     runtime().streams.destroy(stream);
     return device->vtable->streamDestroy(native);
@@ -137,6 +142,7 @@ halError destroyStream(halStream_t* stream, const char* operation) {
 }
 
 halError streamWaitEvent(halStream_t* stream, halEvent_t* event, const char* operation) {
+    check::awaiting(event, operation);
     const uint64_t record = event->clock.generation();
     trace::Timing* timing = trace::beforeSubmit(stream);
     if (halError e = checked(stream->device->vtable->streamWaitEvent(stream->native, event->native),

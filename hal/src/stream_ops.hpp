@@ -27,11 +27,13 @@ template <typename Enqueue>
 halError submit(halStream_t* stream, const char* operation, const void* const* uses, size_t count,
                 Enqueue&& enqueue) {
     trace::Timing* timing = trace::beforeSubmit(stream);
+    check::beforeSubmit(stream);
     if (halError e = checked(enqueue(), stream->device, operation)) {
         trace::abandon(timing);
         return e;
     }
-    noteSubmitted(stream, uses, count);
+    const uint64_t ticket = noteSubmitted(stream, uses, count);
+    check::submitted(stream, operation, uses, count, ticket);
     trace::submitted(stream, operation, timing);
     return HAL_SUCCESS;
 }
@@ -66,10 +68,14 @@ namespace detail {
 template <typename Wait, typename Finished>
 inline halError awaitStream(halStream_t* stream, Wait&& wait, Finished&& finished) {
     allocator::DevicePool& pool = *stream->device->pool;
-    if (pool.fullyObserved(stream->poolStream)) return wait();
+    // The race detector learns of every wait, even one the pool has nothing to learn from.
+    if (!check::enabled(check::kRaces) && pool.fullyObserved(stream->poolStream)) return wait();
     const allocator::VectorClock reached = pool.capture(stream->poolStream);
     const halError status = wait();
-    if (status == HAL_SUCCESS) finished(pool, reached);
+    if (status == HAL_SUCCESS) {
+        finished(pool, reached);
+        check::hostObserved(reached);
+    }
     return status;
 }
 
@@ -126,6 +132,7 @@ inline halError awaitEvent(halEvent_t* event, const char* operation, Wait&& wait
     if (halError e = checked(wait(), event->device, operation)) return e;
     event->clock.completeOnce(record, [&](const allocator::VectorClock& reached) {
         finished(*event->device->pool, reached);
+        check::hostObserved(reached);
     });
     return HAL_SUCCESS;
 }

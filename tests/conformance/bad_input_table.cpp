@@ -663,6 +663,41 @@ std::vector<Row> rows() {
              return halLaunchKernel(o.function, one, one, 0, args, 1, o.stream);
          },
          kKernels},
+        {"halLaunchKernelWithAccess", "function NULL", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) {
+             return halLaunchKernelWithAccess(nullptr, one, one, 0, fillArgs(o), nullptr, 3,
+                                              o.stream);
+         }},
+        // Handles are validated before values, as in every other call.
+        {"halLaunchKernelWithAccess",
+         "function NULL and an access value outside halKernelArgAccess", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) {
+             halKernelArgAccess access[3];
+             const uint32_t outside = 7;
+             std::memcpy(&access[0], &outside, sizeof outside);
+             access[1] = access[2] = HAL_KERNEL_ARG_NO_ACCESS;
+             return halLaunchKernelWithAccess(nullptr, one, one, 0, fillArgs(o), access, 3,
+                                              o.stream);
+         }},
+        {"halLaunchKernelWithAccess", "an access value outside halKernelArgAccess",
+         HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             halKernelArgAccess access[3];
+             const uint32_t outside = 7;
+             std::memcpy(&access[0], &outside, sizeof outside);
+             access[1] = access[2] = HAL_KERNEL_ARG_NO_ACCESS;
+             return halLaunchKernelWithAccess(o.function, one, one, 0, fillArgs(o), access, 3,
+                                              o.stream);
+         },
+         kKernels},
+        {"halCheckGetEnabled", "checks NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) { return halCheckGetEnabled(nullptr); }},
+        {"halCheckGetFindingCount", "count NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) { return halCheckGetFindingCount(nullptr); }},
+        // Any text is a site and NULL clears it: that the reports quote it, and stop once it is
+        // cleared, is tested by the check corpus (call_site_cleared).
+        {"halCheckSetCallSite", "none (any text, or NULL)", HAL_SUCCESS,
+         [](Objects&) { return halCheckSetCallSite(nullptr); }},
         {"halTraceStart", "path NULL", HAL_ERROR_INVALID_VALUE,
          [](Objects&) { return halTraceStart(nullptr); }},
         {"halTraceStart", "an empty path", HAL_ERROR_INVALID_VALUE,

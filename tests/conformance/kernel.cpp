@@ -139,6 +139,32 @@ TEST_CASE("kernel arguments are copied at launch", "[kernel]") {
     CHECK(download<uint32_t>(out) == std::vector<uint32_t>(kCount, 11));
 }
 
+TEST_CASE("a launch with declared argument access runs as halLaunchKernel does", "[kernel]") {
+    cts::Module module;
+    halFunction fill = nullptr;
+    if (!cts::loadKernel("fill_u32", module, &fill)) return;
+    constexpr uint32_t kCount = 512;
+    cts::DeviceMemory out(kCount * sizeof(uint32_t));
+    HAL_REQUIRE_OK(halMemset(out.get(), out.size(), 0, out.size()));
+    void* outPtr = out.get();
+    const uint32_t value = 0xC0FFEEu, n = kCount;
+    const halKernelArg args[] = {cts::arg(outPtr), cts::arg(value), cts::arg(n)};
+    const halKernelArgAccess access[] = {HAL_KERNEL_ARG_WRITE_ONLY, HAL_KERNEL_ARG_NO_ACCESS,
+                                         HAL_KERNEL_ARG_NO_ACCESS};
+    cts::Stream stream;
+    HAL_REQUIRE_OK(halLaunchKernelWithAccess(fill, {kCount / 64, 1, 1}, {64, 1, 1}, 0, args, access,
+                                             3, stream));
+    HAL_REQUIRE_OK(halSynchronizeStream(stream));
+    CHECK(download<uint32_t>(out) == std::vector<uint32_t>(kCount, value));
+    // No access array: every argument read and write, as halLaunchKernel.
+    const uint32_t second = 7;
+    const halKernelArg again[] = {cts::arg(outPtr), cts::arg(second), cts::arg(n)};
+    HAL_REQUIRE_OK(halLaunchKernelWithAccess(fill, {kCount / 64, 1, 1}, {64, 1, 1}, 0, again,
+                                             nullptr, 3, stream));
+    HAL_REQUIRE_OK(halSynchronizeStream(stream));
+    CHECK(download<uint32_t>(out) == std::vector<uint32_t>(kCount, second));
+}
+
 TEST_CASE("kernels on two streams ordered by an event", "[kernel][ordering]") {
     CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
     cts::Module module;

@@ -184,6 +184,37 @@ void BM_SpinThenFutexPingPong(benchmark::State& state) {
 }
 BENCHMARK(BM_SpinThenFutexPingPong)->UseRealTime();
 
+// Enqueues on two streams ordered by events, each touching a pool block: the path checked mode's
+// race detector instruments (run with POLYHAL_CHECK=races to measure it, unset for its cost off).
+// Two 256-byte memsets per iteration, one per stream, each stream waiting for the other's last.
+void BM_OrderedMemsetAsync_Public(benchmark::State& state) {
+    halStream first, second;
+    halEvent firstDone, secondDone;
+    check(halCreateStream(&first), "halCreateStream");
+    check(halCreateStream(&second), "halCreateStream");
+    check(halCreateEventWithFlag(&firstDone, HAL_EVENT_DISABLE_TIMING), "halCreateEvent");
+    check(halCreateEventWithFlag(&secondDone, HAL_EVENT_DISABLE_TIMING), "halCreateEvent");
+    void* block;
+    check(halMalloc(&block, 256), "halMalloc");
+    uint64_t submitted = 0;
+    for (auto _ : state) {
+        halMemsetAsync(block, 256, 1, 256, first);
+        halRecordEvent(firstDone, first);
+        halStreamWaitEvent(second, firstDone);
+        halMemsetAsync(block, 256, 2, 256, second);
+        halRecordEvent(secondDone, second);
+        halStreamWaitEvent(first, secondDone);
+        if (++submitted % 256 == 0) halSynchronizeStream(first);  // keep the queues short
+    }
+    check(halSynchronizeDevice(), "halSynchronizeDevice");
+    halFree(block);
+    halDestroyEvent(firstDone);
+    halDestroyEvent(secondDone);
+    halDestroyStream(first);
+    halDestroyStream(second);
+}
+BENCHMARK(BM_OrderedMemsetAsync_Public);
+
 void BM_Memcpy_Public(benchmark::State& state) {
     const size_t bytes = static_cast<size_t>(state.range(0));
     void* src;

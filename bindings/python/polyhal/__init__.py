@@ -5,6 +5,7 @@ The library is found through POLYHAL_LIBRARY (a path), else in lib/ inside this 
 the system loader. The backend is chosen by POLYHAL_BACKEND when the first call initialises
 polyhal; importing this package does not initialise it.
 """
+from ._check import check_enabled, check_findings
 from ._current import StreamCtx, current_stream, default_stream, set_cur_stream, stream
 from ._device import (Capability, DeviceProperties, backend, can_device_access_peer,
                       device_count, disable_peer_access, enable_peer_access, get_device,
@@ -27,7 +28,7 @@ __all__ = [
     "InvalidHandleError", "InvalidImageError", "InvalidValueError", "LaunchFailedError",
     "Module", "NoDeviceError", "NotFoundError", "NotPermittedError", "NotReadyError",
     "NotSupportedError", "OutOfMemoryError", "Stream", "StreamCtx", "UnknownError", "backend",
-    "can_device_access_peer", "current_stream", "default_stream", "device_count",
+    "can_device_access_peer", "check_enabled", "check_findings", "current_stream", "default_stream", "device_count",
     "disable_peer_access", "empty_cache", "enable_peer_access", "get_device",
     "get_device_properties", "mem_get_info", "memory_stats", "set_cur_stream", "set_device",
     "stream", "synchronize", "trace", "trace_range", "trace_start", "trace_stop",

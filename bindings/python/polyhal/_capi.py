@@ -4,8 +4,13 @@ Every function returning a halError gets an ``errcheck`` that raises the matchin
 subclass with halGetLastErrorMessage(), read on the same thread right after the failed call.
 halQueryStream and halQueryEvent return True (done) or False (HAL_ERROR_NOT_READY) instead.
 ctypes releases the GIL during each call, so a blocking call never stalls other Python threads.
+
+Under checked mode (POLYHAL_CHECK set, docs/check.md) every call first names its Python call site
+(halCheckSetCallSite), so that findings quote the program's own line.
 """
 import ctypes
+import os
+import sys
 from ctypes import (POINTER, c_char, c_char_p, c_float, c_int, c_int32, c_size_t, c_ubyte,
                     c_uint32, c_uint64, c_void_p)
 
@@ -24,6 +29,11 @@ HAL_IPC_HANDLE_SIZE = 128
 HAL_MEMCPY_HOST_TO_DEVICE = 1
 HAL_MEMCPY_DEVICE_TO_HOST = 2
 HAL_MEMCPY_DEVICE_TO_DEVICE = 3
+
+HAL_KERNEL_ARG_READ_WRITE = 0
+HAL_KERNEL_ARG_READ_ONLY = 1
+HAL_KERNEL_ARG_WRITE_ONLY = 2
+HAL_KERNEL_ARG_NO_ACCESS = 3
 
 halError = c_int
 INT_MAX = 2 ** (8 * ctypes.sizeof(c_int) - 1) - 1
@@ -145,6 +155,11 @@ _PROTOTYPES = {
     "halIpcOpenEventHandle": (halError, [POINTER(Handle), IpcHandle]),
     "halLaunchKernel": (halError, [Handle, Dim3, Dim3, c_size_t, POINTER(KernelArg), c_uint32,
                                    Handle]),
+    "halLaunchKernelWithAccess": (halError, [Handle, Dim3, Dim3, c_size_t, POINTER(KernelArg),
+                                             POINTER(c_int), c_uint32, Handle]),
+    "halCheckGetEnabled": (halError, [POINTER(c_uint32)]),
+    "halCheckGetFindingCount": (halError, [POINTER(c_uint64)]),
+    "halCheckSetCallSite": (halError, [c_char_p]),
     "halTraceStart": (halError, [c_char_p]),
     "halTraceStop": (halError, []),
     "halTraceRangePush": (halError, [c_char_p]),
@@ -182,3 +197,43 @@ for _name, (_restype, _argtypes) in _PROTOTYPES.items():
     if _restype is halError:
         _function.errcheck = _done_or_not_ready if _name in _QUERIES else _raise_on_error
 del _name, _restype, _argtypes, _function
+
+
+class _CallSiteNaming:
+    """The library as checked mode sees it from Python: each hal* call is preceded by
+    halCheckSetCallSite with the innermost frame outside this package, and followed by
+    halCheckSetCallSite(NULL), so that C code calling polyhal later on the same thread is not
+    quoted at a stale Python line."""
+
+    def __init__(self, library):
+        self._library = library
+        self._set_site = library.halCheckSetCallSite
+
+    def __getattr__(self, name):
+        function = getattr(self._library, name)
+        if not name.startswith("hal") or name.startswith("halCheck") or name.startswith(
+                "halGet"):
+            return function
+        set_site = self._set_site
+
+        def named(*args):
+            frame = sys._getframe(1)
+            while frame is not None and frame.f_globals.get("__name__", "").startswith("polyhal"):
+                frame = frame.f_back
+            if frame is None:
+                return function(*args)
+            code = frame.f_code
+            set_site(f"python: {code.co_filename}:{frame.f_lineno} in {code.co_name}"
+                     .encode(errors="replace"))
+            try:
+                return function(*args)
+            finally:
+                set_site(None)
+
+        named.__name__ = name
+        setattr(self, name, named)  # looked up once per name
+        return named
+
+
+if os.environ.get("POLYHAL_CHECK"):
+    hal = _CallSiteNaming(hal)

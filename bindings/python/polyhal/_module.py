@@ -4,7 +4,8 @@ import os
 
 import numpy
 
-from ._capi import SIZE_MAX, Dim3, Handle, KernelArg, hal
+from ._capi import (HAL_KERNEL_ARG_NO_ACCESS, HAL_KERNEL_ARG_READ_ONLY, HAL_KERNEL_ARG_READ_WRITE,
+                    HAL_KERNEL_ARG_WRITE_ONLY, SIZE_MAX, Dim3, Handle, KernelArg, hal)
 from ._current import resolve
 from ._device import get_device
 from ._memory import Buffer
@@ -56,7 +57,9 @@ class Function:
     blocks of `block` threads (each an int or a tuple of up to three ints) on `stream` (default:
     the current stream). Each argument is a Buffer, passed as its device address, or a numpy
     scalar (numpy.uint32(n), numpy.float32(x)), passed by value with its dtype's size.
-    `shared_mem` is the launch's dynamic shared memory in bytes.
+    `shared_mem` is the launch's dynamic shared memory in bytes. `access`, one entry per
+    argument, says how the kernel uses the memory each points to, for checked mode's race
+    detector: "rw" (the default for every argument), "r", "w" or None (not accessed).
     """
 
     def __init__(self, module, handle, name):
@@ -68,7 +71,7 @@ class Function:
     def name(self):
         return self._name
 
-    def __call__(self, grid, block, *args, stream=None, shared_mem=0):
+    def __call__(self, grid, block, *args, stream=None, shared_mem=0, access=None):
         stream = resolve(stream)
         self._module._require_open()
         grid, block = _dim3("grid", grid), _dim3("block", block)
@@ -77,12 +80,34 @@ class Function:
         storage = [_argument_bytes(index, arg) for index, arg in enumerate(args)]
         kernel_args = (KernelArg * max(len(args), 1))(
             *(KernelArg(ctypes.addressof(value), ctypes.sizeof(value)) for value in storage))
+        modes = _access_modes(access, len(args))
         with stream._selected():
-            hal.halLaunchKernel(self._handle, grid, block, shared_mem, kernel_args, len(args),
-                                stream._handle)
+            if modes is None:
+                hal.halLaunchKernel(self._handle, grid, block, shared_mem, kernel_args,
+                                    len(args), stream._handle)
+            else:
+                hal.halLaunchKernelWithAccess(self._handle, grid, block, shared_mem, kernel_args,
+                                              modes, len(args), stream._handle)
 
     def __repr__(self):
         return f"<polyhal.Function {self._name!r}>"
+
+
+_ACCESS_MODES = {"rw": HAL_KERNEL_ARG_READ_WRITE, "r": HAL_KERNEL_ARG_READ_ONLY,
+                 "w": HAL_KERNEL_ARG_WRITE_ONLY, None: HAL_KERNEL_ARG_NO_ACCESS}
+
+
+def _access_modes(access, count):
+    """The halKernelArgAccess array for `access` (None: none passed)."""
+    if access is None:
+        return None
+    access = list(access)
+    if len(access) != count:
+        raise ValueError(f"access has {len(access)} entries for {count} kernel arguments")
+    for index, mode in enumerate(access):
+        if mode not in _ACCESS_MODES:
+            raise ValueError(f"access[{index}] is {mode!r}: use 'rw', 'r', 'w' or None")
+    return (ctypes.c_int * max(count, 1))(*(_ACCESS_MODES[mode] for mode in access))
 
 
 def _argument_bytes(index, arg):

@@ -69,6 +69,24 @@ def matmul(matmul_module):
     return launch
 
 
+@pytest.fixture(autouse=True)
+def nothing_found_by_checked_mode(request):
+    """Under POLYHAL_CHECK (docs/check.md) a test fails if checked mode reports anything during
+    it, unless it is marked as misusing polyhal on purpose."""
+    if not os.environ.get("POLYHAL_CHECK") or request.node.get_closest_marker("misuse"):
+        yield
+        return
+    before = polyhal.check_findings()
+    yield
+    found = polyhal.check_findings() - before
+    assert found == 0, f"checked mode reported {found} finding(s) during the test (see stderr)"
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "misuse: the test misuses polyhal on purpose, so checked "
+                                       "mode's findings during it are expected")
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(7)

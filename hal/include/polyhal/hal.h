@@ -334,8 +334,9 @@ typedef void (*halHostFn)(void* userData);
  * Inside fn, as in CUDA, polyhal may not be called into the device: only halGetErrorName,
  * halGetErrorString, halGetLastErrorMessage, halGetVersion, halInit, halGetBackendName,
  * halGetDeviceCount, halGetDevice, halSetDevice, halGetDeviceProperties,
- * halGetStreamPriorityRange, halMemPoolGetStats, halMemPoolGetAttribute, halTraceRangePush and
- * halTraceRangePop are allowed. Every other function returns HAL_ERROR_NOT_PERMITTED and does
+ * halGetStreamPriorityRange, halMemPoolGetStats, halMemPoolGetAttribute, halTraceRangePush,
+ * halTraceRangePop, halCheckGetEnabled, halCheckGetFindingCount and halCheckSetCallSite are
+ * allowed. Every other function returns HAL_ERROR_NOT_PERMITTED and does
  * nothing, halFree and halFreeAsync included (they record the pool's events): to release memory
  * once fn has run, call halFreeAsync(ptr, stream) after halLaunchHostFunc instead.
  * Errors: HAL_ERROR_INVALID_VALUE (fn NULL), HAL_ERROR_INVALID_HANDLE, HAL_ERROR_NOT_SUPPORTED,
@@ -687,6 +688,67 @@ HAL_API halError halModuleUnload(halModule module);
 HAL_API halError halLaunchKernel(halFunction function, halDim3 grid, halDim3 block,
                                  size_t dynamicSharedBytes, const halKernelArg* args,
                                  uint32_t numArgs, halStream stream);
+
+/* How a kernel reads or writes the memory one argument points to, for checked mode's race
+ * detector (POLYHAL_CHECK=races, docs/check.md). Backends ignore it: a kernel that writes through
+ * an argument declared read-only is not stopped, only misreported. */
+typedef enum halKernelArgAccess {
+    HAL_KERNEL_ARG_READ_WRITE = 0, /* what halLaunchKernel assumes of every pointer argument */
+    HAL_KERNEL_ARG_READ_ONLY = 1,
+    HAL_KERNEL_ARG_WRITE_ONLY = 2,
+    HAL_KERNEL_ARG_NO_ACCESS = 3, /* a value, or a pointer the kernel never dereferences */
+    HAL_KERNEL_ARG_ACCESS_FORCE_UINT32 = 0x7fffffff
+} halKernelArgAccess;
+
+/* As halLaunchKernel, with `access[i]` saying how the kernel uses the memory argument i points
+ * to (access NULL: every argument HAL_KERNEL_ARG_READ_WRITE). Only the race detector reads it: two
+ * kernels on unordered streams that only read one buffer are then not reported.
+ * Errors: as halLaunchKernel, and HAL_ERROR_INVALID_VALUE (an access value not in
+ * halKernelArgAccess). */
+HAL_API halError halLaunchKernelWithAccess(halFunction function, halDim3 grid, halDim3 block,
+                                           size_t dynamicSharedBytes, const halKernelArg* args,
+                                           const halKernelArgAccess* access, uint32_t numArgs,
+                                           halStream stream);
+
+/* ---------------------------------------------------------------------------------------------
+ * Checked mode: a race detector between streams, a leak report at exit and costly API checks,
+ * the same on every backend (docs/check.md).
+ *
+ * POLYHAL_CHECK, a comma list read when polyhal initialises, switches them on: `races` (two
+ * accesses to overlapping bytes of pool or halMallocHost memory from different streams, at least
+ * one a write, that no stream order, event wait or host synchronisation orders; and operations
+ * on freed pool blocks), `leaks` (every stream, event, module and allocation still alive at
+ * exit, with where it was created), `api` (waits for events never recorded, calls refused inside
+ * host functions), or `all`. POLYHAL_CHECK_ACTION=report (the default) writes each finding to
+ * stderr through the logger and counts it; =abort writes the first finding and calls abort().
+ * While POLYHAL_CHECK is unset, checking costs a predictable branch on one flag at each of the
+ * few places a call passes (docs/benchmarks.md measures it).
+ * ------------------------------------------------------------------------------------------- */
+
+/* Flags of the checks that are on (POLYHAL_CHECK). */
+typedef enum halCheck {
+    HAL_CHECK_RACES = 1,
+    HAL_CHECK_LEAKS = 2,
+    HAL_CHECK_API = 4,
+    HAL_CHECK_FORCE_UINT32 = 0x7fffffff
+} halCheck;
+
+/* Writes the halCheck flags of the checks that are on (0: checking is off). Allowed inside host
+ * functions.
+ * Errors: HAL_ERROR_INVALID_VALUE (checks NULL), initialisation errors. */
+HAL_API halError halCheckGetEnabled(uint32_t* checks);
+
+/* Writes how many findings checked mode has reported since the process started. Thread-safe;
+ * allowed inside host functions.
+ * Errors: HAL_ERROR_INVALID_VALUE (count NULL), initialisation errors. */
+HAL_API halError halCheckGetFindingCount(uint64_t* count);
+
+/* Names the calling thread's own call site, for a caller in a language whose frames polyhal
+ * cannot unwind (the Python binding passes "python: file:line in function"): findings quote it
+ * for the calls this thread makes until it is changed; NULL clears it. The text is copied.
+ * Allowed inside host functions.
+ * Errors: initialisation errors. */
+HAL_API halError halCheckSetCallSite(const char* site);
 
 /* ---------------------------------------------------------------------------------------------
  * Tracing: a timeline in the Chrome Trace Event format (JSON), which Perfetto's UI and

@@ -290,6 +290,17 @@ class Function {
                               static_cast<uint32_t>(sizeof...(Args)), stream),
               "halLaunchKernel");
     }
+    // As launch, with how the kernel uses the memory each argument points to, one entry per
+    // argument (halLaunchKernelWithAccess; only checked mode's race detector reads it).
+    template <class... Args>
+    void launchWithAccess(halDim3 grid, halDim3 block, halStream stream,
+                          const halKernelArgAccess (&access)[sizeof...(Args)],
+                          const Args&... args) const {
+        const halKernelArg packed[sizeof...(Args)] = {{&args, sizeof(Args)}...};
+        check(halLaunchKernelWithAccess(function_, grid, block, 0, packed, access,
+                                        static_cast<uint32_t>(sizeof...(Args)), stream),
+              "halLaunchKernelWithAccess");
+    }
 
   private:
     halFunction function_;

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -122,6 +123,35 @@ TEST_CASE("kernel arguments are packed by value with their declared sizes") {
     for (uint32_t i = 0; i < kCount; ++i) wrong += host.as<uint32_t>()[i] != 7;
     CHECK(wrong == 0);
     CHECK_THROWS_AS(module.function("no_such_kernel"), polyhal::Error);
+}
+
+TEST_CASE("a launch with declared argument access runs the kernel and checks the modes") {
+    polyhal::Module module(POLYHAL_CTS_CPU_KERNELS);
+    const polyhal::Function fill = module.function("fill_u32");
+    constexpr uint32_t kCount = 512;
+    polyhal::Stream stream;
+    polyhal::DeviceBuffer out(kCount * sizeof(uint32_t), stream);
+    polyhal::HostBuffer host(out.size());
+    fill.launchWithAccess(
+        {kCount / 256, 1, 1}, {256, 1, 1}, stream,
+        {HAL_KERNEL_ARG_WRITE_ONLY, HAL_KERNEL_ARG_NO_ACCESS, HAL_KERNEL_ARG_NO_ACCESS},
+        out.as<uint32_t>(), uint32_t{9}, kCount);
+    polyhal::memcpy(host, out, HAL_MEMCPY_DEVICE_TO_HOST, stream);
+    stream.synchronize();
+    size_t wrong = 0;
+    for (uint32_t i = 0; i < kCount; ++i) wrong += host.as<uint32_t>()[i] != 9;
+    CHECK(wrong == 0);
+    halKernelArgAccess outside;
+    const uint32_t bits = 9;
+    std::memcpy(&outside, &bits, sizeof bits);
+    try {
+        fill.launchWithAccess({1, 1, 1}, {1, 1, 1}, stream,
+                              {outside, HAL_KERNEL_ARG_NO_ACCESS, HAL_KERNEL_ARG_NO_ACCESS},
+                              out.as<uint32_t>(), uint32_t{9}, uint32_t{1});
+        FAIL("an access value outside halKernelArgAccess was accepted");
+    } catch (const polyhal::Error& error) {
+        CHECK(error.code() == HAL_ERROR_INVALID_VALUE);
+    }
 }
 
 TEST_CASE("TraceRange closes its range when it goes out of scope, innermost first") {

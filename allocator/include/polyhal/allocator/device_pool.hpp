@@ -90,8 +90,10 @@ class DevicePool {
     // Has the host already seen every operation submitted to `stream` finish? Then a query or
     // synchronisation of the stream has nothing to tell the pool, and the core skips capture().
     bool fullyObserved(const Stream* stream) const;
-    // The tickets of every live stream: what a device synchronisation covers.
-    VectorClock captureDevice() const;
+    // The tickets of every live stream: what a device synchronisation covers. With
+    // `withRemovedStreams`, those of removed streams too, whose work the synchronisation also
+    // waits for (what the race detector must be told; the pool has no use for them).
+    VectorClock captureDevice(bool withRemovedStreams = false) const;
     // `stream` now waits for `snapshot`: its clock becomes the elementwise maximum. A snapshot
     // of another pool is ignored.
     void streamWaited(Stream* stream, const VectorClock& snapshot);

@@ -147,6 +147,7 @@ HAL_API halError halGetDeviceProperties(int ordinal, halDeviceProperties* props)
 HAL_API halError halSynchronizeDevice(void) {
     return apiCall([op = __func__] {
         Device* device = currentDevice();
+        if (halError e = refuseIfDeviceCaptured(device, op)) return e;
         trace::notePool(device);
         const halError status = synchronizeDevice(device, op);
         if (status == HAL_SUCCESS) trace::deviceSynchronized(device);

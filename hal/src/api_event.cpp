@@ -77,6 +77,8 @@ HAL_API halError halRecordEvent(halEvent eventHandle, halStream streamHandle) {
                         "{}: the event belongs to device {}, the stream to device {}", op,
                         event->device->ordinal, stream->device->ordinal);
         }
+        if (capturing(stream)) return captureRecordEvent(event, stream, op);
+        if (capturedEvent(event)) leaveCapture(event);
         return recordEvent(event, stream, op);
     });
 }
@@ -85,6 +87,7 @@ HAL_API halError halQueryEvent(halEvent handle) {
     return apiCall([&, op = __func__] {
         halEvent_t* event = nullptr;
         if (halError e = resolveEvent(handle, &event, op)) return e;
+        if (capturedEvent(event)) return refuseCapturedEvent(event, op);
         trace::notePool(event->device);
         return queryEvent(event, op);
     });
@@ -94,6 +97,7 @@ HAL_API halError halSynchronizeEvent(halEvent handle) {
     return apiCall([&, op = __func__] {
         halEvent_t* event = nullptr;
         if (halError e = resolveEvent(handle, &event, op)) return e;
+        if (capturedEvent(event)) return refuseCapturedEvent(event, op);
         trace::notePool(event->device);
         const halError status = synchronizeEvent(event, op);
         if (status == HAL_SUCCESS) trace::eventAwaited(event);
@@ -146,6 +150,7 @@ HAL_API halError halDestroyEvent(halEvent handle) {
     return apiCall([&, op = __func__] {
         halEvent_t* event = nullptr;
         if (halError e = resolveEvent(handle, &event, op)) return e;
+        if (capturedEvent(event)) leaveCapture(event);
         Device* device = event->device;
         const halPluginEvent native = event->native;
         trace::eventDestroyed(event);

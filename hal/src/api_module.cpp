@@ -240,6 +240,12 @@ HAL_API halError halLaunchKernel(halFunction functionHandle, halDim3 grid, halDi
                 checkLaunch(function, stream, grid, block, dynamicSharedBytes, args, numArgs, op)) {
             return e;
         }
+        if (capturing(stream)) {
+            return captureOperation(stream,
+                                    makeKernelOp(function, grid, block, dynamicSharedBytes, args,
+                                                 numArgs),
+                                    op);
+        }
         return launch(function, stream, grid, block, dynamicSharedBytes, args, numArgs, op);
     });
 }

@@ -35,6 +35,7 @@ HAL_API halError halMallocAsync(void** ptr, size_t size, halStream handle) {
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, op)) return e;
         trace::noteBytes(size);
+        if (capturing(stream)) return captureMallocAsync(stream, size, ptr, op);
         return stream->device->pool->allocate(size, stream->poolStream, ptr);
     });
 }
@@ -44,6 +45,8 @@ HAL_API halError halFreeAsync(void* ptr, halStream handle) {
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, op)) return e;
         if (ptr == nullptr) return fail(HAL_ERROR_INVALID_VALUE, "{}: ptr is NULL", op);
+        if (capturing(stream)) return captureFreeAsync(stream, ptr, op);
+        if (halError e = refuseGraphOwned(ptr, op)) return e;
         // The pool looks the block up once; only a refusal looks further, to say whose it is.
         const halError freed = stream->device->pool->free(ptr, stream->poolStream);
         if (freed != HAL_ERROR_INVALID_VALUE) return freed;

@@ -87,6 +87,16 @@ typedef enum halError {
     HAL_ERROR_NOT_FOUND = 13,      /* a named symbol (kernel function) does not exist */
     HAL_ERROR_NOT_PERMITTED = 14,  /* the call is not allowed where it was made (inside a
                                       host function; see halLaunchHostFunc) */
+    HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED = 15, /* the call cannot be made while a stream is
+                                                  captured; the capture is invalidated */
+    HAL_ERROR_STREAM_CAPTURE_INVALIDATED = 16, /* the capture was invalidated by an earlier
+                                                  error; end it and capture again */
+    HAL_ERROR_STREAM_CAPTURE_UNJOINED = 17,    /* a stream forked into the capture was not
+                                                  joined back before halStreamEndCapture */
+    HAL_ERROR_STREAM_CAPTURE_ISOLATION = 18,   /* the call would make a capture depend on work
+                                                  outside it (or another capture) */
+    HAL_ERROR_STREAM_CAPTURE_WRONG_THREAD = 19, /* the capture was begun on another thread */
+    HAL_ERROR_STREAM_CAPTURE_UNMATCHED = 20,    /* the stream is not the origin of a capture */
     HAL_ERROR_UNKNOWN = 999,       /* an internal failure that fits no other code */
     HAL_ERROR_FORCE_UINT32 = 0x7fffffff
 } halError;
@@ -341,6 +351,107 @@ typedef void (*halHostFn)(void* userData);
  * Errors: HAL_ERROR_INVALID_VALUE (fn NULL), HAL_ERROR_INVALID_HANDLE, HAL_ERROR_NOT_SUPPORTED,
  * HAL_ERROR_NOT_PERMITTED (called from inside a host function). */
 HAL_API halError halLaunchHostFunc(halStream stream, halHostFn fn, void* userData);
+
+/* ---------------------------------------------------------------------------------------------
+ * Graphs: work captured from streams once, launched many times
+ *
+ * halStreamBeginCapture puts a stream in capture: the work submitted to it afterwards is
+ * recorded, not run, until halStreamEndCapture turns it into a graph (as cudaStreamBeginCapture
+ * and AscendCL's aclmdlRICaptureBegin). Captured: copies (halMemcpyAsync, halMemcpy2DAsync,
+ * halMemcpy3DAsync between memory of the stream's device and host memory), memsets, kernel
+ * launches (the arguments' values are copied when captured), host functions, event records and
+ * waits, and halMallocAsync / halFreeAsync (graph-owned memory, below). Other work on a
+ * capturing stream returns HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED.
+ *
+ * Fork and join: an event recorded on a capturing stream marks a point in the capture; a stream
+ * that waits on it joins the capture (fork), and the origin stream must wait on an event
+ * recorded on every joined stream after its last captured work (join) before the capture ends,
+ * or halStreamEndCapture returns HAL_ERROR_STREAM_CAPTURE_UNJOINED. Waiting on an event that is
+ * not part of the capture returns HAL_ERROR_STREAM_CAPTURE_ISOLATION. Events recorded inside a
+ * capture order the capture only: they are not recorded by a launch.
+ *
+ * Calls that cannot be captured fail with HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidate
+ * the capture: synchronising or querying a capturing stream, querying or synchronising an event
+ * recorded inside a capture, halSynchronizeDevice while a stream of the device is captured, and
+ * the calls a capture's mode forbids. Every later capture call on the capture's streams returns
+ * HAL_ERROR_STREAM_CAPTURE_INVALIDATED; halStreamEndCapture ends it and returns that error.
+ *
+ * Launches: a graph runs on any stream of its device, any number of times, as one operation of
+ * that stream: later work waits for all of it. Launches of one graph run one after another, in
+ * the order of the halGraphLaunch calls, also on different streams (as cudaGraphLaunch). The
+ * pool sees a launch's uses like any other work's.
+ *
+ * Graph-owned memory: halMallocAsync on a capturing stream takes a block from the pool at once
+ * and gives it to the graph; the same address is used by every launch, and the pool keeps the
+ * block reserved (counted in use) until halGraphDestroy, which releases it once the last launch
+ * is over. Its contents are not kept from one launch to the next. halFreeAsync of it inside the
+ * capture ends its use in the graph; freeing it outside the capture (halFree, halFreeAsync)
+ * returns HAL_ERROR_INVALID_VALUE. Since launches of one graph never overlap, repeated and
+ * concurrent launches stay correct. Freeing, inside a capture, memory allocated outside it
+ * returns HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED.
+ *
+ * Usage:
+ *     halStreamBeginCapture(s, HAL_CAPTURE_MODE_GLOBAL);
+ *     halMemsetAsync(a, n, 0, n, s); halLaunchKernel(f, grid, block, 0, args, 2, s);
+ *     halStreamEndCapture(s, &graph);
+ *     for (...) halGraphLaunch(graph, s);
+ *     halGraphDestroy(graph);
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct halGraph_t* halGraph;
+
+/* Which calls, made while a capture is under way, are refused as unsafe (CUDA's capture modes).
+ * The unsafe calls are those that may wait for the device behind the capture's back: halMalloc,
+ * halFree, halMallocHost, halFreeHost, halMemcpy, halMemcpy2D, halMemcpy3D, halMemset,
+ * halModuleUnload and halSynchronizeDevice. They fail with HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED
+ * and invalidate the captures that forbade them. */
+typedef enum halCaptureMode {
+    /* Refused on the capturing thread, and on every thread while a GLOBAL capture is under way. */
+    HAL_CAPTURE_MODE_GLOBAL = 0,
+    /* Refused on the capturing thread only. */
+    HAL_CAPTURE_MODE_THREAD_LOCAL = 1,
+    /* Not refused (the application takes care). */
+    HAL_CAPTURE_MODE_RELAXED = 2,
+    HAL_CAPTURE_MODE_FORCE_UINT32 = 0x7fffffff
+} halCaptureMode;
+
+typedef enum halCaptureStatus {
+    HAL_CAPTURE_STATUS_NONE = 0,        /* the stream is not being captured */
+    HAL_CAPTURE_STATUS_ACTIVE = 1,      /* work submitted to the stream is being captured */
+    HAL_CAPTURE_STATUS_INVALIDATED = 2, /* captured, but invalidated: end it and start again */
+    HAL_CAPTURE_STATUS_FORCE_UINT32 = 0x7fffffff
+} halCaptureStatus;
+
+/* Starts capturing `stream`. The default stream (NULL) cannot be captured. Thread-safety: a
+ * GLOBAL or THREAD_LOCAL capture must be ended on the thread that began it.
+ * Errors: HAL_ERROR_INVALID_HANDLE, HAL_ERROR_INVALID_VALUE (unknown mode, stream already in a
+ * capture), HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED (the default stream). */
+HAL_API halError halStreamBeginCapture(halStream stream, halCaptureMode mode);
+
+/* Ends the capture begun on `stream` and returns its work as a new graph in *graph. The streams
+ * that joined the capture leave it. An invalidated capture ends with no graph.
+ * Errors: HAL_ERROR_INVALID_VALUE (graph NULL), HAL_ERROR_INVALID_HANDLE,
+ * HAL_ERROR_STREAM_CAPTURE_UNMATCHED (`stream` did not begin a capture: not capturing, or a
+ * stream that joined one), HAL_ERROR_STREAM_CAPTURE_WRONG_THREAD (a GLOBAL or THREAD_LOCAL
+ * capture begun on another thread; it goes on), HAL_ERROR_STREAM_CAPTURE_UNJOINED (a joined
+ * stream was not joined back; the capture is ended), HAL_ERROR_STREAM_CAPTURE_INVALIDATED,
+ * HAL_ERROR_OUT_OF_MEMORY. */
+HAL_API halError halStreamEndCapture(halStream stream, halGraph* graph);
+
+/* Whether `stream` is being captured. Never invalidates a capture.
+ * Errors: HAL_ERROR_INVALID_VALUE (status NULL), HAL_ERROR_INVALID_HANDLE. */
+HAL_API halError halStreamGetCaptureInfo(halStream stream, halCaptureStatus* status);
+
+/* Enqueues all of `graph`'s work on `stream`, after the work submitted to it before and after
+ * the graph's previous launch. A launch may be captured into another capture.
+ * Errors: HAL_ERROR_INVALID_HANDLE (either handle, or a kernel whose module was unloaded),
+ * HAL_ERROR_INVALID_VALUE (a stream of another device), backend errors. */
+HAL_API halError halGraphLaunch(halGraph graph, halStream stream);
+
+/* Destroys a graph. Launches already enqueued still run to completion; the call does not wait.
+ * Its graph-owned memory returns to the pool once they are over.
+ * Errors: HAL_ERROR_INVALID_HANDLE. */
+HAL_API halError halGraphDestroy(halGraph graph);
 
 /* ---------------------------------------------------------------------------------------------
  * Memory

@@ -1,0 +1,432 @@
+// Stream capture and graphs: replay equals eager execution, repeated launches on several
+// streams, fork and join, the calls a capture refuses, graph-owned memory and destruction while
+// a launch is pending.
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "kernels.hpp"
+
+namespace {
+
+// Owns a graph; destruction ignores errors (a test may have destroyed it already).
+class Graph {
+  public:
+    Graph() = default;
+    Graph(const Graph&) = delete;
+    Graph& operator=(const Graph&) = delete;
+    ~Graph() {
+        if (graph_ != nullptr) halGraphDestroy(graph_);
+    }
+    halGraph* out() { return &graph_; }
+    halGraph get() const { return graph_; }
+    operator halGraph() const { return graph_; }
+
+  private:
+    halGraph graph_ = nullptr;
+};
+
+halCaptureStatus statusOf(halStream stream) {
+    halCaptureStatus status = HAL_CAPTURE_STATUS_FORCE_UINT32;
+    HAL_REQUIRE_OK(halStreamGetCaptureInfo(stream, &status));
+    return status;
+}
+
+void countCall(void* counter) {
+    static_cast<std::atomic<int>*>(counter)->fetch_add(1);
+}
+
+// Enqueues on `stream`: fill `device` with `value` by kernel (or memset where there are no
+// kernels), add `bias` bytes with a memset of the first 4 bytes, and copy it to `host`.
+struct Chain {
+    halFunction fill = nullptr;
+    void* device = nullptr;
+    uint32_t count = 0;
+
+    void enqueue(halStream stream, uint32_t value, void* host) const {
+        if (fill != nullptr) {
+            const uint32_t n = count;
+            HAL_REQUIRE_OK(cts::launch1d(fill, n, 64,
+                                         {cts::arg(device), cts::arg(value), cts::arg(n)}, stream));
+        } else {
+            HAL_REQUIRE_OK(halMemsetAsync(device, count * 4, static_cast<int>(value & 0xFF),
+                                          count * 4, stream));
+        }
+        HAL_REQUIRE_OK(halMemsetAsync(device, count * 4, 0x5A, 4, stream));
+        HAL_REQUIRE_OK(
+            halMemcpyAsync(host, count * 4, device, count * 4, HAL_MEMCPY_DEVICE_TO_HOST, stream));
+    }
+};
+
+}  // namespace
+
+TEST_CASE("a graph's launch does what the captured calls did eagerly", "[graph]") {
+    constexpr uint32_t kCount = 1024;
+    cts::Module module;
+    Chain chain;
+    if (!cts::loadKernel("fill_u32", module, &chain.fill)) chain.fill = nullptr;
+    cts::DeviceMemory device(kCount * 4);
+    chain.device = device.get();
+    chain.count = kCount;
+    std::vector<uint32_t> eager(kCount, 0), replayed(kCount, 0);
+    cts::Stream stream;
+
+    chain.enqueue(stream, 0x01020304u, eager.data());
+    HAL_REQUIRE_OK(halSynchronizeStream(stream));
+
+    HAL_REQUIRE_OK(halMemset(device.get(), device.size(), 0, device.size()));
+    Graph graph;
+    HAL_REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL));
+    CHECK(statusOf(stream) == HAL_CAPTURE_STATUS_ACTIVE);
+    chain.enqueue(stream, 0x01020304u, replayed.data());
+    HAL_REQUIRE_OK(halStreamEndCapture(stream, graph.out()));
+    CHECK(statusOf(stream) == HAL_CAPTURE_STATUS_NONE);
+    // Captured, not run.
+    CHECK(replayed == std::vector<uint32_t>(kCount, 0));
+
+    HAL_REQUIRE_OK(halGraphLaunch(graph, stream));
+    HAL_REQUIRE_OK(halSynchronizeStream(stream));
+    CHECK(replayed == eager);
+    uint32_t first = 0;
+    std::memset(&first, 0x5A, 4);
+    CHECK(replayed[0] == first);
+}
+
+TEST_CASE("kernel arguments are captured by value", "[graph]") {
+    cts::Module module;
+    halFunction fill = nullptr;
+    if (!cts::loadKernel("fill_u32", module, &fill)) return;
+    constexpr uint32_t kCount = 256;
+    cts::DeviceMemory device(kCount * 4);
+    std::vector<uint32_t> host(kCount, 0);
+    cts::Stream stream;
+    Graph graph;
+    {
+        void* out = device.get();
+        uint32_t value = 7, n = kCount;
+        HAL_REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL));
+        HAL_REQUIRE_OK(
+            cts::launch1d(fill, n, 64, {cts::arg(out), cts::arg(value), cts::arg(n)}, stream));
+        value = 9;  // after the capture: the graph keeps 7
+        n = 0;
+        HAL_REQUIRE_OK(halMemcpyAsync(host.data(), kCount * 4, device.get(), kCount * 4,
+                                      HAL_MEMCPY_DEVICE_TO_HOST, stream));
+        HAL_REQUIRE_OK(halStreamEndCapture(stream, graph.out()));
+    }
+    HAL_REQUIRE_OK(halGraphLaunch(graph, stream));
+    HAL_REQUIRE_OK(halSynchronizeStream(stream));
+    CHECK(host == std::vector<uint32_t>(kCount, 7));
+}
+
+TEST_CASE("a graph launches many times, on two streams, one launch after another", "[graph]") {
+    CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
+    constexpr int kLaunches = 200;
+    struct Order {
+        std::atomic<int> running{0};
+        std::atomic<int> overlaps{0};
+        std::atomic<int> launches{0};
+    } order;
+    const halHostFn enter = [](void* p) {
+        auto* o = static_cast<Order*>(p);
+        if (o->running.fetch_add(1) != 0) o->overlaps.fetch_add(1);
+    };
+    const halHostFn leave = [](void* p) {
+        auto* o = static_cast<Order*>(p);
+        o->running.fetch_sub(1);
+        o->launches.fetch_add(1);
+    };
+    cts::DeviceMemory device(64);
+    uint32_t host = 0;
+    cts::Stream capture, first, second;
+    Graph graph;
+    HAL_REQUIRE_OK(halStreamBeginCapture(capture, HAL_CAPTURE_MODE_GLOBAL));
+    HAL_REQUIRE_OK(halLaunchHostFunc(capture, enter, &order));
+    HAL_REQUIRE_OK(halMemsetAsync(device.get(), 64, 0x11, 64, capture));
+    HAL_REQUIRE_OK(halMemcpyAsync(&host, 4, device.get(), 4, HAL_MEMCPY_DEVICE_TO_HOST, capture));
+    HAL_REQUIRE_OK(halLaunchHostFunc(capture, leave, &order));
+    HAL_REQUIRE_OK(halStreamEndCapture(capture, graph.out()));
+    for (int i = 0; i < kLaunches; ++i) {
+        HAL_REQUIRE_OK(halGraphLaunch(graph, i % 2 == 0 ? first.get() : second.get()));
+    }
+    HAL_REQUIRE_OK(halSynchronizeStream(first));
+    HAL_REQUIRE_OK(halSynchronizeStream(second));
+    CHECK(order.launches.load() == kLaunches);
+    CHECK(order.overlaps.load() == 0);
+    CHECK(host == 0x11111111u);
+}
+
+TEST_CASE("work forked to two streams and joined back is captured and replayed", "[graph]") {
+    constexpr size_t kBytes = 4096;
+    cts::DeviceMemory a(kBytes), b(kBytes);
+    std::vector<unsigned char> hostA(kBytes, 0), hostB(kBytes, 0);
+    cts::Stream origin, left, right;
+    cts::Event fork, leftDone, rightDone;
+    Graph graph;
+    HAL_REQUIRE_OK(halStreamBeginCapture(origin, HAL_CAPTURE_MODE_GLOBAL));
+    HAL_REQUIRE_OK(halRecordEvent(fork, origin));
+    HAL_REQUIRE_OK(halStreamWaitEvent(left, fork));
+    HAL_REQUIRE_OK(halStreamWaitEvent(right, fork));
+    CHECK(statusOf(left) == HAL_CAPTURE_STATUS_ACTIVE);
+    CHECK(statusOf(right) == HAL_CAPTURE_STATUS_ACTIVE);
+    HAL_REQUIRE_OK(halMemsetAsync(a.get(), kBytes, 0xA1, kBytes, left));
+    HAL_REQUIRE_OK(halMemsetAsync(b.get(), kBytes, 0xB2, kBytes, right));
+    HAL_REQUIRE_OK(halRecordEvent(leftDone, left));
+    HAL_REQUIRE_OK(halRecordEvent(rightDone, right));
+    HAL_REQUIRE_OK(halStreamWaitEvent(origin, leftDone));
+    HAL_REQUIRE_OK(halStreamWaitEvent(origin, rightDone));
+    HAL_REQUIRE_OK(
+        halMemcpyAsync(hostA.data(), kBytes, a.get(), kBytes, HAL_MEMCPY_DEVICE_TO_HOST, origin));
+    HAL_REQUIRE_OK(
+        halMemcpyAsync(hostB.data(), kBytes, b.get(), kBytes, HAL_MEMCPY_DEVICE_TO_HOST, origin));
+    HAL_REQUIRE_OK(halStreamEndCapture(origin, graph.out()));
+    CHECK(statusOf(left) == HAL_CAPTURE_STATUS_NONE);
+    CHECK(statusOf(right) == HAL_CAPTURE_STATUS_NONE);
+    CHECK(hostA == std::vector<unsigned char>(kBytes, 0));
+
+    cts::Stream launch;
+    HAL_REQUIRE_OK(halGraphLaunch(graph, launch));
+    HAL_REQUIRE_OK(halSynchronizeStream(launch));
+    CHECK(hostA == std::vector<unsigned char>(kBytes, 0xA1));
+    CHECK(hostB == std::vector<unsigned char>(kBytes, 0xB2));
+    // The streams that joined the capture are ordinary streams again.
+    HAL_CHECK_OK(halSynchronizeStream(left));
+    HAL_CHECK_OK(halQueryEvent(leftDone));
+}
+
+TEST_CASE("a capture whose forked stream is not joined back is refused", "[graph][errors]") {
+    cts::DeviceMemory memory(256);
+    cts::Stream origin, forked;
+    cts::Event fork, late;
+    halGraph graph = nullptr;
+    HAL_REQUIRE_OK(halStreamBeginCapture(origin, HAL_CAPTURE_MODE_GLOBAL));
+    HAL_REQUIRE_OK(halRecordEvent(fork, origin));
+    HAL_REQUIRE_OK(halStreamWaitEvent(forked, fork));
+    HAL_REQUIRE_OK(halRecordEvent(late, forked));
+    HAL_REQUIRE_OK(halStreamWaitEvent(origin, late));
+    // Work after the join point: the origin does not follow it.
+    HAL_REQUIRE_OK(halMemsetAsync(memory.get(), 256, 1, 256, forked));
+    CHECK(halStreamEndCapture(origin, &graph) == HAL_ERROR_STREAM_CAPTURE_UNJOINED);
+    CHECK(graph == nullptr);
+    CHECK(statusOf(origin) == HAL_CAPTURE_STATUS_NONE);
+    CHECK(statusOf(forked) == HAL_CAPTURE_STATUS_NONE);
+    HAL_CHECK_OK(halSynchronizeStream(forked));
+}
+
+TEST_CASE("calls that cannot be captured are refused and invalidate the capture",
+          "[graph][errors]") {
+    cts::DeviceMemory memory(256);
+    std::vector<unsigned char> host(256);
+    cts::Stream stream, other;
+    cts::Event inside, outside;
+    HAL_REQUIRE_OK(halRecordEvent(outside, other));
+    HAL_REQUIRE_OK(halSynchronizeStream(other));
+    HAL_REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL));
+    HAL_REQUIRE_OK(halRecordEvent(inside, stream));
+    halError expected = HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    halError refused = HAL_SUCCESS;
+    SECTION("synchronising the capturing stream") {
+        refused = halSynchronizeStream(stream);
+    }
+    SECTION("querying the capturing stream") {
+        refused = halQueryStream(stream);
+    }
+    SECTION("querying an event recorded in the capture") {
+        refused = halQueryEvent(inside);
+    }
+    SECTION("synchronising an event recorded in the capture") {
+        refused = halSynchronizeEvent(inside);
+    }
+    SECTION("a synchronous copy in global mode") {
+        refused = halMemcpy(host.data(), 256, memory.get(), 256, HAL_MEMCPY_DEVICE_TO_HOST);
+    }
+    SECTION("a synchronous copy on another thread in global mode") {
+        std::thread([&] {
+            refused = halMemcpy(host.data(), 256, memory.get(), 256, HAL_MEMCPY_DEVICE_TO_HOST);
+        }).join();
+    }
+    SECTION("halMalloc in global mode") {
+        void* p = nullptr;
+        refused = halMalloc(&p, 64);
+    }
+    SECTION("synchronising the device") {
+        refused = halSynchronizeDevice();
+    }
+    SECTION("waiting for an event recorded outside the capture") {
+        expected = HAL_ERROR_STREAM_CAPTURE_ISOLATION;
+        refused = halStreamWaitEvent(stream, outside);
+    }
+    SECTION("freeing memory allocated outside the capture") {
+        refused = halFreeAsync(memory.get(), stream);
+    }
+    CHECK(refused == expected);
+    CHECK(statusOf(stream) == HAL_CAPTURE_STATUS_INVALIDATED);
+    CHECK(halMemsetAsync(memory.get(), 256, 0, 256, stream) ==
+          HAL_ERROR_STREAM_CAPTURE_INVALIDATED);
+    halGraph graph = nullptr;
+    CHECK(halStreamEndCapture(stream, &graph) == HAL_ERROR_STREAM_CAPTURE_INVALIDATED);
+    CHECK(graph == nullptr);
+    CHECK(statusOf(stream) == HAL_CAPTURE_STATUS_NONE);
+    // Nothing captured ran, and the stream works again.
+    HAL_CHECK_OK(halMemsetAsync(memory.get(), 256, 3, 256, stream));
+    HAL_CHECK_OK(halSynchronizeStream(stream));
+}
+
+TEST_CASE("capture modes decide which threads may make unsafe calls", "[graph]") {
+    cts::DeviceMemory memory(256);
+    std::vector<unsigned char> host(256);
+    cts::Stream stream;
+    const auto copy = [&] {
+        return halMemcpy(host.data(), 256, memory.get(), 256, HAL_MEMCPY_DEVICE_TO_HOST);
+    };
+    SECTION("relaxed: allowed on every thread") {
+        HAL_REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_RELAXED));
+        HAL_CHECK_OK(copy());
+        halError other = HAL_ERROR_UNKNOWN;
+        std::thread([&] { other = copy(); }).join();
+        CHECK(other == HAL_SUCCESS);
+        CHECK(statusOf(stream) == HAL_CAPTURE_STATUS_ACTIVE);
+    }
+    SECTION("thread-local: refused on the capturing thread only") {
+        HAL_REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_THREAD_LOCAL));
+        halError other = HAL_ERROR_UNKNOWN;
+        std::thread([&] { other = copy(); }).join();
+        CHECK(other == HAL_SUCCESS);
+        CHECK(statusOf(stream) == HAL_CAPTURE_STATUS_ACTIVE);
+        CHECK(copy() == HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+        CHECK(statusOf(stream) == HAL_CAPTURE_STATUS_INVALIDATED);
+    }
+    halGraph graph = nullptr;
+    halStreamEndCapture(stream, &graph);
+    if (graph != nullptr) HAL_CHECK_OK(halGraphDestroy(graph));
+}
+
+TEST_CASE("capture calls check their arguments", "[graph][errors]") {
+    cts::Stream stream, other;
+    halGraph graph = nullptr;
+    halCaptureStatus status;
+    CHECK(halStreamBeginCapture(nullptr, HAL_CAPTURE_MODE_GLOBAL) ==
+          HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+    CHECK(halStreamBeginCapture(stream, static_cast<halCaptureMode>(7)) == HAL_ERROR_INVALID_VALUE);
+    CHECK(halStreamEndCapture(stream, &graph) == HAL_ERROR_STREAM_CAPTURE_UNMATCHED);
+    CHECK(halStreamGetCaptureInfo(stream, nullptr) == HAL_ERROR_INVALID_VALUE);
+    CHECK(halGraphLaunch(nullptr, stream) == HAL_ERROR_INVALID_HANDLE);
+    CHECK(halGraphDestroy(nullptr) == HAL_ERROR_INVALID_HANDLE);
+
+    HAL_REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL));
+    CHECK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL) == HAL_ERROR_INVALID_VALUE);
+    CHECK(halStreamEndCapture(stream, nullptr) == HAL_ERROR_INVALID_VALUE);
+    halError elsewhere = HAL_ERROR_UNKNOWN;
+    std::thread([&] { elsewhere = halStreamEndCapture(stream, &graph); }).join();
+    CHECK(elsewhere == HAL_ERROR_STREAM_CAPTURE_WRONG_THREAD);
+    HAL_REQUIRE_OK(halStreamGetCaptureInfo(stream, &status));
+    CHECK(status == HAL_CAPTURE_STATUS_ACTIVE);
+    HAL_REQUIRE_OK(halStreamEndCapture(stream, &graph));
+    HAL_REQUIRE_OK(halGraphLaunch(graph, other));  // an empty graph
+    HAL_REQUIRE_OK(halGraphDestroy(graph));
+    CHECK(halGraphLaunch(graph, other) == HAL_ERROR_INVALID_HANDLE);
+    CHECK(halGraphDestroy(graph) == HAL_ERROR_INVALID_HANDLE);
+    HAL_CHECK_OK(halSynchronizeStream(other));
+}
+
+TEST_CASE("graph-owned memory stays reserved and is reused safely", "[graph][pool]") {
+    constexpr uint32_t kCount = 4096;
+    constexpr int kLaunches = 40;
+    cts::Stream capture, first, second;
+    halMemPoolStats before{};
+    before.size = sizeof before;
+    HAL_REQUIRE_OK(halMemPoolGetStats(0, &before));
+
+    // Two graphs, each writing its own value through its own graph-owned block.
+    std::vector<uint32_t> outA(kCount, 0), outB(kCount, 0);
+    Graph graphA, graphB;
+    void* blockA = nullptr;
+    void* blockB = nullptr;
+    for (auto [graph, block, out, value] : {std::make_tuple(&graphA, &blockA, &outA, 0xAA),
+                                            std::make_tuple(&graphB, &blockB, &outB, 0xBB)}) {
+        HAL_REQUIRE_OK(halStreamBeginCapture(capture, HAL_CAPTURE_MODE_GLOBAL));
+        HAL_REQUIRE_OK(halMallocAsync(block, kCount * 4, capture));
+        HAL_REQUIRE_OK(halMemsetAsync(*block, kCount * 4, value, kCount * 4, capture));
+        HAL_REQUIRE_OK(halMemcpyAsync(out->data(), kCount * 4, *block, kCount * 4,
+                                      HAL_MEMCPY_DEVICE_TO_HOST, capture));
+        HAL_REQUIRE_OK(halFreeAsync(*block, capture));
+        HAL_REQUIRE_OK(halStreamEndCapture(capture, graph->out()));
+    }
+    CHECK(blockA != blockB);
+    // The graph owns its blocks: they cannot be freed outside the capture.
+    CHECK(halFree(blockA) == HAL_ERROR_INVALID_VALUE);
+    CHECK(halFreeAsync(blockB, first) == HAL_ERROR_INVALID_VALUE);
+    halMemPoolStats reserved{};
+    reserved.size = sizeof reserved;
+    HAL_REQUIRE_OK(halMemPoolGetStats(0, &reserved));
+    CHECK(reserved.bytesInUse >= before.bytesInUse + 2 * kCount * 4);
+
+    // Concurrent launches of both graphs, and ordinary allocations around them that may not
+    // take the graphs' blocks.
+    for (int i = 0; i < kLaunches; ++i) {
+        halStream s = i % 2 == 0 ? first.get() : second.get();
+        HAL_REQUIRE_OK(halGraphLaunch(graphA, s));
+        HAL_REQUIRE_OK(halGraphLaunch(graphB, i % 2 == 0 ? second.get() : first.get()));
+        void* scratch = nullptr;
+        HAL_REQUIRE_OK(halMallocAsync(&scratch, kCount * 4, s));
+        CHECK(scratch != blockA);
+        CHECK(scratch != blockB);
+        HAL_REQUIRE_OK(halMemsetAsync(scratch, kCount * 4, 0x00, kCount * 4, s));
+        HAL_REQUIRE_OK(halFreeAsync(scratch, s));
+    }
+    HAL_REQUIRE_OK(halSynchronizeStream(first));
+    HAL_REQUIRE_OK(halSynchronizeStream(second));
+    CHECK(outA == std::vector<uint32_t>(kCount, 0xAAAAAAAAu));
+    CHECK(outB == std::vector<uint32_t>(kCount, 0xBBBBBBBBu));
+
+    // Destroyed, the graphs give their blocks back.
+    HAL_REQUIRE_OK(halGraphDestroy(graphA.get()));
+    HAL_REQUIRE_OK(halGraphDestroy(graphB.get()));
+    *graphA.out() = nullptr;
+    *graphB.out() = nullptr;
+    halMemPoolStats after{};
+    after.size = sizeof after;
+    HAL_REQUIRE_OK(halMemPoolGetStats(0, &after));
+    CHECK(after.bytesInUse <= before.bytesInUse);
+}
+
+TEST_CASE("a graph destroyed while its launch is pending still completes it", "[graph]") {
+    CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
+    constexpr size_t kBytes = 1 << 16;
+    cts::DeviceMemory memory(kBytes);
+    std::vector<unsigned char> host(kBytes, 0);
+    std::atomic<int> calls{0};
+    cts::Stream stream;
+    halGraph graph = nullptr;
+    void* owned = nullptr;
+    HAL_REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL));
+    HAL_REQUIRE_OK(halMallocAsync(&owned, kBytes, stream));
+    HAL_REQUIRE_OK(halMemsetAsync(owned, kBytes, 0x3C, kBytes, stream));
+    HAL_REQUIRE_OK(
+        halMemcpyAsync(memory.get(), kBytes, owned, kBytes, HAL_MEMCPY_DEVICE_TO_DEVICE, stream));
+    HAL_REQUIRE_OK(halMemcpyAsync(host.data(), kBytes, memory.get(), kBytes,
+                                  HAL_MEMCPY_DEVICE_TO_HOST, stream));
+    HAL_REQUIRE_OK(halLaunchHostFunc(stream, countCall, &calls));
+    HAL_REQUIRE_OK(halStreamEndCapture(stream, &graph));
+
+    cts::Gate gate;
+    gate.enqueue(stream);
+    HAL_REQUIRE_OK(halGraphLaunch(graph, stream));
+    HAL_REQUIRE_OK(halGraphLaunch(graph, stream));
+    HAL_REQUIRE_OK(halGraphDestroy(graph));
+    // The pool may not hand the graph's block out while the launches still use it.
+    void* reuse = nullptr;
+    cts::Stream other;
+    HAL_REQUIRE_OK(halMallocAsync(&reuse, kBytes, other));
+    CHECK(reuse != owned);
+    HAL_REQUIRE_OK(halMemsetAsync(reuse, kBytes, 0x00, kBytes, other));
+    gate.open();
+    HAL_REQUIRE_OK(halSynchronizeStream(stream));
+    HAL_REQUIRE_OK(halSynchronizeStream(other));
+    HAL_REQUIRE_OK(halFreeAsync(reuse, other));
+    CHECK_FALSE(gate.timedOut());
+    CHECK(calls.load() == 2);
+    CHECK(host == std::vector<unsigned char>(kBytes, 0x3C));
+}

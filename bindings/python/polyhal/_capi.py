@@ -18,6 +18,12 @@ HAL_ERROR_NOT_READY = 4
 HAL_EVENT_DISABLE_TIMING = 1
 HAL_EVENT_BLOCKING_SYNC = 2
 HAL_EVENT_INTERPROCESS = 4
+HAL_CAPTURE_MODE_GLOBAL = 0
+HAL_CAPTURE_MODE_THREAD_LOCAL = 1
+HAL_CAPTURE_MODE_RELAXED = 2
+HAL_CAPTURE_STATUS_NONE = 0
+HAL_CAPTURE_STATUS_ACTIVE = 1
+HAL_CAPTURE_STATUS_INVALIDATED = 2
 
 HAL_IPC_HANDLE_SIZE = 128
 
@@ -28,7 +34,7 @@ HAL_MEMCPY_DEVICE_TO_DEVICE = 3
 halError = c_int
 INT_MAX = 2 ** (8 * ctypes.sizeof(c_int) - 1) - 1
 SIZE_MAX = 2 ** (8 * ctypes.sizeof(c_size_t)) - 1
-Handle = c_void_p  # halStream, halEvent, halModule, halFunction: opaque pointers
+Handle = c_void_p  # halStream, halEvent, halModule, halFunction, halGraph: opaque pointers
 
 
 class DeviceProperties(ctypes.Structure):
@@ -145,6 +151,11 @@ _PROTOTYPES = {
     "halIpcOpenEventHandle": (halError, [POINTER(Handle), IpcHandle]),
     "halLaunchKernel": (halError, [Handle, Dim3, Dim3, c_size_t, POINTER(KernelArg), c_uint32,
                                    Handle]),
+    "halStreamBeginCapture": (halError, [Handle, c_int]),
+    "halStreamEndCapture": (halError, [Handle, POINTER(Handle)]),
+    "halStreamGetCaptureInfo": (halError, [Handle, POINTER(c_int)]),
+    "halGraphLaunch": (halError, [Handle, Handle]),
+    "halGraphDestroy": (halError, [Handle]),
     "halTraceStart": (halError, [c_char_p]),
     "halTraceStop": (halError, []),
     "halTraceRangePush": (halError, [c_char_p]),

@@ -23,6 +23,11 @@ from .errors import HalError
 _pending = {}  # token -> (callable, device)
 _pending_lock = threading.Lock()
 _tokens = itertools.count(1)  # 0 would arrive as None
+# Host functions launched on a capturing stream run at every replay of the graph, and a replay
+# may still be pending when the graph is released, so their callables are kept until exit:
+# stream handle -> the capturing graph's list of tokens.
+_capturing = {}
+_kept = set()
 
 
 @HostFn
@@ -35,7 +40,8 @@ def _trampoline(token):
             function()
         finally:
             with _pending_lock:
-                del _pending[token]  # only now: the exit drain must also wait for running ones
+                if token not in _kept:
+                    del _pending[token]  # only now: the exit drain must also wait for running ones
             # Objects the callable was the last to hold go to release_deferred(), not to
             # halFree, which is not permitted here.
             del function
@@ -49,12 +55,28 @@ def launch(stream_handle, device, function):
     token = next(_tokens)
     with _pending_lock:
         _pending[token] = (function, device)
+        graph_tokens = _capturing.get(stream_handle)
+        if graph_tokens is not None:
+            _kept.add(token)
+            graph_tokens.append(token)
     try:
         hal.halLaunchHostFunc(stream_handle, _trampoline, token)
     except BaseException:
         with _pending_lock:
             _pending.pop(token, None)
+            _kept.discard(token)
         raise
+
+
+def begin_capture(stream_handle, graph_tokens):
+    """Host functions launched on the stream from now on are kept in `graph_tokens`."""
+    with _pending_lock:
+        _capturing[stream_handle] = graph_tokens
+
+
+def end_capture(stream_handle):
+    with _pending_lock:
+        _capturing.pop(stream_handle, None)
 
 
 @atexit.register

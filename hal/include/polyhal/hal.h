@@ -388,7 +388,9 @@ HAL_API halError halLaunchHostFunc(halStream stream, halHostFn fn, void* userDat
  * capture ends its use in the graph; freeing it outside the capture (halFree, halFreeAsync)
  * returns HAL_ERROR_INVALID_VALUE. Since launches of one graph never overlap, repeated and
  * concurrent launches stay correct. Freeing, inside a capture, memory allocated outside it
- * returns HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED.
+ * returns HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED. A capture that ends without a graph (invalidated,
+ * unjoined, or its origin stream destroyed) returns the memory it allocated to the pool at once:
+ * those pointers are then no longer the application's.
  *
  * Usage:
  *     halStreamBeginCapture(s, HAL_CAPTURE_MODE_GLOBAL);

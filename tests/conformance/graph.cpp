@@ -396,7 +396,10 @@ TEST_CASE("a graph destroyed while its launch is pending still completes it", "[
     CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
     constexpr size_t kBytes = 1 << 16;
     cts::DeviceMemory memory(kBytes);
-    std::vector<unsigned char> host(kBytes, 0);
+    // Pinned: a copy to pageable memory may wait for the stream on the host (CUDA's rule), and
+    // the stream is held.
+    cts::HostMemory host(kBytes);
+    std::memset(host.get(), 0, kBytes);
     std::atomic<int> calls{0};
     cts::Stream stream;
     halGraph graph = nullptr;
@@ -406,7 +409,7 @@ TEST_CASE("a graph destroyed while its launch is pending still completes it", "[
     HAL_REQUIRE_OK(halMemsetAsync(owned, kBytes, 0x3C, kBytes, stream));
     HAL_REQUIRE_OK(
         halMemcpyAsync(memory.get(), kBytes, owned, kBytes, HAL_MEMCPY_DEVICE_TO_DEVICE, stream));
-    HAL_REQUIRE_OK(halMemcpyAsync(host.data(), kBytes, memory.get(), kBytes,
+    HAL_REQUIRE_OK(halMemcpyAsync(host.get(), kBytes, memory.get(), kBytes,
                                   HAL_MEMCPY_DEVICE_TO_HOST, stream));
     HAL_REQUIRE_OK(halLaunchHostFunc(stream, countCall, &calls));
     HAL_REQUIRE_OK(halStreamEndCapture(stream, &graph));
@@ -428,5 +431,7 @@ TEST_CASE("a graph destroyed while its launch is pending still completes it", "[
     HAL_REQUIRE_OK(halFreeAsync(reuse, other));
     CHECK_FALSE(gate.timedOut());
     CHECK(calls.load() == 2);
-    CHECK(host == std::vector<unsigned char>(kBytes, 0x3C));
+    const auto* bytes = host.get<unsigned char>();
+    CHECK(std::vector<unsigned char>(bytes, bytes + kBytes) ==
+          std::vector<unsigned char>(kBytes, 0x3C));
 }

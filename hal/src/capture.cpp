@@ -78,6 +78,23 @@ halError refuseInvalidated(const Capture* capture, const char* operation) {
                 operation, static_cast<const void*>(capture->origin));
 }
 
+// The capture `stream` records into, or nullptr after failing: the capture was invalidated, or
+// ended while the call was made (a race in the application). Called with g_mutex held.
+Capture* liveCapture(const halStream_t* stream, const char* operation, halError* refused) {
+    Capture* capture = captureOf(stream);
+    if (capture == nullptr) {
+        *refused = fail(HAL_ERROR_STREAM_CAPTURE_INVALIDATED,
+                        "{}: the capture of stream {} ended while this call was made", operation,
+                        static_cast<const void*>(stream));
+        return nullptr;
+    }
+    if (capture->invalidated) {
+        *refused = refuseInvalidated(capture, operation);
+        return nullptr;
+    }
+    return capture;
+}
+
 // Unlinks `capture` from its streams and events and from the captures under way, and deletes
 // it. Returns its graph-owned memory, for the caller to keep or release (after unlocking).
 std::vector<void*> finish(Capture* capture) {
@@ -231,13 +248,9 @@ halCaptureStatus captureStatus(const halStream_t* stream) {
 
 halError captureOperation(halStream_t* stream, std::unique_ptr<GraphOp> op, const char* operation) {
     std::lock_guard<std::mutex> lock(g_mutex);
-    Capture* capture = captureOf(stream);
-    if (capture == nullptr) {
-        return fail(HAL_ERROR_STREAM_CAPTURE_INVALIDATED,
-                    "{}: the capture of stream {} ended while this call was made", operation,
-                    static_cast<const void*>(stream));
-    }
-    if (capture->invalidated) return refuseInvalidated(capture, operation);
+    halError refused = HAL_SUCCESS;
+    Capture* capture = liveCapture(stream, operation, &refused);
+    if (capture == nullptr) return refused;
     capture->ops.push_back(std::move(op));
     advance(capture, stream);
     return HAL_SUCCESS;
@@ -279,13 +292,9 @@ halError refuseIfDeviceCaptured(Device* device, const char* operation) {
 
 halError captureRecordEvent(halEvent_t* event, halStream_t* stream, const char* operation) {
     std::lock_guard<std::mutex> lock(g_mutex);
-    Capture* capture = captureOf(stream);
-    if (capture == nullptr) {
-        return fail(HAL_ERROR_STREAM_CAPTURE_INVALIDATED,
-                    "{}: the capture of stream {} ended while this call was made", operation,
-                    static_cast<const void*>(stream));
-    }
-    if (capture->invalidated) return refuseInvalidated(capture, operation);
+    halError refused = HAL_SUCCESS;
+    Capture* capture = liveCapture(stream, operation, &refused);
+    if (capture == nullptr) return refused;
     Capture* previous = event->capture.capture.load(std::memory_order_relaxed);
     if (previous != nullptr && previous != capture) previous->events.erase(event);
     advance(capture, stream);
@@ -367,13 +376,11 @@ halError captureMallocAsync(halStream_t* stream, size_t size, void** ptr, const 
         return e;
     }
     std::lock_guard<std::mutex> lock(g_mutex);
-    Capture* capture = captureOf(stream);
-    if (capture == nullptr || capture->invalidated) {
+    halError refused = HAL_SUCCESS;
+    Capture* capture = liveCapture(stream, operation, &refused);
+    if (capture == nullptr) {
         device->pool->free(block, stream->poolStream);
-        if (capture != nullptr) return refuseInvalidated(capture, operation);
-        return fail(HAL_ERROR_STREAM_CAPTURE_INVALIDATED,
-                    "{}: the capture of stream {} ended while this call was made", operation,
-                    static_cast<const void*>(stream));
+        return refused;
     }
     capture->ownedMemory.push_back(block);
     g_graphOwned.insert(block);
@@ -385,13 +392,9 @@ halError captureMallocAsync(halStream_t* stream, size_t size, void** ptr, const 
 
 halError captureFreeAsync(halStream_t* stream, void* ptr, const char* operation) {
     std::lock_guard<std::mutex> lock(g_mutex);
-    Capture* capture = captureOf(stream);
-    if (capture == nullptr) {
-        return fail(HAL_ERROR_STREAM_CAPTURE_INVALIDATED,
-                    "{}: the capture of stream {} ended while this call was made", operation,
-                    static_cast<const void*>(stream));
-    }
-    if (capture->invalidated) return refuseInvalidated(capture, operation);
+    halError refused = HAL_SUCCESS;
+    Capture* capture = liveCapture(stream, operation, &refused);
+    if (capture == nullptr) return refused;
     const auto& owned = capture->ownedMemory;
     if (std::find(owned.begin(), owned.end(), ptr) == owned.end()) {
         capture->invalidated = true;

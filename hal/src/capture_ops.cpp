@@ -35,10 +35,7 @@ halError captureBox(halStream_t* stream, const halMemcpy3DParams& box, const Cop
     if (!local(stream, plan.dst) || !local(stream, plan.src)) {
         return refuseAcrossDevices(stream, operation);
     }
-    const bool rowsContiguous = box.dstPitch == box.width && box.srcPitch == box.width;
-    const bool slicesContiguous = box.depth == 1 || (box.dstSlicePitch == box.width * box.height &&
-                                                     box.srcSlicePitch == box.width * box.height);
-    if (rowsContiguous && slicesContiguous) {
+    if (isContiguous(box)) {
         return captureCopy(stream, box.dst, box.src, box.width * box.height * box.depth, plan,
                            operation);
     }

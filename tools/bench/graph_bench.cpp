@@ -10,16 +10,17 @@
 //
 // POLYHAL_BACKEND defaults to "opencl,cpu" here, so that one process has both backends; a
 // benchmark whose backend is not loaded is skipped with a message.
-#include <benchmark/benchmark.h>
-#include <polyhal/hal.h>
-
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <string>
+
+#include "bench_support.hpp"
 
 namespace {
+
+using polyhal::bench::check;
+using polyhal::bench::useBackend;
+
+constexpr char kBackends[] = "opencl,cpu";
 
 constexpr int kRounds = 25;  // of 4 operations: 100 in the chain
 constexpr int64_t kDrainInterval = 16;
@@ -28,33 +29,6 @@ constexpr halDim3 kOneThread = {1, 1, 1};
 // The empty kernel in OpenCL C; empty_kernel.c is the CPU backend's.
 constexpr char kEmptyKernelSource[] = "kernel void empty(global uint* data, uint n) {}";
 constexpr uint32_t kEmptyKernelCount = 0;
-
-void check(halError status, const char* what) {
-    if (status != HAL_SUCCESS) {
-        std::fprintf(stderr, "%s: %s: %s\n", what, halGetErrorName(status),
-                     halGetLastErrorMessage());
-        std::abort();
-    }
-}
-
-// Makes the first device of `backend` current; skips the benchmark when it is not loaded.
-bool useBackend(benchmark::State& state, const char* backend) {
-    int count = 0;
-    check(halGetDeviceCount(&count), "halGetDeviceCount");
-    for (int device = 0; device < count; ++device) {
-        halDeviceProperties properties{};
-        properties.size = sizeof properties;
-        check(halGetDeviceProperties(device, &properties), "halGetDeviceProperties");
-        if (std::strcmp(properties.backend, backend) == 0) {
-            check(halSetDevice(device), "halSetDevice");
-            return true;
-        }
-    }
-    state.SkipWithError(
-        (std::string("the ") + backend + " backend is not loaded (POLYHAL_BACKEND=opencl,cpu)")
-            .c_str());
-    return false;
-}
 
 // The objects of one chain on the current device.
 class Chain {
@@ -135,7 +109,7 @@ void run(benchmark::State& state, Chain& chain, Issue&& issue) {
 }
 
 void BM_Chain100_Eager(benchmark::State& state, const char* backend) {
-    if (!useBackend(state, backend)) return;
+    if (!useBackend(state, backend, kBackends)) return;
     Chain chain;
     run(state, chain, [&] { chain.enqueue(); });
 }
@@ -143,7 +117,7 @@ BENCHMARK_CAPTURE(BM_Chain100_Eager, cpu, "cpu");
 BENCHMARK_CAPTURE(BM_Chain100_Eager, opencl, "opencl");
 
 void BM_Chain100_Graph(benchmark::State& state, const char* backend) {
-    if (!useBackend(state, backend)) return;
+    if (!useBackend(state, backend, kBackends)) return;
     Chain chain;
     chain.capture();
     run(state, chain, [&] { chain.launch(); });
@@ -151,32 +125,8 @@ void BM_Chain100_Graph(benchmark::State& state, const char* backend) {
 BENCHMARK_CAPTURE(BM_Chain100_Graph, cpu, "cpu");
 BENCHMARK_CAPTURE(BM_Chain100_Graph, opencl, "opencl");
 
-void describeDevices() {
-    int count = 0;
-    check(halGetDeviceCount(&count), "halGetDeviceCount");
-    for (int device = 0; device < count; ++device) {
-        halDeviceProperties properties{};
-        properties.size = sizeof properties;
-        check(halGetDeviceProperties(device, &properties), "halGetDeviceProperties");
-        benchmark::AddCustomContext("polyhal device " + std::to_string(device),
-                                    std::string(properties.backend) + ": " + properties.name);
-    }
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-    // Before the first polyhal call; an explicit POLYHAL_BACKEND wins.
-    setenv("POLYHAL_BACKEND", "opencl,cpu", 0);
-    benchmark::Initialize(&argc, argv);
-    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-    if (halError status = halInit(); status != HAL_SUCCESS) {
-        std::fprintf(stderr, "halInit: %s: %s\n", halGetErrorName(status),
-                     halGetLastErrorMessage());
-        return 1;
-    }
-    describeDevices();
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    return 0;
+    return polyhal::bench::runBenchmarks(argc, argv, kBackends);
 }

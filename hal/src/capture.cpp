@@ -97,7 +97,10 @@ Capture* liveCapture(const halStream_t* stream, const char* operation, halError*
 
 // Unlinks `capture` from its streams and events and from the captures under way, and deletes
 // it. Returns its graph-owned memory, for the caller to keep or release (after unlocking).
-std::vector<void*> finish(Capture* capture) {
+// Its operations go to `ops`, for the caller to destroy after unlocking too: one may hold the
+// last reference to a graph whose release takes g_mutex.
+std::vector<void*> finish(Capture* capture, std::vector<std::unique_ptr<GraphOp>>* ops) {
+    *ops = std::move(capture->ops);
     for (auto& lane : capture->lanes) lane.first->capture.capture.store(nullptr);
     for (auto& event : capture->events) event.first->capture.capture.store(nullptr);
     g_captures.erase(std::find(g_captures.begin(), g_captures.end(), capture));
@@ -211,8 +214,7 @@ halError endCapture(halStream_t* stream, halGraph* graph, const char* operation)
                          operation, static_cast<const void*>(unjoined),
                          static_cast<const void*>(stream), static_cast<const void*>(stream));
         }
-        ops = std::move(capture->ops);
-        memory = finish(capture);
+        memory = finish(capture, &ops);
     }
     if (ended != HAL_SUCCESS) {
         release(stream->device, stream, memory);
@@ -429,6 +431,7 @@ void forgetGraphOwned(const std::vector<void*>& blocks) {
 }
 
 void leaveCapture(halStream_t* stream) {
+    std::vector<std::unique_ptr<GraphOp>> ops;
     std::vector<void*> memory;
     {
         std::lock_guard<std::mutex> lock(g_mutex);
@@ -440,7 +443,7 @@ void leaveCapture(halStream_t* stream) {
             stream->capture.capture.store(nullptr);
             return;
         }
-        memory = finish(capture);
+        memory = finish(capture, &ops);
     }
     release(stream->device, stream, memory);
 }

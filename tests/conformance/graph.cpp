@@ -435,3 +435,46 @@ TEST_CASE("a graph destroyed while its launch is pending still completes it", "[
     CHECK(std::vector<unsigned char>(bytes, bytes + kBytes) ==
           std::vector<unsigned char>(kBytes, 0x3C));
 }
+
+TEST_CASE("a graph launched inside a capture is part of the new graph", "[graph]") {
+    constexpr size_t kBytes = 4096;
+    cts::Stream stream;
+    std::vector<unsigned char> inner(kBytes, 0), outer(kBytes, 0);
+    cts::DeviceMemory memory(kBytes);
+    halGraph child = nullptr;
+    void* owned = nullptr;
+    HAL_REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL));
+    HAL_REQUIRE_OK(halMallocAsync(&owned, kBytes, stream));
+    HAL_REQUIRE_OK(halMemsetAsync(owned, kBytes, 0x42, kBytes, stream));
+    HAL_REQUIRE_OK(
+        halMemcpyAsync(inner.data(), kBytes, owned, kBytes, HAL_MEMCPY_DEVICE_TO_HOST, stream));
+    HAL_REQUIRE_OK(halStreamEndCapture(stream, &child));
+
+    Graph parent;
+    HAL_REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL));
+    HAL_REQUIRE_OK(halGraphLaunch(child, stream));
+    HAL_REQUIRE_OK(halMemsetAsync(memory.get(), kBytes, 0x24, kBytes, stream));
+    HAL_REQUIRE_OK(halMemcpyAsync(outer.data(), kBytes, memory.get(), kBytes,
+                                  HAL_MEMCPY_DEVICE_TO_HOST, stream));
+    HAL_REQUIRE_OK(halStreamEndCapture(stream, parent.out()));
+    // The parent keeps what it needs of the child, graph-owned memory included.
+    HAL_REQUIRE_OK(halGraphDestroy(child));
+    HAL_REQUIRE_OK(halGraphLaunch(parent, stream));
+    HAL_REQUIRE_OK(halSynchronizeStream(stream));
+    CHECK(inner == std::vector<unsigned char>(kBytes, 0x42));
+    CHECK(outer == std::vector<unsigned char>(kBytes, 0x24));
+
+    // A capture that ends without a graph lets go of the graphs it launched.
+    halGraph again = nullptr;
+    void* alsoOwned = nullptr;
+    HAL_REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL));
+    HAL_REQUIRE_OK(halMallocAsync(&alsoOwned, kBytes, stream));
+    HAL_REQUIRE_OK(halStreamEndCapture(stream, &again));
+    HAL_REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL));
+    HAL_REQUIRE_OK(halGraphLaunch(again, stream));
+    HAL_REQUIRE_OK(halGraphDestroy(again));
+    CHECK(halSynchronizeStream(stream) == HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+    halGraph none = nullptr;
+    CHECK(halStreamEndCapture(stream, &none) == HAL_ERROR_STREAM_CAPTURE_INVALIDATED);
+    CHECK(none == nullptr);
+}

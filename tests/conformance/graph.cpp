@@ -424,6 +424,11 @@ TEST_CASE("a graph destroyed while its launch is pending still completes it", "[
     cts::Stream other;
     HAL_REQUIRE_OK(halMallocAsync(&reuse, kBytes, other));
     CHECK(reuse != owned);
+    // Nor to the default stream's work, in whose order the graph returns it.
+    void* onDefault = nullptr;
+    HAL_REQUIRE_OK(halMallocAsync(&onDefault, kBytes, nullptr));
+    CHECK(onDefault != owned);
+    HAL_REQUIRE_OK(halFreeAsync(onDefault, nullptr));
     HAL_REQUIRE_OK(halMemsetAsync(reuse, kBytes, 0x00, kBytes, other));
     gate.open();
     HAL_REQUIRE_OK(halSynchronizeStream(stream));

@@ -230,7 +230,8 @@ HAL_API halError halDeviceEnablePeerAccess(int peerDevice, uint32_t flags);
 HAL_API halError halDeviceDisablePeerAccess(int peerDevice);
 
 /* Blocks until every stream of the calling thread's current device has finished its work.
- * Errors: the oldest unreported asynchronous failure of the device's work (one per call). */
+ * Errors: the oldest unreported asynchronous failure of the device's work (one per call);
+ * HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED (a stream of the device is being captured). */
 HAL_API halError halSynchronizeDevice(void);
 
 /* ---------------------------------------------------------------------------------------------
@@ -261,16 +262,19 @@ HAL_API halError halDestroyStream(halStream stream);
 
 /* Blocks until all work submitted to `stream` has finished.
  * Errors: HAL_ERROR_INVALID_HANDLE; an asynchronous failure of that work (e.g.
- * HAL_ERROR_LAUNCH_FAILED), reported once, with the message of the failing operation. */
+ * HAL_ERROR_LAUNCH_FAILED), reported once, with the message of the failing operation;
+ * HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED (`stream` is being captured: see Graphs). */
 HAL_API halError halSynchronizeStream(halStream stream);
 
 /* HAL_SUCCESS when all work submitted to `stream` has finished, HAL_ERROR_NOT_READY otherwise.
- * Errors: HAL_ERROR_INVALID_HANDLE; asynchronous failures as halSynchronizeStream. */
+ * Errors: HAL_ERROR_INVALID_HANDLE; asynchronous failures and capture as halSynchronizeStream. */
 HAL_API halError halQueryStream(halStream stream);
 
 /* Makes all work submitted to `stream` after this call wait until the work captured by `event`
- * has finished. Does not block the host. A never-recorded event imposes no wait.
- * Errors: HAL_ERROR_INVALID_HANDLE (either handle). */
+ * has finished. Does not block the host. A never-recorded event imposes no wait. An event
+ * recorded in a stream capture makes `stream` join that capture (see Graphs).
+ * Errors: HAL_ERROR_INVALID_HANDLE (either handle), HAL_ERROR_STREAM_CAPTURE_ISOLATION (a
+ * capturing `stream` and an event recorded outside its capture). */
 HAL_API halError halStreamWaitEvent(halStream stream, halEvent event);
 
 /* Range of stream priorities of the current device: `least` is the lowest priority (largest
@@ -313,7 +317,8 @@ HAL_API halError halRecordEvent(halEvent event, halStream stream);
 
 /* HAL_SUCCESS when the captured work has finished, failed or not (or the event was never
  * recorded), HAL_ERROR_NOT_READY otherwise. A failure of that work is the stream's to report.
- * Errors: HAL_ERROR_INVALID_HANDLE. */
+ * Errors: HAL_ERROR_INVALID_HANDLE, HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED (the event was recorded
+ * in a stream capture still under way). */
 HAL_API halError halQueryEvent(halEvent event);
 
 /* Blocks until the captured work has finished; returns at once for a never-recorded event.

@@ -483,3 +483,92 @@ TEST_CASE("a graph launched inside a capture is part of the new graph", "[graph]
     CHECK(halStreamEndCapture(stream, &none) == HAL_ERROR_STREAM_CAPTURE_INVALIDATED);
     CHECK(none == nullptr);
 }
+
+TEST_CASE("destroying a stream or event that takes part in a capture ends or invalidates it",
+          "[graph][errors]") {
+    cts::DeviceMemory memory(256);
+    halStream origin = nullptr;
+    halStream forked = nullptr;
+    halEvent fork = nullptr;
+    HAL_REQUIRE_OK(halCreateStream(&origin));
+    HAL_REQUIRE_OK(halCreateStream(&forked));
+    HAL_REQUIRE_OK(halCreateEvent(&fork));
+    HAL_REQUIRE_OK(halStreamBeginCapture(origin, HAL_CAPTURE_MODE_GLOBAL));
+    HAL_REQUIRE_OK(halRecordEvent(fork, origin));
+    HAL_REQUIRE_OK(halStreamWaitEvent(forked, fork));
+    HAL_REQUIRE_OK(halDestroyEvent(fork));  // the wait already joined `forked`
+    HAL_REQUIRE_OK(halMemsetAsync(memory.get(), 256, 1, 256, forked));
+    SECTION("a forked stream: the capture is invalidated") {
+        HAL_REQUIRE_OK(halDestroyStream(forked));
+        CHECK(statusOf(origin) == HAL_CAPTURE_STATUS_INVALIDATED);
+        halGraph graph = nullptr;
+        CHECK(halStreamEndCapture(origin, &graph) == HAL_ERROR_STREAM_CAPTURE_INVALIDATED);
+        HAL_CHECK_OK(halDestroyStream(origin));
+    }
+    SECTION("the origin stream: the capture ends, and the forked stream leaves it") {
+        HAL_REQUIRE_OK(halDestroyStream(origin));
+        CHECK(statusOf(forked) == HAL_CAPTURE_STATUS_NONE);
+        // Unsafe calls are allowed again: no capture is under way.
+        HAL_CHECK_OK(halSynchronizeDevice());
+        HAL_CHECK_OK(halDestroyStream(forked));
+    }
+}
+
+TEST_CASE(
+    "a global capture refuses unsafe calls on other threads, a thread-local one does not "
+    "see other threads' captures",
+    "[graph]") {
+    cts::DeviceMemory memory(256);
+    std::vector<unsigned char> host(256);
+    cts::Stream global, local;
+    HAL_REQUIRE_OK(halStreamBeginCapture(local, HAL_CAPTURE_MODE_THREAD_LOCAL));
+    halError beganGlobal = HAL_ERROR_UNKNOWN;
+    halGraph globalGraph = nullptr;
+    halError endedGlobal = HAL_ERROR_UNKNOWN;
+    std::thread([&] {
+        beganGlobal = halStreamBeginCapture(global, HAL_CAPTURE_MODE_GLOBAL);
+        endedGlobal = halStreamEndCapture(global, &globalGraph);
+    }).join();
+    HAL_REQUIRE_OK(beganGlobal);
+    HAL_REQUIRE_OK(endedGlobal);
+    HAL_CHECK_OK(halGraphDestroy(globalGraph));
+    // Only the thread-local capture is left: other threads may make unsafe calls.
+    halError other = HAL_ERROR_UNKNOWN;
+    std::thread([&] {
+        other = halMemcpy(host.data(), 256, memory.get(), 256, HAL_MEMCPY_DEVICE_TO_HOST);
+    }).join();
+    CHECK(other == HAL_SUCCESS);
+    halGraph graph = nullptr;
+    HAL_REQUIRE_OK(halStreamEndCapture(local, &graph));
+    HAL_CHECK_OK(halGraphDestroy(graph));
+}
+
+TEST_CASE("a graph launched from several threads at once runs every launch", "[graph]") {
+    CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
+    constexpr int kThreads = 4, kLaunches = 50;
+    std::atomic<int> calls{0};
+    cts::Stream capture;
+    Graph graph;
+    HAL_REQUIRE_OK(halStreamBeginCapture(capture, HAL_CAPTURE_MODE_RELAXED));
+    HAL_REQUIRE_OK(halLaunchHostFunc(capture, countCall, &calls));
+    HAL_REQUIRE_OK(halStreamEndCapture(capture, graph.out()));
+    std::vector<std::thread> threads;
+    std::atomic<int> failures{0};
+    for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([&] {
+            halStream stream = nullptr;
+            if (halCreateStream(&stream) != HAL_SUCCESS) {
+                failures.fetch_add(1);
+                return;
+            }
+            for (int i = 0; i < kLaunches; ++i) {
+                if (halGraphLaunch(graph, stream) != HAL_SUCCESS) failures.fetch_add(1);
+            }
+            if (halSynchronizeStream(stream) != HAL_SUCCESS) failures.fetch_add(1);
+            halDestroyStream(stream);
+        });
+    }
+    for (auto& thread : threads) thread.join();
+    CHECK(failures.load() == 0);
+    CHECK(calls.load() == kThreads * kLaunches);
+}

@@ -6,8 +6,8 @@ current stream and is being captured: work submitted to it is recorded, not run,
 runs all of it again, on any stream of the device. Calls that would wait for the device
 (Stream.synchronize, Buffer.to_numpy, synchronize()) raise StreamCaptureUnsupportedError and
 invalidate the capture. Buffers allocated inside the capture are graph-owned memory (hal.h):
-their address is fixed for every replay, and they are released when the graph is reset or
-collected; close them inside the capture, or keep them, but not after it. Host functions
+their address is fixed for every replay, and the memory is released when the graph is reset or
+collected (closing such a buffer after the capture leaves its memory to the graph). Host functions
 launched inside the capture run at every replay; their callables are kept until the process
 exits, since a replay may still be pending when the graph goes.
 """

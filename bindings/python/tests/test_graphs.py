@@ -103,3 +103,21 @@ def test_capture_arguments_are_checked():
         g.capture_begin(polyhal.default_stream())
     with pytest.raises(RuntimeError):
         g.capture_end()
+
+
+def test_a_buffer_allocated_in_the_capture_is_the_graphs_output(rng):
+    # with torch.cuda.graph(g): static_output = f(static_input)   (allocated inside the capture)
+    data = rng.integers(0, 255, 1024, dtype=np.uint8)
+    source = to_device(data)
+    polyhal.synchronize()
+    g = polyhal.Graph()
+    s = polyhal.Stream()
+    with polyhal.graph(g, stream=s):
+        static_output = polyhal.Buffer(1024)
+        static_output.copy_from(source)
+    g.replay(s)
+    np.testing.assert_array_equal(static_output.to_numpy(stream=s), data)
+    static_output.close()  # the graph keeps the memory until it is reset
+    g.replay(s)
+    s.synchronize()
+    g.reset()

@@ -15,8 +15,8 @@
 //
 // libcuda.so.1 is opened with dlopen, never linked: the program builds wherever cuda.h is, and
 // without a driver every benchmark is skipped with the driver's (or polyhal's) message.
-// POLYHAL_BACKEND defaults to "cuda". The kernel image is the CTS's (backends/cuda/cts_kernels),
-// found in POLYHAL_BENCH_CUDA_KERNELS or the build tree.
+// POLYHAL_BACKEND defaults to "cuda". The kernel image is the CTS's (backends/cuda/cts_kernels), found
+// in POLYHAL_BENCH_CUDA_KERNELS or the build tree.
 #include <benchmark/benchmark.h>
 #include <cuda.h>
 #include <dlfcn.h>

@@ -87,17 +87,17 @@ typedef enum halError {
     HAL_ERROR_NOT_FOUND = 13,      /* a named symbol (kernel function) does not exist */
     HAL_ERROR_NOT_PERMITTED = 14,  /* the call is not allowed where it was made (inside a
                                       host function; see halLaunchHostFunc) */
-    HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED = 15, /* the call cannot be made while a stream is
-                                                  captured; the capture is invalidated */
-    HAL_ERROR_STREAM_CAPTURE_INVALIDATED = 16, /* the capture was invalidated by an earlier
-                                                  error; end it and capture again */
-    HAL_ERROR_STREAM_CAPTURE_UNJOINED = 17,    /* a stream forked into the capture was not
-                                                  joined back before halStreamEndCapture */
-    HAL_ERROR_STREAM_CAPTURE_ISOLATION = 18,   /* the call would make a capture depend on work
-                                                  outside it (or another capture) */
+    HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED = 15,  /* the call cannot be made while a stream is
+                                                   captured; the capture is invalidated */
+    HAL_ERROR_STREAM_CAPTURE_INVALIDATED = 16,  /* the capture was invalidated by an earlier
+                                                   error; end it and capture again */
+    HAL_ERROR_STREAM_CAPTURE_UNJOINED = 17,     /* a stream forked into the capture was not
+                                                   joined back before halStreamEndCapture */
+    HAL_ERROR_STREAM_CAPTURE_ISOLATION = 18,    /* the call would make a capture depend on work
+                                                   outside it (or another capture) */
     HAL_ERROR_STREAM_CAPTURE_WRONG_THREAD = 19, /* the capture was begun on another thread */
     HAL_ERROR_STREAM_CAPTURE_UNMATCHED = 20,    /* the stream is not the origin of a capture */
-    HAL_ERROR_UNKNOWN = 999,       /* an internal failure that fits no other code */
+    HAL_ERROR_UNKNOWN = 999,                    /* an internal failure that fits no other code */
     HAL_ERROR_FORCE_UINT32 = 0x7fffffff
 } halError;
 

@@ -241,10 +241,8 @@ HAL_API halError halLaunchKernel(halFunction functionHandle, halDim3 grid, halDi
             return e;
         }
         if (capturing(stream)) {
-            return captureOperation(stream,
-                                    makeKernelOp(function, grid, block, dynamicSharedBytes, args,
-                                                 numArgs),
-                                    op);
+            return captureOperation(
+                stream, makeKernelOp(function, grid, block, dynamicSharedBytes, args, numArgs), op);
         }
         return launch(function, stream, grid, block, dynamicSharedBytes, args, numArgs, op);
     });

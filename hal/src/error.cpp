@@ -92,8 +92,7 @@ HAL_API const char* halGetErrorString(halError error) {
     case HAL_ERROR_STREAM_CAPTURE_INVALIDATED: return "the stream capture was invalidated";
     case HAL_ERROR_STREAM_CAPTURE_UNJOINED:
         return "a stream forked into the capture was not joined back";
-    case HAL_ERROR_STREAM_CAPTURE_ISOLATION:
-        return "the capture would depend on work outside it";
+    case HAL_ERROR_STREAM_CAPTURE_ISOLATION: return "the capture would depend on work outside it";
     case HAL_ERROR_STREAM_CAPTURE_WRONG_THREAD: return "the capture was begun on another thread";
     case HAL_ERROR_STREAM_CAPTURE_UNMATCHED: return "the stream did not begin a capture";
     case HAL_ERROR_UNKNOWN: return "an unexpected internal error";

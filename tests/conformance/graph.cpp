@@ -572,3 +572,57 @@ TEST_CASE("a graph launched from several threads at once runs every launch", "[g
     CHECK(failures.load() == 0);
     CHECK(calls.load() == kThreads * kLaunches);
 }
+
+TEST_CASE("halResetDevice refuses a capture under way and destroys the device's graphs",
+          "[graph][reset]") {
+    constexpr size_t kBytes = 4096;
+    int device = 0;
+    HAL_REQUIRE_OK(halGetDevice(&device));
+    halStream stream = nullptr;
+    HAL_REQUIRE_OK(halCreateStream(&stream));
+
+    // A capture under way holds the device's streams: the reset is refused, and the capture
+    // can still be ended.
+    HAL_REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_RELAXED));
+    CHECK(halResetDevice(device) == HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+    CHECK(statusOf(stream) == HAL_CAPTURE_STATUS_INVALIDATED);
+    halGraph none = nullptr;
+    CHECK(halStreamEndCapture(stream, &none) == HAL_ERROR_STREAM_CAPTURE_INVALIDATED);
+    CHECK(statusOf(stream) == HAL_CAPTURE_STATUS_NONE);
+
+    // A graph owning memory, launched once: the reset destroys it and returns its block.
+    halGraph graph = nullptr;
+    void* owned = nullptr;
+    std::vector<unsigned char> out(kBytes, 0);
+    HAL_REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL));
+    HAL_REQUIRE_OK(halMallocAsync(&owned, kBytes, stream));
+    HAL_REQUIRE_OK(halMemsetAsync(owned, kBytes, 0x11, kBytes, stream));
+    HAL_REQUIRE_OK(
+        halMemcpyAsync(out.data(), kBytes, owned, kBytes, HAL_MEMCPY_DEVICE_TO_HOST, stream));
+    HAL_REQUIRE_OK(halStreamEndCapture(stream, &graph));
+    HAL_REQUIRE_OK(halGraphLaunch(graph, stream));
+    CHECK(halFree(owned) == HAL_ERROR_INVALID_VALUE);  // graph-owned
+
+    HAL_REQUIRE_OK(halResetDevice(device));
+    CHECK(out == std::vector<unsigned char>(kBytes, 0x11));
+    halStream fresh = nullptr;
+    HAL_REQUIRE_OK(halCreateStream(&fresh));
+    CHECK(halGraphLaunch(graph, fresh) == HAL_ERROR_INVALID_HANDLE);
+    CHECK(halGraphDestroy(graph) == HAL_ERROR_INVALID_HANDLE);
+    // The block is no longer graph-owned: once handed out again, it is freed as any other.
+    std::vector<void*> blocks;
+    bool reused = false;
+    for (int i = 0; i < 8 && !reused; ++i) {
+        void* block = nullptr;
+        HAL_REQUIRE_OK(halMalloc(&block, kBytes));
+        blocks.push_back(block);
+        reused = block == owned;
+    }
+    for (void* block : blocks) CHECK(halFree(block) == HAL_SUCCESS);
+    // Other calls are not refused by a capture left behind.
+    void* plain = nullptr;
+    HAL_REQUIRE_OK(halMalloc(&plain, kBytes));
+    HAL_CHECK_OK(halMemset(plain, kBytes, 0, kBytes));
+    HAL_CHECK_OK(halFree(plain));
+    HAL_CHECK_OK(halDestroyStream(fresh));
+}

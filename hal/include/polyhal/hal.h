@@ -145,12 +145,15 @@ HAL_API halError halSetDevice(int device);
 /* The calling thread's current device. Errors: HAL_ERROR_INVALID_VALUE (device is NULL). */
 HAL_API halError halGetDevice(int* device);
 
-/* Waits for all work on `device`, then destroys every stream, event and module created on it,
- * frees its memory and withdraws the peer access it was granted (halDeviceEnablePeerAccess);
- * the handles become invalid (HAL_ERROR_INVALID_HANDLE). The device stays
- * usable: new objects may be created afterwards. No other thread may use the device meanwhile.
- * Errors: HAL_ERROR_INVALID_DEVICE; the device's oldest unreported asynchronous failure (the
- * others are cleared, see "Asynchronous failures"). */
+/* Waits for all work on `device`, then destroys every graph, stream, event and module created
+ * on it, frees its memory (graph-owned memory included) and withdraws the peer access it was
+ * granted (halDeviceEnablePeerAccess); the handles become invalid (HAL_ERROR_INVALID_HANDLE).
+ * The device stays usable: new objects may be created afterwards. No other thread may use the
+ * device meanwhile. Refused while a stream of the device is being captured: end the capture
+ * first.
+ * Errors: HAL_ERROR_INVALID_DEVICE; HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED (a stream of the device
+ * is being captured; the capture is invalidated); the device's oldest unreported asynchronous
+ * failure (the others are cleared, see "Asynchronous failures"). */
 HAL_API halError halResetDevice(int device);
 
 /* Capability bits of halDeviceProperties.capabilities. */

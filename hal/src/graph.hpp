@@ -41,6 +41,8 @@ class GraphBody {
     // Enqueues every operation on `stream`; stops at the first the plugin refuses.
     halError enqueue(halStream_t* stream) const;
     const std::vector<const void*>& uses() const { return uses_; }
+    // Does the graph own memory (halMallocAsync in its capture)?
+    bool ownsMemory() const { return !ownedMemory_.empty(); }
     size_t size() const { return ops_.size(); }
 
   private:

@@ -445,14 +445,12 @@ TEST_CASE("a graph launched inside a capture is part of the new graph", "[graph]
     constexpr size_t kBytes = 4096;
     cts::Stream stream;
     std::vector<unsigned char> inner(kBytes, 0), outer(kBytes, 0);
-    cts::DeviceMemory memory(kBytes);
+    cts::DeviceMemory memory(kBytes), childMemory(kBytes);
     halGraph child = nullptr;
-    void* owned = nullptr;
     HAL_REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL));
-    HAL_REQUIRE_OK(halMallocAsync(&owned, kBytes, stream));
-    HAL_REQUIRE_OK(halMemsetAsync(owned, kBytes, 0x42, kBytes, stream));
-    HAL_REQUIRE_OK(
-        halMemcpyAsync(inner.data(), kBytes, owned, kBytes, HAL_MEMCPY_DEVICE_TO_HOST, stream));
+    HAL_REQUIRE_OK(halMemsetAsync(childMemory.get(), kBytes, 0x42, kBytes, stream));
+    HAL_REQUIRE_OK(halMemcpyAsync(inner.data(), kBytes, childMemory.get(), kBytes,
+                                  HAL_MEMCPY_DEVICE_TO_HOST, stream));
     HAL_REQUIRE_OK(halStreamEndCapture(stream, &child));
 
     Graph parent;
@@ -462,7 +460,7 @@ TEST_CASE("a graph launched inside a capture is part of the new graph", "[graph]
     HAL_REQUIRE_OK(halMemcpyAsync(outer.data(), kBytes, memory.get(), kBytes,
                                   HAL_MEMCPY_DEVICE_TO_HOST, stream));
     HAL_REQUIRE_OK(halStreamEndCapture(stream, parent.out()));
-    // The parent keeps what it needs of the child, graph-owned memory included.
+    // The parent keeps what it needs of the child.
     HAL_REQUIRE_OK(halGraphDestroy(child));
     HAL_REQUIRE_OK(halGraphLaunch(parent, stream));
     HAL_REQUIRE_OK(halSynchronizeStream(stream));
@@ -471,9 +469,8 @@ TEST_CASE("a graph launched inside a capture is part of the new graph", "[graph]
 
     // A capture that ends without a graph lets go of the graphs it launched.
     halGraph again = nullptr;
-    void* alsoOwned = nullptr;
     HAL_REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL));
-    HAL_REQUIRE_OK(halMallocAsync(&alsoOwned, kBytes, stream));
+    HAL_REQUIRE_OK(halMemsetAsync(memory.get(), kBytes, 0x33, kBytes, stream));
     HAL_REQUIRE_OK(halStreamEndCapture(stream, &again));
     HAL_REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL));
     HAL_REQUIRE_OK(halGraphLaunch(again, stream));
@@ -482,6 +479,29 @@ TEST_CASE("a graph launched inside a capture is part of the new graph", "[graph]
     halGraph none = nullptr;
     CHECK(halStreamEndCapture(stream, &none) == HAL_ERROR_STREAM_CAPTURE_INVALIDATED);
     CHECK(none == nullptr);
+}
+
+TEST_CASE("a launch of a graph that owns memory cannot be captured", "[graph][errors]") {
+    constexpr size_t kBytes = 4096;
+    cts::Stream stream;
+    Graph owning;
+    void* owned = nullptr;
+    HAL_REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL));
+    HAL_REQUIRE_OK(halMallocAsync(&owned, kBytes, stream));
+    HAL_REQUIRE_OK(halMemsetAsync(owned, kBytes, 0x42, kBytes, stream));
+    HAL_REQUIRE_OK(halStreamEndCapture(stream, owning.out()));
+
+    // Replayed inside another graph, its launches could overlap and write its block at once.
+    HAL_REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL));
+    CHECK(halGraphLaunch(owning, stream) == HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+    CHECK(std::strstr(halGetLastErrorMessage(), "owns memory") != nullptr);
+    CHECK(statusOf(stream) == HAL_CAPTURE_STATUS_INVALIDATED);
+    halGraph none = nullptr;
+    CHECK(halStreamEndCapture(stream, &none) == HAL_ERROR_STREAM_CAPTURE_INVALIDATED);
+    CHECK(none == nullptr);
+    // Launched directly, it still runs.
+    HAL_REQUIRE_OK(halGraphLaunch(owning, stream));
+    HAL_REQUIRE_OK(halSynchronizeStream(stream));
 }
 
 TEST_CASE("destroying a stream or event that takes part in a capture ends or invalidates it",

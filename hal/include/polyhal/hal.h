@@ -453,9 +453,13 @@ HAL_API halError halStreamEndCapture(halStream stream, halGraph* graph);
 HAL_API halError halStreamGetCaptureInfo(halStream stream, halCaptureStatus* status);
 
 /* Enqueues all of `graph`'s work on `stream`, after the work submitted to it before and after
- * the graph's previous launch. A launch may be captured into another capture.
- * Errors: HAL_ERROR_INVALID_HANDLE (either handle, or a kernel whose module was unloaded),
- * HAL_ERROR_INVALID_VALUE (a stream of another device), backend errors. */
+ * the graph's previous launch. A launch may be captured into another capture, except a launch of
+ * a graph that owns memory (as CUDA refuses child graphs with memory nodes): its launches could
+ * then overlap, writing its memory at once.
+ * Errors: HAL_ERROR_INVALID_HANDLE (either handle, or a kernel, of the graph or of a graph it
+ * launches, whose module was unloaded), HAL_ERROR_INVALID_VALUE (a stream of another device),
+ * HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED (`stream` is being captured and `graph` owns memory; the
+ * capture is invalidated), backend errors. */
 HAL_API halError halGraphLaunch(halGraph graph, halStream stream);
 
 /* Destroys a graph. Launches already enqueued still run to completion; the call does not wait.

@@ -123,8 +123,9 @@ class ChildGraphOp final : public GraphOp {
     explicit ChildGraphOp(std::shared_ptr<const GraphBody> body) : body_(std::move(body)) {}
     halError enqueue(halStream_t* stream) const override { return body_->enqueue(stream); }
     void addDependencies(std::vector<const void*>* uses,
-                         std::vector<const halFunction_t*>*) const override {
+                         std::vector<const halFunction_t*>* functions) const override {
         uses->insert(uses->end(), body_->uses().begin(), body_->uses().end());
+        functions->insert(functions->end(), body_->functions().begin(), body_->functions().end());
     }
 
   private:

@@ -41,6 +41,7 @@ class GraphBody {
     // Enqueues every operation on `stream`; stops at the first the plugin refuses.
     halError enqueue(halStream_t* stream) const;
     const std::vector<const void*>& uses() const { return uses_; }
+    const std::vector<const halFunction_t*>& functions() const { return functions_; }
     // Does the graph own memory (halMallocAsync in its capture)?
     bool ownsMemory() const { return !ownedMemory_.empty(); }
     size_t size() const { return ops_.size(); }

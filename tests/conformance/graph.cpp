@@ -504,6 +504,34 @@ TEST_CASE("a launch of a graph that owns memory cannot be captured", "[graph][er
     HAL_REQUIRE_OK(halSynchronizeStream(stream));
 }
 
+TEST_CASE("a graph refuses to launch a child graph's kernel whose module was unloaded",
+          "[graph][errors]") {
+    cts::Module module;
+    halFunction fill = nullptr;
+    if (!cts::loadKernel("fill_u32", module, &fill)) return;
+    constexpr uint32_t kCount = 256;
+    cts::DeviceMemory device(kCount * 4);
+    cts::Stream stream;
+    halGraph child = nullptr;
+    {
+        void* out = device.get();
+        uint32_t value = 7, n = kCount;
+        HAL_REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL));
+        HAL_REQUIRE_OK(
+            cts::launch1d(fill, n, 64, {cts::arg(out), cts::arg(value), cts::arg(n)}, stream));
+        HAL_REQUIRE_OK(halStreamEndCapture(stream, &child));
+    }
+    Graph parent;
+    HAL_REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL));
+    HAL_REQUIRE_OK(halGraphLaunch(child, stream));
+    HAL_REQUIRE_OK(halStreamEndCapture(stream, parent.out()));
+    HAL_REQUIRE_OK(halGraphDestroy(child));
+    HAL_REQUIRE_OK(halModuleUnload(module.release()));
+    CHECK(halGraphLaunch(parent, stream) == HAL_ERROR_INVALID_HANDLE);
+    CHECK(std::strstr(halGetLastErrorMessage(), "module was unloaded") != nullptr);
+    HAL_CHECK_OK(halSynchronizeStream(stream));
+}
+
 TEST_CASE("destroying a stream or event that takes part in a capture ends or invalidates it",
           "[graph][errors]") {
     cts::DeviceMemory memory(256);

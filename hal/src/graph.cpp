@@ -201,10 +201,13 @@ halError launchGraph(halGraph_t* graph, halStream_t* stream, const char* operati
     trace::Timing* timing = trace::beforeSubmit(stream);
     halError status = HAL_SUCCESS;
     if (graph->launched) status = device->vtable->streamWaitEvent(stream->native, graph->finished);
-    if (status == HAL_SUCCESS) status = body.enqueue(stream);
     if (status == HAL_SUCCESS) {
-        status = device->vtable->eventRecord(graph->finished, stream->native);
-        if (status == HAL_SUCCESS) graph->launched = true;
+        status = body.enqueue(stream);
+        // A launch refused part way still runs the operations enqueued before the refusal: the
+        // next launch must follow them as well.
+        const halError recorded = device->vtable->eventRecord(graph->finished, stream->native);
+        if (recorded == HAL_SUCCESS) graph->launched = true;
+        if (status == HAL_SUCCESS) status = recorded;
     }
     // Whatever the plugin accepted may run: the pool must know of it even when a later step
     // was refused.

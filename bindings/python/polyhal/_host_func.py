@@ -12,10 +12,11 @@ Inside a callable polyhal refuses every call that reaches the device (NotPermitt
 released there are released later instead (see _resource).
 """
 import atexit
+import ctypes
 import itertools
 import threading
 
-from ._capi import HostFn, hal
+from ._capi import HAL_CAPTURE_STATUS_NONE, HostFn, hal
 from ._device import synchronize
 from ._resource import release_deferred, running_host_function
 from .errors import HalError
@@ -25,7 +26,8 @@ _pending_lock = threading.Lock()
 _tokens = itertools.count(1)  # 0 would arrive as None
 # Host functions launched on a capturing stream run at every replay of the graph, and a replay
 # may still be pending when the graph is released, so their callables are kept until exit:
-# stream handle -> the capturing graph's list of tokens.
+# stream handle -> the capturing graph's list of tokens. A stream forked into a capture (it waited
+# on an event recorded in it) is not in this map; halStreamGetCaptureInfo tells.
 _capturing = {}
 _kept = set()
 
@@ -53,12 +55,14 @@ def launch(stream_handle, device, function):
     """Enqueues function() on the stream; the stream's later work waits until it returns."""
     release_deferred()
     token = next(_tokens)
+    captured = _in_capture(stream_handle)
     with _pending_lock:
         _pending[token] = (function, device)
-        graph_tokens = _capturing.get(stream_handle)
-        if graph_tokens is not None:
+        if captured:
             _kept.add(token)
-            graph_tokens.append(token)
+            graph_tokens = _capturing.get(stream_handle)
+            if graph_tokens is not None:
+                graph_tokens.append(token)
     try:
         hal.halLaunchHostFunc(stream_handle, _trampoline, token)
     except BaseException:
@@ -66,6 +70,12 @@ def launch(stream_handle, device, function):
             _pending.pop(token, None)
             _kept.discard(token)
         raise
+
+
+def _in_capture(stream_handle):
+    status = ctypes.c_int()
+    hal.halStreamGetCaptureInfo(stream_handle, ctypes.byref(status))
+    return status.value != HAL_CAPTURE_STATUS_NONE
 
 
 def begin_capture(stream_handle, graph_tokens):

@@ -52,6 +52,25 @@ def test_host_functions_run_at_every_replay():
     assert len(calls) == 5
 
 
+def test_host_functions_on_a_forked_stream_run_at_every_replay():
+    require(polyhal.Capability.HOST_FUNCTIONS)
+    calls = []
+    done = threading.Event()
+    g = polyhal.Graph()
+    s, forked = polyhal.Stream(), polyhal.Stream()
+    with polyhal.graph(g, stream=s):
+        forked.wait_stream(s)  # the fork: `forked` joins the capture
+        assert polyhal.capture_status(forked) == "active"
+        forked.launch_host_func(lambda: calls.append(1))
+        s.wait_stream(forked)  # the join
+    for _ in range(4):
+        g.replay(s)
+    s.launch_host_func(done.set)
+    assert done.wait(10)
+    assert len(calls) == 4
+    g.reset()
+
+
 def test_buffers_allocated_in_the_capture_belong_to_the_graph(rng):
     data = rng.integers(0, 255, 4096, dtype=np.uint8)
     source = to_device(data)

@@ -6,8 +6,8 @@ current stream and is being captured: work submitted to it is recorded, not run,
 runs all of it again, on any stream of the device. Calls that would wait for the device
 (Stream.synchronize, Buffer.to_numpy, synchronize()) raise StreamCaptureUnsupportedError and
 invalidate the capture. Buffers allocated inside the capture are graph-owned memory (hal.h):
-their address is fixed for every replay, and the memory is released when the graph is reset or
-collected (closing such a buffer after the capture leaves its memory to the graph). Host functions
+their address is fixed for every replay, and the memory is released once the graph was reset or
+collected and every such buffer was closed or collected (as torch.cuda.graph's private pool). Host functions
 launched inside the capture run at every replay; their callables are kept until the process
 exits, since a replay may still be pending when the graph goes.
 """
@@ -17,10 +17,10 @@ from ._capi import (HAL_CAPTURE_MODE_GLOBAL, HAL_CAPTURE_MODE_RELAXED,
                     HAL_CAPTURE_MODE_THREAD_LOCAL, HAL_CAPTURE_STATUS_ACTIVE,
                     HAL_CAPTURE_STATUS_INVALIDATED, Handle, hal)
 from ._current import StreamCtx, resolve
-from ._device import on_device
+from ._graph_owner import GraphOwner
 from ._resource import Resource
 from ._stream import Stream
-from . import _host_func
+from . import _graph_owner, _host_func
 
 _MODES = {
     "global": HAL_CAPTURE_MODE_GLOBAL,
@@ -47,6 +47,7 @@ class Graph(Resource):
 
     def __init__(self):
         self._handle = None
+        self._owner = None  # the native graph, shared with the buffers allocated in the capture
         self._capturing = None  # the stream being captured
         self._host_tokens = []  # host functions the graph replays (kept until exit)
         self._closed = False
@@ -64,6 +65,8 @@ class Graph(Resource):
         with stream._selected():
             hal.halStreamBeginCapture(stream._handle, _MODES[capture_error_mode])
         self._capturing = stream
+        self._owner = GraphOwner()
+        _graph_owner.begin_capture(stream._handle, self._owner)
         _host_func.begin_capture(stream._handle, self._host_tokens)
 
     def capture_end(self):
@@ -76,11 +79,15 @@ class Graph(Resource):
             with stream._selected():
                 hal.halStreamEndCapture(stream._handle, ctypes.byref(handle))
         except BaseException:
-            _host_func.end_capture(stream._handle)
+            self._end_capture(stream)
             raise
-        _host_func.end_capture(stream._handle)
+        self._end_capture(stream)
         self._handle = handle.value
-        self._device = stream.device
+        self._owner.captured(handle.value, stream.device)
+
+    def _end_capture(self, stream):
+        _host_func.end_capture(stream._handle)
+        _graph_owner.end_capture(stream._handle)
 
     def replay(self, stream=None):
         """Runs the captured work on `stream` (default: the current stream), after the stream's
@@ -94,15 +101,15 @@ class Graph(Resource):
 
     def reset(self):
         """Releases the captured work (replays already enqueued complete); the graph may be
-        captured again."""
+        captured again. Buffers allocated in the capture stay valid until they are closed."""
         self._require_open()
         self._destroy()
 
     def _destroy(self):
-        handle, self._handle = self._handle, None
-        if handle is not None:
-            with on_device(self._device):
-                hal.halGraphDestroy(handle)
+        self._handle = None
+        owner, self._owner = self._owner, None
+        if owner is not None:
+            owner.release()
 
     def _release(self):
         self._destroy()

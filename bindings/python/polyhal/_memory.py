@@ -4,7 +4,7 @@ import operator
 
 import numpy
 
-from . import _dlpack, _ipc
+from . import _dlpack, _graph_owner, _ipc
 from ._capi import (HAL_CAPTURE_STATUS_NONE, HAL_MEMCPY_DEVICE_TO_DEVICE,
                     HAL_MEMCPY_DEVICE_TO_HOST, HAL_MEMCPY_HOST_TO_DEVICE, SIZE_MAX, IpcHandle,
                     Memcpy3DParams, MemPoolStats, hal)
@@ -40,6 +40,7 @@ class Buffer(Resource):
 
     _kind = "buffer"
     _graph_owned = False
+    _graph_owner = None
 
     def __init__(self, nbytes, stream=None):
         try:
@@ -54,6 +55,9 @@ class Buffer(Resource):
             hal.halMallocAsync(ctypes.byref(ptr), nbytes, stream._handle)
             # Allocated in a capture: graph-owned memory, which the graph releases.
             self._graph_owned = _capturing(stream)
+        if self._graph_owned:
+            # The memory is the graph's: it stays valid while this buffer is open.
+            self._graph_owner = _graph_owner.owner_for(stream._handle)
         self._ptr = ptr.value
         self._nbytes = nbytes
         self._stream = stream
@@ -282,12 +286,16 @@ class Buffer(Resource):
             hal.halIpcCloseMemHandle(self._ptr)
             return
         if self._graph_owned:
-            # Freed inside its capture, it ends its use in the graph; afterwards the graph (or
-            # the capture that ended without one) has released it.
-            if not self._stream.closed:
-                with self._stream._selected():
-                    if _capturing(self._stream):
-                        hal.halFreeAsync(self._ptr, self._stream._handle)
+            # Freed inside its capture, it ends its use in the graph; afterwards the graph keeps
+            # it until its last holder (the Graph or a buffer of it) lets go.
+            try:
+                if not self._stream.closed:
+                    with self._stream._selected():
+                        if _capturing(self._stream):
+                            hal.halFreeAsync(self._ptr, self._stream._handle)
+            finally:
+                if self._graph_owner is not None:
+                    self._graph_owner.release()
             return
         if self._stream.closed:
             hal.halFree(self._ptr)

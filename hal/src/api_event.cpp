@@ -112,6 +112,9 @@ HAL_API halError halEventElapsedTime(float* ms, halEvent startHandle, halEvent e
         halEvent_t* end = nullptr;
         if (halError e = resolveEvent(startHandle, &start, op)) return e;
         if (halError e = resolveEvent(endHandle, &end, op)) return e;
+        for (halEvent_t* event : {start, end}) {
+            if (capturedEvent(event)) return refuseCapturedEvent(event, op);
+        }
         if (start->device != end->device) {
             return fail(HAL_ERROR_INVALID_VALUE, "{}: the events belong to devices {} and {}", op,
                         start->device->ordinal, end->device->ordinal);

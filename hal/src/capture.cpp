@@ -47,10 +47,17 @@ std::mutex g_mutex;
 std::vector<Capture*> g_captures;
 std::unordered_set<const void*> g_graphOwned;
 
-// The calls hal.h's halCaptureMode names unsafe: they may wait for the device.
+// The calls hal.h's halCaptureMode names unsafe: they may wait for the device, or ask whether
+// its work is done (as CUDA's global mode refuses cudaStreamQuery and cudaEventQuery).
 constexpr const char* kUnsafeDuringCapture[] = {
-    "halMalloc",   "halFree",     "halMallocHost", "halFreeHost",     "halMemcpy",
-    "halMemcpy2D", "halMemcpy3D", "halMemset",     "halModuleUnload", "halSynchronizeDevice",
+    "halMalloc",       "halFree",
+    "halMallocHost",   "halFreeHost",
+    "halMemcpy",       "halMemcpy2D",
+    "halMemcpy3D",     "halMemset",
+    "halModuleUnload", "halSynchronizeDevice",
+    "halResetDevice",  "halSynchronizeStream",
+    "halQueryStream",  "halSynchronizeEvent",
+    "halQueryEvent",   "halIpcCloseMemHandle",
 };
 
 const char* modeName(halCaptureMode mode) {

@@ -261,6 +261,35 @@ TEST_CASE("calls that cannot be captured are refused and invalidate the capture"
     SECTION("freeing memory allocated outside the capture") {
         refused = halFreeAsync(memory.get(), stream);
     }
+    SECTION("timing an event recorded in the capture") {
+        float ms = 0;
+        refused = halEventElapsedTime(&ms, outside, inside);
+    }
+    // Global mode: calls that wait for the device, or ask whether its work is done, are refused
+    // on objects outside the capture too.
+    SECTION("synchronising another stream in global mode") {
+        refused = halSynchronizeStream(other);
+    }
+    SECTION("querying another stream in global mode") {
+        refused = halQueryStream(other);
+    }
+    SECTION("synchronising an event recorded outside the capture in global mode") {
+        refused = halSynchronizeEvent(outside);
+    }
+    SECTION("querying an event recorded outside the capture in global mode") {
+        refused = halQueryEvent(outside);
+    }
+    SECTION("querying another stream on another thread in global mode") {
+        std::thread([&] { refused = halQueryStream(other); }).join();
+    }
+    SECTION("resetting the device in global mode") {
+        int device = 0;
+        HAL_REQUIRE_OK(halGetDevice(&device));
+        refused = halResetDevice(device);
+    }
+    SECTION("closing an IPC memory mapping in global mode") {
+        refused = halIpcCloseMemHandle(memory.get());
+    }
     CHECK(refused == expected);
     CHECK(statusOf(stream) == HAL_CAPTURE_STATUS_INVALIDATED);
     CHECK(halMemsetAsync(memory.get(), 256, 0, 256, stream) ==

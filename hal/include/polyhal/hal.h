@@ -266,7 +266,8 @@ HAL_API halError halDestroyStream(halStream stream);
 /* Blocks until all work submitted to `stream` has finished.
  * Errors: HAL_ERROR_INVALID_HANDLE; an asynchronous failure of that work (e.g.
  * HAL_ERROR_LAUNCH_FAILED), reported once, with the message of the failing operation;
- * HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED (`stream` is being captured: see Graphs). */
+ * HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED (`stream` is being captured, or a capture's mode forbids
+ * the call: see Graphs and halCaptureMode). */
 HAL_API halError halSynchronizeStream(halStream stream);
 
 /* HAL_SUCCESS when all work submitted to `stream` has finished, HAL_ERROR_NOT_READY otherwise.
@@ -321,7 +322,7 @@ HAL_API halError halRecordEvent(halEvent event, halStream stream);
 /* HAL_SUCCESS when the captured work has finished, failed or not (or the event was never
  * recorded), HAL_ERROR_NOT_READY otherwise. A failure of that work is the stream's to report.
  * Errors: HAL_ERROR_INVALID_HANDLE, HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED (the event was recorded
- * in a stream capture still under way). */
+ * in a stream capture still under way, or a capture's mode forbids the call: halCaptureMode). */
 HAL_API halError halQueryEvent(halEvent event);
 
 /* Blocks until the captured work has finished; returns at once for a never-recorded event.
@@ -331,7 +332,9 @@ HAL_API halError halSynchronizeEvent(halEvent event);
 /* Milliseconds between two recorded, completed events, measured on the device's monotonic
  * clock. Errors: HAL_ERROR_INVALID_VALUE (ms NULL, an event created with
  * HAL_EVENT_DISABLE_TIMING or never recorded, events of different devices), HAL_ERROR_NOT_READY
- * (either not completed), HAL_ERROR_INVALID_HANDLE, HAL_ERROR_NOT_SUPPORTED. */
+ * (either not completed), HAL_ERROR_INVALID_HANDLE, HAL_ERROR_NOT_SUPPORTED,
+ * HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED (either was recorded in a stream capture still under
+ * way). */
 HAL_API halError halEventElapsedTime(float* ms, halEvent start, halEvent end);
 
 /* Destroys an event. A recorded event may be destroyed before it completes; waits already
@@ -380,8 +383,9 @@ HAL_API halError halLaunchHostFunc(halStream stream, halHostFn fn, void* userDat
  *
  * Calls that cannot be captured fail with HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidate
  * the capture: synchronising or querying a capturing stream, querying or synchronising an event
- * recorded inside a capture, halSynchronizeDevice while a stream of the device is captured, and
- * the calls a capture's mode forbids. Every later capture call on the capture's streams returns
+ * recorded inside a capture, halEventElapsedTime with such an event, halSynchronizeDevice and
+ * halResetDevice while a stream of the device is captured, and the calls a capture's mode
+ * forbids. Every later capture call on the capture's streams returns
  * HAL_ERROR_STREAM_CAPTURE_INVALIDATED; halStreamEndCapture ends it and returns that error.
  *
  * Launches: a graph runs on any stream of its device, any number of times, as one operation of
@@ -411,10 +415,12 @@ HAL_API halError halLaunchHostFunc(halStream stream, halHostFn fn, void* userDat
 typedef struct halGraph_t* halGraph;
 
 /* Which calls, made while a capture is under way, are refused as unsafe (CUDA's capture modes).
- * The unsafe calls are those that may wait for the device behind the capture's back: halMalloc,
- * halFree, halMallocHost, halFreeHost, halMemcpy, halMemcpy2D, halMemcpy3D, halMemset,
- * halModuleUnload and halSynchronizeDevice. They fail with HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED
- * and invalidate the captures that forbade them. */
+ * The unsafe calls are those that may wait for the device behind the capture's back, or ask
+ * whether its work is done, on any object (not only those of the capture): halMalloc, halFree,
+ * halMallocHost, halFreeHost, halMemcpy, halMemcpy2D, halMemcpy3D, halMemset, halModuleUnload,
+ * halSynchronizeDevice, halResetDevice, halSynchronizeStream, halQueryStream,
+ * halSynchronizeEvent, halQueryEvent and halIpcCloseMemHandle. They fail with
+ * HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidate the captures that forbade them. */
 typedef enum halCaptureMode {
     /* Refused on the capturing thread, and on every thread while a GLOBAL capture is under way. */
     HAL_CAPTURE_MODE_GLOBAL = 0,
@@ -746,7 +752,8 @@ HAL_API halError halIpcOpenMemHandle(void** devPtr, halIpcMemHandle handle, uint
 /* Unmaps memory opened with halIpcOpenMemHandle, after waiting for the work of the device that
  * opened it (the memory must not be in use). The exporter's memory is unaffected.
  * Errors: HAL_ERROR_INVALID_VALUE (devPtr is not a pointer halIpcOpenMemHandle returned, or
- * was closed already), backend errors. */
+ * was closed already), HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED (a capture's mode forbids the call:
+ * halCaptureMode), backend errors. */
 HAL_API halError halIpcCloseMemHandle(void* devPtr);
 
 /* Exports an event created with HAL_EVENT_INTERPROCESS.

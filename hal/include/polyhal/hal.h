@@ -379,7 +379,10 @@ HAL_API halError halLaunchHostFunc(halStream stream, halHostFn fn, void* userDat
  * recorded on every joined stream after its last captured work (join) before the capture ends,
  * or halStreamEndCapture returns HAL_ERROR_STREAM_CAPTURE_UNJOINED. Waiting on an event that is
  * not part of the capture returns HAL_ERROR_STREAM_CAPTURE_ISOLATION. Events recorded inside a
- * capture order the capture only: they are not recorded by a launch.
+ * capture order the capture only: they are not recorded by a launch. Once the capture has ended,
+ * such an event is as its last record outside a capture left it (or never recorded): waiting on
+ * it, querying or synchronising it does not follow a launch of the graph. To wait for a launch,
+ * record an event on the launch's stream after halGraphLaunch.
  *
  * Calls that cannot be captured fail with HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidate
  * the capture: synchronising or querying a capturing stream, querying or synchronising an event

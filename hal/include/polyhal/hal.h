@@ -397,9 +397,10 @@ HAL_API halError halLaunchHostFunc(halStream stream, halHostFn fn, void* userDat
  * pool sees a launch's uses like any other work's.
  *
  * Graph-owned memory: halMallocAsync on a capturing stream takes a block from the pool at once
- * and gives it to the graph; the same address is used by every launch, and the pool keeps the
- * block reserved (counted in use) until halGraphDestroy, which releases it once the last launch
- * is over. Its contents are not kept from one launch to the next. halFreeAsync of it inside the
+ * and gives it to the graph; it waits on the host for the work the stream had before the capture
+ * began (as halMalloc would), since a launch on another stream may use the block. The same
+ * address is used by every launch, and the pool keeps the block reserved (counted in use) until
+ * halGraphDestroy, which releases it once the last launch is over. Its contents are not kept from one launch to the next. halFreeAsync of it inside the
  * capture ends its use in the graph; freeing it outside the capture (halFree, halFreeAsync)
  * returns HAL_ERROR_INVALID_VALUE. Since launches of one graph never overlap, repeated and
  * concurrent launches stay correct. Freeing, inside a capture, memory allocated outside it

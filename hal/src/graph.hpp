@@ -68,7 +68,8 @@ std::unique_ptr<GraphOp> makeGraphOp(std::shared_ptr<const GraphBody> body);
 halError launchGraph(halGraph_t* graph, halStream_t* stream, const char* operation);
 
 // Destroys the handle; launches already enqueued complete, and the body (with its memory) goes
-// once no capture holds it.
+// once no capture holds it. It does not take launchMutex: hal.h makes the application order
+// halGraphDestroy after every halGraphLaunch of the graph, as cudaGraphDestroy does.
 halError destroyGraph(halGraph_t* graph, const char* operation);
 
 }  // namespace polyhal

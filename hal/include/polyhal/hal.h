@@ -473,7 +473,8 @@ HAL_API halError halStreamGetCaptureInfo(halStream stream, halCaptureStatus* sta
 HAL_API halError halGraphLaunch(halGraph graph, halStream stream);
 
 /* Destroys a graph. Launches already enqueued still run to completion; the call does not wait.
- * Its graph-owned memory returns to the pool once they are over.
+ * Its graph-owned memory returns to the pool once they are over. It must not be made while
+ * another thread launches the same graph (as cudaGraphDestroy): the application orders the two.
  * Errors: HAL_ERROR_INVALID_HANDLE. */
 HAL_API halError halGraphDestroy(halGraph graph);
 

@@ -384,19 +384,21 @@ halError captureMallocAsync(halStream_t* stream, size_t size, void** ptr, const 
         device->pool->free(block, stream->poolStream);
         return e;
     }
-    std::lock_guard<std::mutex> lock(g_mutex);
     halError refused = HAL_SUCCESS;
-    Capture* capture = liveCapture(stream, operation, &refused);
-    if (capture == nullptr) {
-        device->pool->free(block, stream->poolStream);
-        return refused;
+    {
+        std::lock_guard<std::mutex> lock(g_mutex);
+        if (Capture* capture = liveCapture(stream, operation, &refused)) {
+            capture->ownedMemory.push_back(block);
+            g_graphOwned.insert(block);
+            detail::graphOwnedBlocks.fetch_add(1, std::memory_order_relaxed);
+            advance(capture, stream);
+            *ptr = block;
+            return HAL_SUCCESS;
+        }
     }
-    capture->ownedMemory.push_back(block);
-    g_graphOwned.insert(block);
-    detail::graphOwnedBlocks.fetch_add(1, std::memory_order_relaxed);
-    advance(capture, stream);
-    *ptr = block;
-    return HAL_SUCCESS;
+    // The pool is never called with g_mutex held.
+    device->pool->free(block, stream->poolStream);
+    return refused;
 }
 
 halError captureFreeAsync(halStream_t* stream, void* ptr, const char* operation) {

@@ -73,13 +73,9 @@ HAL_API halError halGraphLaunch(halGraph graphHandle, halStream streamHandle) {
             if (graph->body->ownsMemory()) {
                 // Replayed inside another graph, its operations would bypass the ordering of
                 // its own launches, and two graphs would write its memory at once.
-                refuseInCapture(stream, op);
-                return fail(HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED,
-                            "{}: graph {} owns memory (halMallocAsync in its capture), and a "
-                            "launch of it cannot be captured (stream {}); the capture is "
-                            "invalidated",
-                            op, static_cast<const void*>(graphHandle),
-                            static_cast<const void*>(stream));
+                return refuseInCapture(stream, op,
+                                       "the graph owns memory (halMallocAsync in its capture), "
+                                       "and a launch of it cannot be captured");
             }
             if (halError e = graph->body->checkLive(op)) return e;
             return captureOperation(stream, makeGraphOp(graph->body), op);

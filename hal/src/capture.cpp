@@ -135,12 +135,13 @@ const halStream_t* unjoinedStream(const Capture& capture) {
     return nullptr;
 }
 
-halError refuse(Capture* capture, const char* operation, const char* why, const void* what) {
+halError refuse(Capture* capture, const char* operation, const char* why, const void* what,
+                const char* reason = "the call cannot be captured") {
     capture->invalidated = true;
     return fail(HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED,
-                "{}: {} {} is being captured (halStreamBeginCapture); the call cannot be "
-                "captured, and the capture is invalidated",
-                operation, why, what);
+                "{}: {} {} is being captured (halStreamBeginCapture); {}, and the capture is "
+                "invalidated",
+                operation, why, what, reason);
 }
 
 }  // namespace
@@ -265,14 +266,14 @@ halError captureOperation(halStream_t* stream, std::unique_ptr<GraphOp> op, cons
     return HAL_SUCCESS;
 }
 
-halError refuseInCapture(halStream_t* stream, const char* operation) {
+halError refuseInCapture(halStream_t* stream, const char* operation, const char* reason) {
     std::lock_guard<std::mutex> lock(g_mutex);
     Capture* capture = captureOf(stream);
     if (capture == nullptr) {
-        return fail(HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED, "{}: stream {} was being captured",
-                    operation, static_cast<const void*>(stream));
+        return fail(HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED, "{}: stream {} was being captured; {}",
+                    operation, static_cast<const void*>(stream), reason);
     }
-    return refuse(capture, operation, "stream", stream);
+    return refuse(capture, operation, "stream", stream, reason);
 }
 
 halError refuseCapturedEvent(halEvent_t* event, const char* operation) {

@@ -35,8 +35,10 @@ halCaptureStatus captureStatus(const halStream_t* stream);
 // Records `op` into the capture of `stream` (capturing(stream) was true).
 halError captureOperation(halStream_t* stream, std::unique_ptr<GraphOp> op, const char* operation);
 
-// Refuses `operation` on the capturing `stream`, invalidating its capture.
-halError refuseInCapture(halStream_t* stream, const char* operation);
+// Refuses `operation` on the capturing `stream`, invalidating its capture; `reason` says why,
+// in the message.
+halError refuseInCapture(halStream_t* stream, const char* operation,
+                         const char* reason = "the call cannot be captured");
 // Refuses `operation` on `event`, recorded in a capture under way, invalidating that capture.
 halError refuseCapturedEvent(halEvent_t* event, const char* operation);
 // Refuses `operation` where a stream of `device` is captured, invalidating those captures.

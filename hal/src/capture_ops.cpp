@@ -13,11 +13,9 @@ bool local(const halStream_t* stream, const Operand& operand) {
 }
 
 halError refuseAcrossDevices(halStream_t* stream, const char* operation) {
-    refuseInCapture(stream, operation);
-    return fail(HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED,
-                "{}: a copy or memset between devices, or through the host, cannot be captured "
-                "(stream {}); the capture is invalidated",
-                operation, static_cast<const void*>(stream));
+    return refuseInCapture(stream, operation,
+                           "a copy or memset between devices, or through the host, cannot be "
+                           "captured");
 }
 
 }  // namespace

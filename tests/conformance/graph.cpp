@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <thread>
 #include <tuple>
 #include <vector>
@@ -448,11 +449,11 @@ TEST_CASE("a graph destroyed while its launch is pending still completes it", "[
     HAL_REQUIRE_OK(halGraphLaunch(graph, stream));
     HAL_REQUIRE_OK(halGraphLaunch(graph, stream));
     HAL_REQUIRE_OK(halGraphDestroy(graph));
-    // The pool may not hand the graph's block out while the launches still use it.
+    // The pool may hand the graph's block to other work only after the launches: the zeros
+    // written through `reuse` must not reach the launches' copy (checked below).
     void* reuse = nullptr;
     cts::Stream other;
     HAL_REQUIRE_OK(halMallocAsync(&reuse, kBytes, other));
-    CHECK(reuse != owned);
     // Nor to the default stream's work, in whose order the graph returns it.
     void* onDefault = nullptr;
     HAL_REQUIRE_OK(halMallocAsync(&onDefault, kBytes, nullptr));
@@ -602,13 +603,22 @@ TEST_CASE(
     halError beganGlobal = HAL_ERROR_UNKNOWN;
     halGraph globalGraph = nullptr;
     halError endedGlobal = HAL_ERROR_UNKNOWN;
+    halError refusedElsewhere = HAL_ERROR_UNKNOWN;
     std::thread([&] {
         beganGlobal = halStreamBeginCapture(global, HAL_CAPTURE_MODE_GLOBAL);
+        // A thread with no capture of its own: the global capture forbids its unsafe call.
+        std::thread([&] {
+            refusedElsewhere =
+                halMemcpy(host.data(), 256, memory.get(), 256, HAL_MEMCPY_DEVICE_TO_HOST);
+        }).join();
         endedGlobal = halStreamEndCapture(global, &globalGraph);
     }).join();
     HAL_REQUIRE_OK(beganGlobal);
-    HAL_REQUIRE_OK(endedGlobal);
-    HAL_CHECK_OK(halGraphDestroy(globalGraph));
+    CHECK(refusedElsewhere == HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+    CHECK(endedGlobal == HAL_ERROR_STREAM_CAPTURE_INVALIDATED);
+    CHECK(globalGraph == nullptr);
+    // The thread-local capture did not forbid that thread's call, and goes on.
+    CHECK(statusOf(local) == HAL_CAPTURE_STATUS_ACTIVE);
     // Only the thread-local capture is left: other threads may make unsafe calls.
     halError other = HAL_ERROR_UNKNOWN;
     std::thread([&] {
@@ -702,4 +712,59 @@ TEST_CASE("halResetDevice refuses a capture under way and destroys the device's 
     HAL_CHECK_OK(halMemset(plain, kBytes, 0, kBytes));
     HAL_CHECK_OK(halFree(plain));
     HAL_CHECK_OK(halDestroyStream(fresh));
+}
+
+TEST_CASE("an event recorded in a capture does not follow the graph's launches",
+          "[graph]") {
+    CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
+    cts::DeviceMemory memory(256);
+    cts::Stream stream, other;
+    cts::Event event;
+    Graph graph;
+    HAL_REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL));
+    HAL_REQUIRE_OK(halMemsetAsync(memory.get(), 256, 1, 256, stream));
+    HAL_REQUIRE_OK(halRecordEvent(event, stream));
+    HAL_REQUIRE_OK(halStreamEndCapture(stream, graph.out()));
+
+    // As hal.h says: the event keeps the state its last record outside a capture left (never
+    // recorded here), so it is complete while a launch is held behind a gate.
+    cts::Gate gate;
+    gate.enqueue(stream);
+    HAL_REQUIRE_OK(halGraphLaunch(graph, stream));
+    CHECK(halQueryEvent(event) == HAL_SUCCESS);
+    HAL_CHECK_OK(halStreamWaitEvent(other, event));
+    HAL_CHECK_OK(halSynchronizeStream(other));
+    CHECK(statusOf(other) == HAL_CAPTURE_STATUS_NONE);
+    CHECK(halQueryStream(stream) == HAL_ERROR_NOT_READY);
+    gate.open();
+    HAL_REQUIRE_OK(halSynchronizeStream(stream));
+    CHECK_FALSE(gate.timedOut());
+}
+
+TEST_CASE("a graph cannot be launched on a stream of another device", "[graph][errors]") {
+    int count = 0;
+    HAL_REQUIRE_OK(halGetDeviceCount(&count));
+    if (count < 2) {
+        cts::skip("needs two devices, found " + std::to_string(count) +
+                  " (the CPU backend has two with POLYHAL_CPU_DEVICES=2)");
+        return;
+    }
+    cts::DeviceMemory memory(256);
+    cts::Stream stream;
+    Graph graph;
+    HAL_REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL));
+    HAL_REQUIRE_OK(halMemsetAsync(memory.get(), 256, 1, 256, stream));
+    HAL_REQUIRE_OK(halStreamEndCapture(stream, graph.out()));
+    int device = 0;
+    HAL_REQUIRE_OK(halGetDevice(&device));
+    HAL_REQUIRE_OK(halSetDevice(device == 0 ? 1 : 0));
+    halStream elsewhere = nullptr;
+    const halError created = halCreateStream(&elsewhere);
+    const halError launched = created == HAL_SUCCESS ? halGraphLaunch(graph, elsewhere) : created;
+    const std::string message = halGetLastErrorMessage();
+    if (elsewhere != nullptr) HAL_CHECK_OK(halDestroyStream(elsewhere));
+    HAL_REQUIRE_OK(halSetDevice(device));
+    HAL_REQUIRE_OK(created);
+    CHECK(launched == HAL_ERROR_INVALID_VALUE);
+    CHECK(message.find("device") != std::string::npos);
 }

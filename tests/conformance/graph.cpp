@@ -714,8 +714,7 @@ TEST_CASE("halResetDevice refuses a capture under way and destroys the device's 
     HAL_CHECK_OK(halDestroyStream(fresh));
 }
 
-TEST_CASE("an event recorded in a capture does not follow the graph's launches",
-          "[graph]") {
+TEST_CASE("an event recorded in a capture does not follow the graph's launches", "[graph]") {
     CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
     cts::DeviceMemory memory(256);
     cts::Stream stream, other;

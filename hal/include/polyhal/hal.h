@@ -400,13 +400,13 @@ HAL_API halError halLaunchHostFunc(halStream stream, halHostFn fn, void* userDat
  * and gives it to the graph; it waits on the host for the work the stream had before the capture
  * began (as halMalloc would), since a launch on another stream may use the block. The same
  * address is used by every launch, and the pool keeps the block reserved (counted in use) until
- * halGraphDestroy, which releases it once the last launch is over. Its contents are not kept from one launch to the next. halFreeAsync of it inside the
- * capture ends its use in the graph; freeing it outside the capture (halFree, halFreeAsync)
- * returns HAL_ERROR_INVALID_VALUE. Since launches of one graph never overlap, repeated and
- * concurrent launches stay correct. Freeing, inside a capture, memory allocated outside it
- * returns HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED. A capture that ends without a graph (invalidated,
- * unjoined, or its origin stream destroyed) returns the memory it allocated to the pool at once:
- * those pointers are then no longer the application's.
+ * halGraphDestroy, which releases it once the last launch is over. Its contents are not kept
+ * from one launch to the next. halFreeAsync of it inside the capture ends its use in the graph;
+ * freeing it outside the capture (halFree, halFreeAsync) returns HAL_ERROR_INVALID_VALUE. Since
+ * launches of one graph never overlap, repeated and concurrent launches stay correct. Freeing,
+ * inside a capture, memory allocated outside it returns HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED. A
+ * capture that ends without a graph (invalidated, unjoined, or its origin stream destroyed) returns
+ * the memory it allocated to the pool at once: those pointers are then no longer the application's.
  *
  * Usage:
  *     halStreamBeginCapture(s, HAL_CAPTURE_MODE_GLOBAL);

@@ -767,3 +767,67 @@ TEST_CASE("a graph cannot be launched on a stream of another device", "[graph][e
     CHECK(launched == HAL_ERROR_INVALID_VALUE);
     CHECK(message.find("device") != std::string::npos);
 }
+
+namespace {
+
+// Host functions of a graph that give each launch its own value: `produce` writes the next value
+// into `in`, the graph copies it through its block to `out`, `consume` notes what arrived.
+struct NumberedLaunches {
+    size_t count = 0;
+    uint32_t* in = nullptr;
+    uint32_t* out = nullptr;
+    uint32_t next = 0;
+    std::vector<uint32_t> seen;  // one value per launch, or 0 where `out` was torn
+};
+
+void produce(void* data) {
+    auto* launches = static_cast<NumberedLaunches*>(data);
+    ++launches->next;
+    for (size_t i = 0; i < launches->count; ++i) launches->in[i] = launches->next;
+}
+
+void consume(void* data) {
+    auto* launches = static_cast<NumberedLaunches*>(data);
+    const uint32_t first = launches->out[0];
+    bool whole = true;
+    for (size_t i = 0; i < launches->count; ++i) whole = whole && launches->out[i] == first;
+    launches->seen.push_back(whole ? first : 0);
+}
+
+}  // namespace
+
+TEST_CASE("launches of a graph on two streams run one after another, each with its own value",
+          "[graph][pool]") {
+    CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
+    constexpr size_t kCount = 4096;
+    constexpr uint32_t kLaunches = 40;
+    cts::HostMemory in(kCount * 4), out(kCount * 4);
+    NumberedLaunches launches;
+    launches.count = kCount;
+    launches.in = in.get<uint32_t>();
+    launches.out = out.get<uint32_t>();
+    cts::Stream capture, first, second;
+    Graph graph;
+    void* block = nullptr;
+    HAL_REQUIRE_OK(halStreamBeginCapture(capture, HAL_CAPTURE_MODE_GLOBAL));
+    HAL_REQUIRE_OK(halMallocAsync(&block, kCount * 4, capture));
+    HAL_REQUIRE_OK(halLaunchHostFunc(capture, produce, &launches));
+    HAL_REQUIRE_OK(halMemcpyAsync(block, kCount * 4, in.get(), kCount * 4,
+                                  HAL_MEMCPY_HOST_TO_DEVICE, capture));
+    HAL_REQUIRE_OK(halMemcpyAsync(out.get(), kCount * 4, block, kCount * 4,
+                                  HAL_MEMCPY_DEVICE_TO_HOST, capture));
+    HAL_REQUIRE_OK(halLaunchHostFunc(capture, consume, &launches));
+    HAL_REQUIRE_OK(halFreeAsync(block, capture));
+    HAL_REQUIRE_OK(halStreamEndCapture(capture, graph.out()));
+
+    for (uint32_t i = 0; i < kLaunches; ++i) {
+        HAL_REQUIRE_OK(halGraphLaunch(graph, i % 2 == 0 ? first.get() : second.get()));
+    }
+    HAL_REQUIRE_OK(halSynchronizeStream(first));
+    HAL_REQUIRE_OK(halSynchronizeStream(second));
+    // Overlapping launches would share `in`, the block and `out`: a launch would see another's
+    // value, or a mix of two.
+    std::vector<uint32_t> expected(kLaunches);
+    for (uint32_t i = 0; i < kLaunches; ++i) expected[i] = i + 1;
+    CHECK(launches.seen == expected);
+}

@@ -103,6 +103,8 @@ class Graph(Resource):
         """Releases the captured work (replays already enqueued complete); the graph may be
         captured again. Buffers allocated in the capture stay valid until they are closed."""
         self._require_open()
+        if self._capturing is not None:
+            raise RuntimeError("the graph is being captured; end the capture before reset()")
         self._destroy()
 
     def _destroy(self):

@@ -122,6 +122,12 @@ def test_capture_arguments_are_checked():
         g.capture_begin(polyhal.default_stream())
     with pytest.raises(RuntimeError):
         g.capture_end()
+    s = polyhal.Stream()
+    g.capture_begin(s)
+    with pytest.raises(RuntimeError):
+        g.reset()
+    g.capture_end()
+    g.reset()
 
 
 def test_a_buffer_allocated_in_the_capture_is_the_graphs_output(rng):

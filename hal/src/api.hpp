@@ -8,6 +8,7 @@
 #include <exception>
 #include <new>
 
+#include "capture_mode.hpp"
 #include "check/hooks.hpp"
 #include "enum_bits.hpp"
 #include "error.hpp"
@@ -18,8 +19,9 @@
 namespace polyhal {
 
 // Runs a public function's body: initialises first, refuses what hal.h does not allow inside a
-// host function, and turns any exception into an error so none crosses the C ABI. `function` is
-// the public function calling it. While a trace is written the body runs inside its span.
+// host function or during a capture, and turns any exception into an error so none crosses the
+// C ABI. `function` is the public function calling it. While a trace is written the body runs
+// inside its span.
 template <typename Body>
 halError apiCall(Body&& body, const char* function = __builtin_FUNCTION()) noexcept {
     try {
@@ -28,6 +30,7 @@ halError apiCall(Body&& body, const char* function = __builtin_FUNCTION()) noexc
         }
         const halError status = ensureInitialized();
         if (status != HAL_SUCCESS) return status;
+        if (halError e = checkPermittedDuringCapture(function)) return e;
         if (trace::enabled()) return trace::tracedCall(function, body);
         return body();
     } catch (const std::bad_alloc&) {

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "capture.hpp"
 #include "stream_ops.hpp"
 
 using namespace polyhal;
@@ -16,6 +17,12 @@ constexpr int32_t kDLPackCpu = 1;
 void releaseDeviceObjects(Device* device) {
     Runtime& rt = runtime();
     const halPluginDispatchTable& vt = *device->vtable;
+    // Graphs first: their bodies give their graph-owned blocks back to the pool (and forget
+    // them as graph-owned) before the pool is reset, and their `finished` events go with the
+    // plugin objects they belong to.
+    rt.graphs.forEachLive([&](halGraph_t* graph) {
+        if (graph->device == device) destroyGraph(graph, "halResetDevice");
+    });
     rt.functions.forEachLive([&](halFunction_t* function) {
         if (function->device == device) rt.functions.destroy(function);
     });
@@ -91,6 +98,9 @@ HAL_API halError halResetDevice(int ordinal) {
     return apiCall([&, op = __func__] {
         if (halError e = requireDevice(ordinal, op)) return e;
         Device* device = runtime().devices[ordinal].get();
+        // A capture holds streams, events and memory of the device; the reset would leave it
+        // pointing at released objects and never ending.
+        if (halError e = refuseIfDeviceCaptured(device, op)) return e;
         const halError drained = synchronizeDevice(device, op);
         releaseDeviceObjects(device);
         revokePeerAccess(device);  // as cudaDeviceReset ends the context's peer mappings
@@ -149,6 +159,7 @@ HAL_API halError halGetDeviceProperties(int ordinal, halDeviceProperties* props)
 HAL_API halError halSynchronizeDevice(void) {
     return apiCall([op = __func__] {
         Device* device = currentDevice();
+        if (halError e = refuseIfDeviceCaptured(device, op)) return e;
         trace::notePool(device);
         const halError status = synchronizeDevice(device, op);
         if (status == HAL_SUCCESS) trace::deviceSynchronized(device);

@@ -78,6 +78,8 @@ HAL_API halError halRecordEvent(halEvent eventHandle, halStream streamHandle) {
                         "{}: the event belongs to device {}, the stream to device {}", op,
                         event->device->ordinal, stream->device->ordinal);
         }
+        if (capturing(stream)) return captureRecordEvent(event, stream, op);
+        if (capturedEvent(event)) leaveCapture(event);
         return recordEvent(event, stream, op);
     });
 }
@@ -86,6 +88,7 @@ HAL_API halError halQueryEvent(halEvent handle) {
     return apiCall([&, op = __func__] {
         halEvent_t* event = nullptr;
         if (halError e = resolveEvent(handle, &event, op)) return e;
+        if (capturedEvent(event)) return refuseCapturedEvent(event, op);
         trace::notePool(event->device);
         return queryEvent(event, op);
     });
@@ -95,6 +98,7 @@ HAL_API halError halSynchronizeEvent(halEvent handle) {
     return apiCall([&, op = __func__] {
         halEvent_t* event = nullptr;
         if (halError e = resolveEvent(handle, &event, op)) return e;
+        if (capturedEvent(event)) return refuseCapturedEvent(event, op);
         trace::notePool(event->device);
         const halError status = synchronizeEvent(event, op);
         if (status == HAL_SUCCESS) trace::eventAwaited(event);
@@ -109,6 +113,9 @@ HAL_API halError halEventElapsedTime(float* ms, halEvent startHandle, halEvent e
         halEvent_t* end = nullptr;
         if (halError e = resolveEvent(startHandle, &start, op)) return e;
         if (halError e = resolveEvent(endHandle, &end, op)) return e;
+        for (halEvent_t* event : {start, end}) {
+            if (capturedEvent(event)) return refuseCapturedEvent(event, op);
+        }
         if (start->device != end->device) {
             return fail(HAL_ERROR_INVALID_VALUE, "{}: the events belong to devices {} and {}", op,
                         start->device->ordinal, end->device->ordinal);
@@ -147,6 +154,7 @@ HAL_API halError halDestroyEvent(halEvent handle) {
     return apiCall([&, op = __func__] {
         halEvent_t* event = nullptr;
         if (halError e = resolveEvent(handle, &event, op)) return e;
+        if (capturedEvent(event)) leaveCapture(event);
         Device* device = event->device;
         const halPluginEvent native = event->native;
         trace::eventDestroyed(event);

@@ -20,6 +20,7 @@ halError copyBoxAsync(const halMemcpy3DParams& box, halStream handle, const char
     CopyPlan plan;
     if (halError e = planBox(operation, box, &plan)) return e;
     trace::noteBytes(box.width * box.height * box.depth);
+    if (capturing(stream)) return captureBox(stream, box, plan, operation);
     return enqueueBox(stream, box, plan, operation);
 }
 
@@ -144,6 +145,7 @@ HAL_API halError halFree(void* ptr) {
         const Operand where = locate(ptr);
         Device* device = where.device();
         if (device == nullptr || where.imported) return refuseFree(op, ptr);
+        if (halError e = refuseGraphOwned(ptr, op)) return e;
         halStream_t* stream = nullptr;
         if (halError e = defaultStream(device, &stream)) return e;
         trace::notePool(device);
@@ -208,6 +210,7 @@ HAL_API halError halMemcpyAsync(void* dst, size_t dstMax, const void* src, size_
         }
         if (count == 0) return HAL_SUCCESS;
         trace::noteBytes(count);
+        if (capturing(stream)) return captureCopy(stream, dst, src, count, plan, op);
         return enqueueCopy(stream, dst, src, count, plan, op);
     });
 }
@@ -276,6 +279,10 @@ HAL_API halError halMemsetAsync(void* dst, size_t dstMax, int value, size_t coun
         if (count == 0) return HAL_SUCCESS;
         trace::noteBytes(count);
         const auto byte = static_cast<unsigned char>(value);
+        if (capturing(stream)) {
+            return captureMemset(stream, dst, byte, count, pluginCanSet(stream->device, target),
+                                 op);
+        }
         const check::Declared declared{{dst, count, check::AccessMode::kWrite}};
         if (!pluginCanSet(stream->device, target)) {
             return enqueueHostMemset(stream, dst, byte, count, op);

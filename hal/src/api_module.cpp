@@ -212,6 +212,10 @@ halError launchKernel(halFunction functionHandle, halDim3 grid, halDim3 block,
             checkLaunch(function, stream, grid, block, dynamicSharedBytes, args, numArgs, op)) {
         return e;
     }
+    if (capturing(stream)) {
+        return captureOperation(
+            stream, makeKernelOp(function, grid, block, dynamicSharedBytes, args, numArgs), op);
+    }
     return launch(function, stream, grid, block, dynamicSharedBytes, args, access, numArgs, op);
 }
 

@@ -36,6 +36,7 @@ HAL_API halError halDestroyStream(halStream handle) {
         }
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, op)) return e;
+        if (capturing(stream)) leaveCapture(stream);
         return destroyStream(stream, op);
     });
 }
@@ -44,6 +45,7 @@ HAL_API halError halSynchronizeStream(halStream handle) {
     return apiCall([&, op = __func__] {
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, op)) return e;
+        if (capturing(stream)) return refuseInCapture(stream, op);
         const halError status = synchronizeStream(stream, op);
         if (status == HAL_SUCCESS) trace::streamSynchronized(stream);
         return reportDeferred(stream->device->deferredFailures.take(stream), status);
@@ -54,6 +56,7 @@ HAL_API halError halQueryStream(halStream handle) {
     return apiCall([&, op = __func__] {
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, op)) return e;
+        if (capturing(stream)) return refuseInCapture(stream, op);
         // A failure set aside earlier is reported before the plugin is asked again, so that
         // a vendor that keeps a failure until a reset cannot make them pile up.
         DeferredFailures& deferred = stream->device->deferredFailures;
@@ -80,6 +83,7 @@ HAL_API halError halStreamWaitEvent(halStream streamHandle, halEvent eventHandle
                         "to the {} backend; synchronize the event on the host instead",
                         op, event->device->backend->name, stream->device->backend->name);
         }
+        if (capturing(stream) || capturedEvent(event)) return captureWaitEvent(stream, event, op);
         return streamWaitEvent(stream, event, op);
     });
 }
@@ -118,6 +122,9 @@ HAL_API halError halLaunchHostFunc(halStream handle, halHostFn fn, void* userDat
         if (vtable->launchHostFunc == nullptr) {
             return fail(HAL_ERROR_NOT_SUPPORTED, "{}: the {} backend cannot run host functions", op,
                         stream->device->backend->name);
+        }
+        if (capturing(stream)) {
+            return captureOperation(stream, makeHostFunctionOp(fn, userData), op);
         }
         allocator::VectorClock precedes;
         if (check::enabled(check::kRaces)) {

@@ -280,10 +280,7 @@ halError readBox(const char* operation, const halMemcpy3DParams* params, halMemc
 
 halError enqueueBox(halStream_t* stream, const halMemcpy3DParams& box, const CopyPlan& plan,
                     const char* operation) {
-    const bool rowsContiguous = box.dstPitch == box.width && box.srcPitch == box.width;
-    const bool slicesContiguous = box.depth == 1 || (box.dstSlicePitch == box.width * box.height &&
-                                                     box.srcSlicePitch == box.width * box.height);
-    if (rowsContiguous && slicesContiguous) {
+    if (isContiguous(box)) {
         return enqueueCopy(stream, box.dst, box.src, box.width * box.height * box.depth, plan,
                            operation);
     }

@@ -46,6 +46,14 @@ inline bool isEmpty(const halMemcpy3DParams& box) {
     return box.width == 0 || box.height == 0 || box.depth == 0;
 }
 
+// Are the box's bytes one contiguous range at both ends (one linear copy)?
+inline bool isContiguous(const halMemcpy3DParams& box) {
+    const bool rows = box.dstPitch == box.width && box.srcPitch == box.width;
+    const bool slices = box.depth == 1 || (box.dstSlicePitch == box.width * box.height &&
+                                           box.srcSlicePitch == box.width * box.height);
+    return rows && slices;
+}
+
 // Checks a memset's arguments and locates its target.
 halError planMemset(const char* operation, void* dst, size_t dstMax, size_t count, Operand* target);
 

@@ -58,6 +58,12 @@ HAL_API const char* halGetErrorName(halError error) {
     case HAL_ERROR_INVALID_IMAGE: return "HAL_ERROR_INVALID_IMAGE";
     case HAL_ERROR_NOT_FOUND: return "HAL_ERROR_NOT_FOUND";
     case HAL_ERROR_NOT_PERMITTED: return "HAL_ERROR_NOT_PERMITTED";
+    case HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED: return "HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED";
+    case HAL_ERROR_STREAM_CAPTURE_INVALIDATED: return "HAL_ERROR_STREAM_CAPTURE_INVALIDATED";
+    case HAL_ERROR_STREAM_CAPTURE_UNJOINED: return "HAL_ERROR_STREAM_CAPTURE_UNJOINED";
+    case HAL_ERROR_STREAM_CAPTURE_ISOLATION: return "HAL_ERROR_STREAM_CAPTURE_ISOLATION";
+    case HAL_ERROR_STREAM_CAPTURE_WRONG_THREAD: return "HAL_ERROR_STREAM_CAPTURE_WRONG_THREAD";
+    case HAL_ERROR_STREAM_CAPTURE_UNMATCHED: return "HAL_ERROR_STREAM_CAPTURE_UNMATCHED";
     case HAL_ERROR_UNKNOWN: return "HAL_ERROR_UNKNOWN";
     case HAL_ERROR_FORCE_UINT32: break;
     }
@@ -81,6 +87,14 @@ HAL_API const char* halGetErrorString(halError error) {
     case HAL_ERROR_INVALID_IMAGE: return "the module image cannot be loaded";
     case HAL_ERROR_NOT_FOUND: return "the named symbol does not exist";
     case HAL_ERROR_NOT_PERMITTED: return "the call is not permitted inside a host function";
+    case HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED:
+        return "the call cannot be made while a stream is being captured";
+    case HAL_ERROR_STREAM_CAPTURE_INVALIDATED: return "the stream capture was invalidated";
+    case HAL_ERROR_STREAM_CAPTURE_UNJOINED:
+        return "a stream forked into the capture was not joined back";
+    case HAL_ERROR_STREAM_CAPTURE_ISOLATION: return "the capture would depend on work outside it";
+    case HAL_ERROR_STREAM_CAPTURE_WRONG_THREAD: return "the capture was begun on another thread";
+    case HAL_ERROR_STREAM_CAPTURE_UNMATCHED: return "the stream did not begin a capture";
     case HAL_ERROR_UNKNOWN: return "an unexpected internal error";
     case HAL_ERROR_FORCE_UINT32: break;
     }

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -16,6 +17,16 @@
 namespace polyhal {
 
 struct Device;
+struct Capture;
+class GraphBody;
+
+// The capture a stream or an event takes part in (capture.hpp), or nullptr. Copying it (a
+// handle object built from a temporary) starts outside any capture.
+struct CaptureLink {
+    CaptureLink() = default;
+    CaptureLink(const CaptureLink&) noexcept {}
+    std::atomic<Capture*> capture{nullptr};
+};
 
 }  // namespace polyhal
 
@@ -24,6 +35,7 @@ struct halStream_t {
     halPluginStream native;
     int priority;
     polyhal::allocator::Stream* poolStream;  // the pool's clock for this stream
+    polyhal::CaptureLink capture{};
 };
 
 struct halEvent_t {
@@ -32,6 +44,17 @@ struct halEvent_t {
     uint32_t flags;
     std::atomic<bool> recorded{false};
     polyhal::allocator::EventClock clock;  // what the latest record captured
+    polyhal::CaptureLink capture;          // the capture its latest record belongs to
+};
+
+struct halGraph_t {
+    polyhal::Device* device;
+    std::shared_ptr<const polyhal::GraphBody> body;
+    // Launches of one graph run one after another: each waits for `finished`, recorded by the
+    // previous one.
+    std::mutex launchMutex;
+    halPluginEvent finished = nullptr;
+    bool launched = false;
 };
 
 struct halFunction_t {

@@ -113,7 +113,12 @@ halError initializeSlow() {
 
 }  // namespace detail
 
-Runtime::Runtime() : streams(1u << 16), events(1u << 22), modules(1u << 14), functions(1u << 18) {}
+Runtime::Runtime()
+    : streams(1u << 16),
+      events(1u << 22),
+      modules(1u << 14),
+      functions(1u << 18),
+      graphs(1u << 16) {}
 
 int& currentDeviceOrdinal() {
     static thread_local int ordinal = 0;

@@ -27,6 +27,7 @@ struct Runtime {
     HandleArena<halEvent_t> events;
     HandleArena<halModule_t> modules;
     HandleArena<halFunction_t> functions;
+    HandleArena<halGraph_t> graphs;
     AddressRanges hostAllocations;
     AddressRanges ipcImports;  // halIpcOpenMemHandle's mappings
 };

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "api.hpp"
+#include "capture.hpp"
 
 namespace polyhal {
 
@@ -26,6 +27,8 @@ inline uint64_t noteSubmitted(halStream_t* stream, const void* const* uses, size
 template <typename Enqueue>
 halError submit(halStream_t* stream, const char* operation, const void* const* uses, size_t count,
                 Enqueue&& enqueue) {
+    // Work with no captured form (capture.hpp records the rest before it gets here).
+    if (__builtin_expect(capturing(stream), 0)) return refuseInCapture(stream, operation);
     trace::Timing* timing = trace::beforeSubmit(stream);
     check::beforeSubmit(stream);
     if (halError e = checked(enqueue(), stream->device, operation)) {

@@ -252,6 +252,41 @@ std::vector<Row> rows() {
          [](Objects&) { return halDestroyEvent(nullptr); }},
         {"halDestroyEvent", "a destroyed event", HAL_ERROR_INVALID_HANDLE,
          [](Objects& o) { return halDestroyEvent(o.destroyedEvent); }},
+        {"halStreamBeginCapture", "a destroyed stream", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) {
+             return halStreamBeginCapture(o.destroyedStream, HAL_CAPTURE_MODE_GLOBAL);
+         }},
+        {"halStreamBeginCapture", "an invalid mode", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halStreamBeginCapture(o.stream, invalidEnum<halCaptureMode>()); }},
+        {"halStreamBeginCapture", "the default stream", HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+         [](Objects&) { return halStreamBeginCapture(nullptr, HAL_CAPTURE_MODE_RELAXED); }},
+        {"halStreamEndCapture", "graph NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halStreamEndCapture(o.stream, nullptr); }},
+        {"halStreamEndCapture", "a foreign stream", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) {
+             halGraph graph = nullptr;
+             return halStreamEndCapture(o.foreignStream, &graph);
+         }},
+        {"halStreamEndCapture", "a stream not being captured", HAL_ERROR_STREAM_CAPTURE_UNMATCHED,
+         [](Objects& o) {
+             halGraph graph = nullptr;
+             return halStreamEndCapture(o.stream, &graph);
+         }},
+        {"halStreamGetCaptureInfo", "status NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halStreamGetCaptureInfo(o.stream, nullptr); }},
+        {"halStreamGetCaptureInfo", "a destroyed stream", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) {
+             halCaptureStatus status;
+             return halStreamGetCaptureInfo(o.destroyedStream, &status);
+         }},
+        {"halGraphLaunch", "graph NULL", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) { return halGraphLaunch(nullptr, o.stream); }},
+        {"halGraphLaunch", "a foreign graph", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) { return halGraphLaunch(reinterpret_cast<halGraph>(o.local), o.stream); }},
+        {"halGraphDestroy", "NULL", HAL_ERROR_INVALID_HANDLE,
+         [](Objects&) { return halGraphDestroy(nullptr); }},
+        {"halGraphDestroy", "a foreign graph", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) { return halGraphDestroy(reinterpret_cast<halGraph>(o.local)); }},
         {"halLaunchHostFunc", "fn NULL", HAL_ERROR_INVALID_VALUE,
          [](Objects& o) { return halLaunchHostFunc(o.stream, nullptr, nullptr); }},
         {"halLaunchHostFunc", "a destroyed stream", HAL_ERROR_INVALID_HANDLE,

@@ -30,8 +30,14 @@
 #include <string>
 #include <vector>
 
+#include "bench_support.hpp"
+
 namespace {
 
+using polyhal::bench::check;
+using polyhal::bench::useBackend;
+
+constexpr char kBackends[] = "opencl,cpu";
 constexpr int64_t kDrainInterval = 1024;
 constexpr size_t kSmallCopyBytes = 4 << 10;
 constexpr size_t kLargeCopyBytes = 64 << 20;
@@ -44,39 +50,11 @@ constexpr size_t kEmptyKernelDataBytes = 256;
 constexpr halDim3 kOneThread = {1, 1, 1};
 constexpr size_t kOneWorkItem[3] = {1, 1, 1};  // the backend always launches three dimensions
 
-void check(halError status, const char* what) {
-    if (status != HAL_SUCCESS) {
-        std::fprintf(stderr, "%s: %s: %s\n", what, halGetErrorName(status),
-                     halGetLastErrorMessage());
-        std::abort();
-    }
-}
-
 void checkCl(cl_int status, const char* what) {
     if (status != CL_SUCCESS) {
         std::fprintf(stderr, "%s: OpenCL error %d\n", what, status);
         std::abort();
     }
-}
-
-// Makes the first device of `backend` current; skips the benchmark when the backend is not
-// loaded.
-bool useBackend(benchmark::State& state, const char* backend) {
-    int count = 0;
-    check(halGetDeviceCount(&count), "halGetDeviceCount");
-    for (int device = 0; device < count; ++device) {
-        halDeviceProperties properties{};
-        properties.size = sizeof properties;
-        check(halGetDeviceProperties(device, &properties), "halGetDeviceProperties");
-        if (std::strcmp(properties.backend, backend) == 0) {
-            check(halSetDevice(device), "halSetDevice");
-            return true;
-        }
-    }
-    state.SkipWithError(std::strcmp(backend, "cpu") == 0
-                            ? "the cpu backend is not loaded (POLYHAL_BACKEND=opencl,cpu)"
-                            : "the opencl backend is not loaded (POLYHAL_BACKEND=opencl,cpu)");
-    return false;
 }
 
 // Waits for the queued work every kDrainInterval iterations with the clock stopped.
@@ -239,7 +217,7 @@ struct DirectOpenCL {
 // The OpenCL side on the device of polyhal's opencl backend (found through a stream's queue);
 // NULL, with the benchmark skipped, when that backend is not loaded.
 const DirectOpenCL* directOpenCL(benchmark::State& state) {
-    if (!useBackend(state, "opencl")) return nullptr;
+    if (!useBackend(state, "opencl", kBackends)) return nullptr;
     static const DirectOpenCL* direct = [] {
         Stream stream;
         void* queue = nullptr;
@@ -295,7 +273,7 @@ class LastCommand {
 // halRecordEvent; eventRecord enqueues a marker and flushes the queue (another queue may wait
 // for the marker, which OpenCL allows to end only once the marker's queue is flushed).
 void BM_RecordEvent_Polyhal(benchmark::State& state) {
-    if (!useBackend(state, "opencl")) return;
+    if (!useBackend(state, "opencl", kBackends)) return;
     Stream stream;
     Event event;
     int64_t queued = 0;
@@ -325,7 +303,7 @@ BENCHMARK(BM_RecordEvent_OpenCL);
 
 // Querying an event whose work has finished.
 void BM_QueryEvent_Polyhal(benchmark::State& state) {
-    if (!useBackend(state, "opencl")) return;
+    if (!useBackend(state, "opencl", kBackends)) return;
     Stream stream;
     Event event;
     check(halRecordEvent(event.handle, stream.handle), "halRecordEvent");
@@ -355,7 +333,7 @@ BENCHMARK(BM_QueryEvent_OpenCL);
 
 // A second stream waits for an event of the first (a barrier on the marker).
 void BM_StreamWaitEvent_Polyhal(benchmark::State& state) {
-    if (!useBackend(state, "opencl")) return;
+    if (!useBackend(state, "opencl", kBackends)) return;
     Stream producer;
     Stream waiter;
     Event event;
@@ -393,7 +371,7 @@ BENCHMARK(BM_StreamWaitEvent_OpenCL);
 
 // Enqueueing a 4 KiB device-to-device copy.
 void BM_MemcpyAsync4KiB_Polyhal(benchmark::State& state) {
-    if (!useBackend(state, "opencl")) return;
+    if (!useBackend(state, "opencl", kBackends)) return;
     DeviceMemory src(kSmallCopyBytes);
     DeviceMemory dst(kSmallCopyBytes);
     Stream stream;
@@ -428,7 +406,7 @@ BENCHMARK(BM_MemcpyAsync4KiB_OpenCL);
 
 // Enqueueing the empty kernel with its two arguments.
 void BM_LaunchEmptyKernel_Polyhal(benchmark::State& state) {
-    if (!useBackend(state, "opencl")) return;
+    if (!useBackend(state, "opencl", kBackends)) return;
     EmptyKernel kernel;
     Stream stream;
     int64_t queued = 0;
@@ -457,7 +435,7 @@ BENCHMARK(BM_LaunchEmptyKernel_OpenCL);
 
 // Waiting for a stream whose work has finished: halSynchronizeStream against clFinish.
 void BM_SynchronizeStream_Polyhal(benchmark::State& state) {
-    if (!useBackend(state, "opencl")) return;
+    if (!useBackend(state, "opencl", kBackends)) return;
     DeviceMemory memory(kSmallCopyBytes);
     Stream stream;
     check(halMemsetAsync(memory.pointer, kSmallCopyBytes, 0, kSmallCopyBytes, stream.handle),
@@ -480,7 +458,7 @@ BENCHMARK(BM_SynchronizeStream_OpenCL);
 
 // Submit-to-completion latency of the empty kernel on one thread.
 void BM_KernelRoundTrip_Polyhal(benchmark::State& state, const char* backend) {
-    if (!useBackend(state, backend)) return;
+    if (!useBackend(state, backend, kBackends)) return;
     EmptyKernel kernel;
     Stream stream;
     for (auto _ : state) {
@@ -505,7 +483,7 @@ BENCHMARK(BM_KernelRoundTrip_OpenCL)->UseRealTime();
 
 // Submit-to-completion latency of an empty host function.
 void BM_HostFuncRoundTrip_Polyhal(benchmark::State& state, const char* backend) {
-    if (!useBackend(state, backend)) return;
+    if (!useBackend(state, backend, kBackends)) return;
     Stream stream;
     for (auto _ : state) {
         check(halLaunchHostFunc(stream.handle, emptyHostFunction, nullptr), "halLaunchHostFunc");
@@ -517,7 +495,7 @@ BENCHMARK_CAPTURE(BM_HostFuncRoundTrip_Polyhal, opencl, "opencl")->UseRealTime()
 
 // A synchronous 64 MiB device-to-device copy.
 void BM_Copy64MiB_Polyhal(benchmark::State& state, const char* backend) {
-    if (!useBackend(state, backend)) return;
+    if (!useBackend(state, backend, kBackends)) return;
     DeviceMemory src(kLargeCopyBytes);
     DeviceMemory dst(kLargeCopyBytes);
     for (auto _ : state) {
@@ -556,33 +534,8 @@ void BM_Copy64MiB_Memcpy(benchmark::State& state) {
 }
 BENCHMARK(BM_Copy64MiB_Memcpy)->UseRealTime();
 
-// The devices in the benchmark's context header, so that a result says what it ran on.
-void describeDevices() {
-    int count = 0;
-    check(halGetDeviceCount(&count), "halGetDeviceCount");
-    for (int device = 0; device < count; ++device) {
-        halDeviceProperties properties{};
-        properties.size = sizeof properties;
-        check(halGetDeviceProperties(device, &properties), "halGetDeviceProperties");
-        benchmark::AddCustomContext("polyhal device " + std::to_string(device),
-                                    std::string(properties.backend) + ": " + properties.name);
-    }
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-    // Before the first polyhal call; an explicit POLYHAL_BACKEND wins.
-    setenv("POLYHAL_BACKEND", "opencl,cpu", 0);
-    benchmark::Initialize(&argc, argv);
-    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-    if (halError status = halInit(); status != HAL_SUCCESS) {
-        std::fprintf(stderr, "halInit: %s: %s\n", halGetErrorName(status),
-                     halGetLastErrorMessage());
-        return 1;
-    }
-    describeDevices();
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    return 0;
+    return polyhal::bench::runBenchmarks(argc, argv, kBackends);
 }

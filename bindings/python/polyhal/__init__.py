@@ -11,6 +11,7 @@ from ._device import (Capability, DeviceProperties, backend, can_device_access_p
                       device_count, disable_peer_access, enable_peer_access, get_device,
                       get_device_properties, mem_get_info, set_device, synchronize)
 from ._event import Event
+from ._graph import Graph, capture_status, graph
 from ._memory import Buffer, empty_cache, memory_stats
 from ._module import Function, Module
 from ._stream import Stream
@@ -18,18 +19,24 @@ from ._trace import trace, trace_range, trace_start, trace_stop
 from .errors import (BackendError, BackendIncompatibleError, BackendNotFoundError, HalError,
                      InvalidDeviceError, InvalidHandleError, InvalidImageError, InvalidValueError,
                      LaunchFailedError, NoDeviceError, NotFoundError, NotPermittedError,
-                     NotReadyError, NotSupportedError, OutOfMemoryError, UnknownError)
+                     NotReadyError, NotSupportedError, OutOfMemoryError,
+                     StreamCaptureInvalidatedError, StreamCaptureIsolationError,
+                     StreamCaptureUnjoinedError, StreamCaptureUnmatchedError,
+                     StreamCaptureUnsupportedError, StreamCaptureWrongThreadError, UnknownError)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BackendError", "BackendIncompatibleError", "BackendNotFoundError", "Buffer", "Capability",
-    "DeviceProperties", "Event", "Function", "HalError", "InvalidDeviceError",
+    "DeviceProperties", "Event", "Function", "Graph", "HalError", "InvalidDeviceError",
     "InvalidHandleError", "InvalidImageError", "InvalidValueError", "LaunchFailedError",
     "Module", "NoDeviceError", "NotFoundError", "NotPermittedError", "NotReadyError",
-    "NotSupportedError", "OutOfMemoryError", "Stream", "StreamCtx", "UnknownError", "backend",
-    "can_device_access_peer", "check_enabled", "check_findings", "current_stream", "default_stream", "device_count",
-    "disable_peer_access", "empty_cache", "enable_peer_access", "get_device",
-    "get_device_properties", "mem_get_info", "memory_stats", "set_cur_stream", "set_device",
-    "stream", "synchronize", "trace", "trace_range", "trace_start", "trace_stop",
+    "NotSupportedError", "OutOfMemoryError", "Stream", "StreamCaptureInvalidatedError",
+    "StreamCaptureIsolationError", "StreamCaptureUnjoinedError", "StreamCaptureUnmatchedError",
+    "StreamCaptureUnsupportedError", "StreamCaptureWrongThreadError", "StreamCtx", "UnknownError",
+    "backend", "can_device_access_peer", "capture_status", "check_enabled", "check_findings",
+    "current_stream", "default_stream", "device_count", "disable_peer_access", "empty_cache",
+    "enable_peer_access", "get_device", "get_device_properties", "graph", "mem_get_info",
+    "memory_stats", "set_cur_stream", "set_device", "stream", "synchronize", "trace",
+    "trace_range", "trace_start", "trace_stop",
 ]

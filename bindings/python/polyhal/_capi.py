@@ -23,6 +23,12 @@ HAL_ERROR_NOT_READY = 4
 HAL_EVENT_DISABLE_TIMING = 1
 HAL_EVENT_BLOCKING_SYNC = 2
 HAL_EVENT_INTERPROCESS = 4
+HAL_CAPTURE_MODE_GLOBAL = 0
+HAL_CAPTURE_MODE_THREAD_LOCAL = 1
+HAL_CAPTURE_MODE_RELAXED = 2
+HAL_CAPTURE_STATUS_NONE = 0
+HAL_CAPTURE_STATUS_ACTIVE = 1
+HAL_CAPTURE_STATUS_INVALIDATED = 2
 
 HAL_IPC_HANDLE_SIZE = 128
 
@@ -38,7 +44,7 @@ HAL_KERNEL_ARG_NO_ACCESS = 3
 halError = c_int
 INT_MAX = 2 ** (8 * ctypes.sizeof(c_int) - 1) - 1
 SIZE_MAX = 2 ** (8 * ctypes.sizeof(c_size_t)) - 1
-Handle = c_void_p  # halStream, halEvent, halModule, halFunction: opaque pointers
+Handle = c_void_p  # halStream, halEvent, halModule, halFunction, halGraph: opaque pointers
 
 
 class DeviceProperties(ctypes.Structure):
@@ -155,6 +161,11 @@ _PROTOTYPES = {
     "halIpcOpenEventHandle": (halError, [POINTER(Handle), IpcHandle]),
     "halLaunchKernel": (halError, [Handle, Dim3, Dim3, c_size_t, POINTER(KernelArg), c_uint32,
                                    Handle]),
+    "halStreamBeginCapture": (halError, [Handle, c_int]),
+    "halStreamEndCapture": (halError, [Handle, POINTER(Handle)]),
+    "halStreamGetCaptureInfo": (halError, [Handle, POINTER(c_int)]),
+    "halGraphLaunch": (halError, [Handle, Handle]),
+    "halGraphDestroy": (halError, [Handle]),
     "halLaunchKernelWithAccess": (halError, [Handle, Dim3, Dim3, c_size_t, POINTER(KernelArg),
                                              POINTER(c_int), c_uint32, Handle]),
     "halCheckGetEnabled": (halError, [POINTER(c_uint32)]),

@@ -4,14 +4,21 @@ import operator
 
 import numpy
 
-from . import _dlpack, _ipc
-from ._capi import (HAL_MEMCPY_DEVICE_TO_DEVICE, HAL_MEMCPY_DEVICE_TO_HOST,
-                    HAL_MEMCPY_HOST_TO_DEVICE, SIZE_MAX, IpcHandle, Memcpy3DParams, MemPoolStats,
-                    hal)
+from . import _dlpack, _graph_owner, _ipc
+from ._capi import (HAL_CAPTURE_STATUS_NONE, HAL_MEMCPY_DEVICE_TO_DEVICE,
+                    HAL_MEMCPY_DEVICE_TO_HOST, HAL_MEMCPY_HOST_TO_DEVICE, SIZE_MAX, IpcHandle,
+                    Memcpy3DParams, MemPoolStats, hal)
 from ._current import current_stream, resolve
 from ._device import Capability, device_index, get_device, get_device_properties
 from ._event import Event
 from ._resource import Resource
+
+
+def _capturing(stream):
+    """Is `stream` (selected) being captured?"""
+    status = ctypes.c_int()
+    hal.halStreamGetCaptureInfo(stream._handle, ctypes.byref(status))
+    return status.value != HAL_CAPTURE_STATUS_NONE
 
 
 class Buffer(Resource):
@@ -32,6 +39,8 @@ class Buffer(Resource):
     """
 
     _kind = "buffer"
+    _graph_owned = False
+    _graph_owner = None
 
     def __init__(self, nbytes, stream=None):
         try:
@@ -44,6 +53,11 @@ class Buffer(Resource):
         ptr = ctypes.c_void_p()
         with stream._selected():
             hal.halMallocAsync(ctypes.byref(ptr), nbytes, stream._handle)
+            # Allocated in a capture: graph-owned memory, which the graph releases.
+            self._graph_owned = _capturing(stream)
+        if self._graph_owned:
+            # The memory is the graph's: it stays valid while this buffer is open.
+            self._graph_owner = _graph_owner.owner_for(stream._handle)
         self._ptr = ptr.value
         self._nbytes = nbytes
         self._stream = stream
@@ -270,6 +284,18 @@ class Buffer(Resource):
             self._ipc_event.close()
         if self._imported:
             hal.halIpcCloseMemHandle(self._ptr)
+            return
+        if self._graph_owned:
+            # Freed inside its capture, it ends its use in the graph; afterwards the graph keeps
+            # it until its last holder (the Graph or a buffer of it) lets go.
+            try:
+                if not self._stream.closed:
+                    with self._stream._selected():
+                        if _capturing(self._stream):
+                            hal.halFreeAsync(self._ptr, self._stream._handle)
+            finally:
+                if self._graph_owner is not None:
+                    self._graph_owner.release()
             return
         if self._stream.closed:
             hal.halFree(self._ptr)

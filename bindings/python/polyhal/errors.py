@@ -77,6 +77,33 @@ class NotPermittedError(HalError):
     code = 14
 
 
+class StreamCaptureUnsupportedError(HalError):
+    """A call that cannot be made while a stream is being captured (polyhal.graph); the capture
+    is invalidated."""
+
+    code = 15
+
+
+class StreamCaptureInvalidatedError(HalError):
+    code = 16
+
+
+class StreamCaptureUnjoinedError(HalError):
+    code = 17
+
+
+class StreamCaptureIsolationError(HalError):
+    code = 18
+
+
+class StreamCaptureWrongThreadError(HalError):
+    code = 19
+
+
+class StreamCaptureUnmatchedError(HalError):
+    code = 20
+
+
 class UnknownError(HalError):
     code = 999
 

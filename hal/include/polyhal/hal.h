@@ -87,7 +87,17 @@ typedef enum halError {
     HAL_ERROR_NOT_FOUND = 13,      /* a named symbol (kernel function) does not exist */
     HAL_ERROR_NOT_PERMITTED = 14,  /* the call is not allowed where it was made (inside a
                                       host function; see halLaunchHostFunc) */
-    HAL_ERROR_UNKNOWN = 999,       /* an internal failure that fits no other code */
+    HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED = 15,  /* the call cannot be made while a stream is
+                                                   captured; the capture is invalidated */
+    HAL_ERROR_STREAM_CAPTURE_INVALIDATED = 16,  /* the capture was invalidated by an earlier
+                                                   error; end it and capture again */
+    HAL_ERROR_STREAM_CAPTURE_UNJOINED = 17,     /* a stream forked into the capture was not
+                                                   joined back before halStreamEndCapture */
+    HAL_ERROR_STREAM_CAPTURE_ISOLATION = 18,    /* the call would make a capture depend on work
+                                                   outside it (or another capture) */
+    HAL_ERROR_STREAM_CAPTURE_WRONG_THREAD = 19, /* the capture was begun on another thread */
+    HAL_ERROR_STREAM_CAPTURE_UNMATCHED = 20,    /* the stream is not the origin of a capture */
+    HAL_ERROR_UNKNOWN = 999,                    /* an internal failure that fits no other code */
     HAL_ERROR_FORCE_UINT32 = 0x7fffffff
 } halError;
 
@@ -135,12 +145,15 @@ HAL_API halError halSetDevice(int device);
 /* The calling thread's current device. Errors: HAL_ERROR_INVALID_VALUE (device is NULL). */
 HAL_API halError halGetDevice(int* device);
 
-/* Waits for all work on `device`, then destroys every stream, event and module created on it,
- * frees its memory and withdraws the peer access it was granted (halDeviceEnablePeerAccess);
- * the handles become invalid (HAL_ERROR_INVALID_HANDLE). The device stays
- * usable: new objects may be created afterwards. No other thread may use the device meanwhile.
- * Errors: HAL_ERROR_INVALID_DEVICE; the device's oldest unreported asynchronous failure (the
- * others are cleared, see "Asynchronous failures"). */
+/* Waits for all work on `device`, then destroys every graph, stream, event and module created
+ * on it, frees its memory (graph-owned memory included) and withdraws the peer access it was
+ * granted (halDeviceEnablePeerAccess); the handles become invalid (HAL_ERROR_INVALID_HANDLE).
+ * The device stays usable: new objects may be created afterwards. No other thread may use the
+ * device meanwhile. Refused while a stream of the device is being captured: end the capture
+ * first.
+ * Errors: HAL_ERROR_INVALID_DEVICE; HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED (a stream of the device
+ * is being captured; the capture is invalidated); the device's oldest unreported asynchronous
+ * failure (the others are cleared, see "Asynchronous failures"). */
 HAL_API halError halResetDevice(int device);
 
 /* Capability bits of halDeviceProperties.capabilities. */
@@ -220,7 +233,8 @@ HAL_API halError halDeviceEnablePeerAccess(int peerDevice, uint32_t flags);
 HAL_API halError halDeviceDisablePeerAccess(int peerDevice);
 
 /* Blocks until every stream of the calling thread's current device has finished its work.
- * Errors: the oldest unreported asynchronous failure of the device's work (one per call). */
+ * Errors: the oldest unreported asynchronous failure of the device's work (one per call);
+ * HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED (a stream of the device is being captured). */
 HAL_API halError halSynchronizeDevice(void);
 
 /* ---------------------------------------------------------------------------------------------
@@ -251,16 +265,20 @@ HAL_API halError halDestroyStream(halStream stream);
 
 /* Blocks until all work submitted to `stream` has finished.
  * Errors: HAL_ERROR_INVALID_HANDLE; an asynchronous failure of that work (e.g.
- * HAL_ERROR_LAUNCH_FAILED), reported once, with the message of the failing operation. */
+ * HAL_ERROR_LAUNCH_FAILED), reported once, with the message of the failing operation;
+ * HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED (`stream` is being captured, or a capture's mode forbids
+ * the call: see Graphs and halCaptureMode). */
 HAL_API halError halSynchronizeStream(halStream stream);
 
 /* HAL_SUCCESS when all work submitted to `stream` has finished, HAL_ERROR_NOT_READY otherwise.
- * Errors: HAL_ERROR_INVALID_HANDLE; asynchronous failures as halSynchronizeStream. */
+ * Errors: HAL_ERROR_INVALID_HANDLE; asynchronous failures and capture as halSynchronizeStream. */
 HAL_API halError halQueryStream(halStream stream);
 
 /* Makes all work submitted to `stream` after this call wait until the work captured by `event`
- * has finished. Does not block the host. A never-recorded event imposes no wait.
- * Errors: HAL_ERROR_INVALID_HANDLE (either handle). */
+ * has finished. Does not block the host. A never-recorded event imposes no wait. An event
+ * recorded in a stream capture makes `stream` join that capture (see Graphs).
+ * Errors: HAL_ERROR_INVALID_HANDLE (either handle), HAL_ERROR_STREAM_CAPTURE_ISOLATION (a
+ * capturing `stream` and an event recorded outside its capture). */
 HAL_API halError halStreamWaitEvent(halStream stream, halEvent event);
 
 /* Range of stream priorities of the current device: `least` is the lowest priority (largest
@@ -303,7 +321,8 @@ HAL_API halError halRecordEvent(halEvent event, halStream stream);
 
 /* HAL_SUCCESS when the captured work has finished, failed or not (or the event was never
  * recorded), HAL_ERROR_NOT_READY otherwise. A failure of that work is the stream's to report.
- * Errors: HAL_ERROR_INVALID_HANDLE. */
+ * Errors: HAL_ERROR_INVALID_HANDLE, HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED (the event was recorded
+ * in a stream capture still under way, or a capture's mode forbids the call: halCaptureMode). */
 HAL_API halError halQueryEvent(halEvent event);
 
 /* Blocks until the captured work has finished; returns at once for a never-recorded event.
@@ -313,7 +332,9 @@ HAL_API halError halSynchronizeEvent(halEvent event);
 /* Milliseconds between two recorded, completed events, measured on the device's monotonic
  * clock. Errors: HAL_ERROR_INVALID_VALUE (ms NULL, an event created with
  * HAL_EVENT_DISABLE_TIMING or never recorded, events of different devices), HAL_ERROR_NOT_READY
- * (either not completed), HAL_ERROR_INVALID_HANDLE, HAL_ERROR_NOT_SUPPORTED. */
+ * (either not completed), HAL_ERROR_INVALID_HANDLE, HAL_ERROR_NOT_SUPPORTED,
+ * HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED (either was recorded in a stream capture still under
+ * way). */
 HAL_API halError halEventElapsedTime(float* ms, halEvent start, halEvent end);
 
 /* Destroys an event. A recorded event may be destroyed before it completes; waits already
@@ -342,6 +363,121 @@ typedef void (*halHostFn)(void* userData);
  * Errors: HAL_ERROR_INVALID_VALUE (fn NULL), HAL_ERROR_INVALID_HANDLE, HAL_ERROR_NOT_SUPPORTED,
  * HAL_ERROR_NOT_PERMITTED (called from inside a host function). */
 HAL_API halError halLaunchHostFunc(halStream stream, halHostFn fn, void* userData);
+
+/* ---------------------------------------------------------------------------------------------
+ * Graphs: work captured from streams once, launched many times
+ *
+ * halStreamBeginCapture puts a stream in capture: the work submitted to it afterwards is
+ * recorded, not run, until halStreamEndCapture turns it into a graph (as cudaStreamBeginCapture
+ * and AscendCL's aclmdlRICaptureBegin). Captured: copies (halMemcpyAsync, halMemcpy2DAsync,
+ * halMemcpy3DAsync between memory of the stream's device and host memory), memsets, kernel
+ * launches (the arguments' values are copied when captured), host functions, event records and
+ * waits, and halMallocAsync / halFreeAsync (graph-owned memory, below). Other work on a
+ * capturing stream returns HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED.
+ *
+ * Fork and join: an event recorded on a capturing stream marks a point in the capture; a stream
+ * that waits on it joins the capture (fork), and the origin stream must wait on an event
+ * recorded on every joined stream after its last captured work (join) before the capture ends,
+ * or halStreamEndCapture returns HAL_ERROR_STREAM_CAPTURE_UNJOINED. Waiting on an event that is
+ * not part of the capture returns HAL_ERROR_STREAM_CAPTURE_ISOLATION. Events recorded inside a
+ * capture order the capture only: they are not recorded by a launch. Once the capture has ended,
+ * such an event is as its last record outside a capture left it (or never recorded): waiting on
+ * it, querying or synchronising it does not follow a launch of the graph. To wait for a launch,
+ * record an event on the launch's stream after halGraphLaunch.
+ *
+ * Calls that cannot be captured fail with HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidate
+ * the capture: synchronising or querying a capturing stream, querying or synchronising an event
+ * recorded inside a capture, halEventElapsedTime with such an event, halSynchronizeDevice and
+ * halResetDevice while a stream of the device is captured, and the calls a capture's mode
+ * forbids. Every later capture call on the capture's streams returns
+ * HAL_ERROR_STREAM_CAPTURE_INVALIDATED; halStreamEndCapture ends it and returns that error.
+ *
+ * Launches: a graph runs on any stream of its device, any number of times, as one operation of
+ * that stream: later work waits for all of it. Launches of one graph run one after another, in
+ * the order of the halGraphLaunch calls, also on different streams (as cudaGraphLaunch). The
+ * pool sees a launch's uses like any other work's.
+ *
+ * Graph-owned memory: halMallocAsync on a capturing stream takes a block from the pool at once
+ * and gives it to the graph; it waits on the host for the work the stream had before the capture
+ * began (as halMalloc would), since a launch on another stream may use the block. The same
+ * address is used by every launch, and the pool keeps the block reserved (counted in use) until
+ * halGraphDestroy, which releases it once the last launch is over. Its contents are not kept
+ * from one launch to the next. halFreeAsync of it inside the capture ends its use in the graph;
+ * freeing it outside the capture (halFree, halFreeAsync) returns HAL_ERROR_INVALID_VALUE. Since
+ * launches of one graph never overlap, repeated and concurrent launches stay correct. Freeing,
+ * inside a capture, memory allocated outside it returns HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED. A
+ * capture that ends without a graph (invalidated, unjoined, or its origin stream destroyed) returns
+ * the memory it allocated to the pool at once: those pointers are then no longer the application's.
+ *
+ * Usage:
+ *     halStreamBeginCapture(s, HAL_CAPTURE_MODE_GLOBAL);
+ *     halMemsetAsync(a, n, 0, n, s); halLaunchKernel(f, grid, block, 0, args, 2, s);
+ *     halStreamEndCapture(s, &graph);
+ *     for (...) halGraphLaunch(graph, s);
+ *     halGraphDestroy(graph);
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct halGraph_t* halGraph;
+
+/* Which calls, made while a capture is under way, are refused as unsafe (CUDA's capture modes).
+ * The unsafe calls are those that may wait for the device behind the capture's back, or ask
+ * whether its work is done, on any object (not only those of the capture): halMalloc, halFree,
+ * halMallocHost, halFreeHost, halMemcpy, halMemcpy2D, halMemcpy3D, halMemset, halModuleUnload,
+ * halSynchronizeDevice, halResetDevice, halSynchronizeStream, halQueryStream,
+ * halSynchronizeEvent, halQueryEvent and halIpcCloseMemHandle. They fail with
+ * HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidate the captures that forbade them. */
+typedef enum halCaptureMode {
+    /* Refused on the capturing thread, and on every thread while a GLOBAL capture is under way. */
+    HAL_CAPTURE_MODE_GLOBAL = 0,
+    /* Refused on the capturing thread only. */
+    HAL_CAPTURE_MODE_THREAD_LOCAL = 1,
+    /* Not refused (the application takes care). */
+    HAL_CAPTURE_MODE_RELAXED = 2,
+    HAL_CAPTURE_MODE_FORCE_UINT32 = 0x7fffffff
+} halCaptureMode;
+
+typedef enum halCaptureStatus {
+    HAL_CAPTURE_STATUS_NONE = 0,        /* the stream is not being captured */
+    HAL_CAPTURE_STATUS_ACTIVE = 1,      /* work submitted to the stream is being captured */
+    HAL_CAPTURE_STATUS_INVALIDATED = 2, /* captured, but invalidated: end it and start again */
+    HAL_CAPTURE_STATUS_FORCE_UINT32 = 0x7fffffff
+} halCaptureStatus;
+
+/* Starts capturing `stream`. The default stream (NULL) cannot be captured. Thread-safety: a
+ * GLOBAL or THREAD_LOCAL capture must be ended on the thread that began it.
+ * Errors: HAL_ERROR_INVALID_HANDLE, HAL_ERROR_INVALID_VALUE (unknown mode, stream already in a
+ * capture), HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED (the default stream). */
+HAL_API halError halStreamBeginCapture(halStream stream, halCaptureMode mode);
+
+/* Ends the capture begun on `stream` and returns its work as a new graph in *graph. The streams
+ * that joined the capture leave it. An invalidated capture ends with no graph.
+ * Errors: HAL_ERROR_INVALID_VALUE (graph NULL), HAL_ERROR_INVALID_HANDLE,
+ * HAL_ERROR_STREAM_CAPTURE_UNMATCHED (`stream` did not begin a capture: not capturing, or a
+ * stream that joined one), HAL_ERROR_STREAM_CAPTURE_WRONG_THREAD (a GLOBAL or THREAD_LOCAL
+ * capture begun on another thread; it goes on), HAL_ERROR_STREAM_CAPTURE_UNJOINED (a joined
+ * stream was not joined back; the capture is ended), HAL_ERROR_STREAM_CAPTURE_INVALIDATED,
+ * HAL_ERROR_OUT_OF_MEMORY. */
+HAL_API halError halStreamEndCapture(halStream stream, halGraph* graph);
+
+/* Whether `stream` is being captured. Never invalidates a capture.
+ * Errors: HAL_ERROR_INVALID_VALUE (status NULL), HAL_ERROR_INVALID_HANDLE. */
+HAL_API halError halStreamGetCaptureInfo(halStream stream, halCaptureStatus* status);
+
+/* Enqueues all of `graph`'s work on `stream`, after the work submitted to it before and after
+ * the graph's previous launch. A launch may be captured into another capture, except a launch of
+ * a graph that owns memory (as CUDA refuses child graphs with memory nodes): its launches could
+ * then overlap, writing its memory at once.
+ * Errors: HAL_ERROR_INVALID_HANDLE (either handle, or a kernel, of the graph or of a graph it
+ * launches, whose module was unloaded), HAL_ERROR_INVALID_VALUE (a stream of another device),
+ * HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED (`stream` is being captured and `graph` owns memory; the
+ * capture is invalidated), backend errors. */
+HAL_API halError halGraphLaunch(halGraph graph, halStream stream);
+
+/* Destroys a graph. Launches already enqueued still run to completion; the call does not wait.
+ * Its graph-owned memory returns to the pool once they are over. It must not be made while
+ * another thread launches the same graph (as cudaGraphDestroy): the application orders the two.
+ * Errors: HAL_ERROR_INVALID_HANDLE. */
+HAL_API halError halGraphDestroy(halGraph graph);
 
 /* ---------------------------------------------------------------------------------------------
  * Memory
@@ -622,7 +758,8 @@ HAL_API halError halIpcOpenMemHandle(void** devPtr, halIpcMemHandle handle, uint
 /* Unmaps memory opened with halIpcOpenMemHandle, after waiting for the work of the device that
  * opened it (the memory must not be in use). The exporter's memory is unaffected.
  * Errors: HAL_ERROR_INVALID_VALUE (devPtr is not a pointer halIpcOpenMemHandle returned, or
- * was closed already), backend errors. */
+ * was closed already), HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED (a capture's mode forbids the call:
+ * halCaptureMode), backend errors. */
 HAL_API halError halIpcCloseMemHandle(void* devPtr);
 
 /* Exports an event created with HAL_EVENT_INTERPROCESS.

@@ -174,6 +174,39 @@ inline void Stream::wait(const Event& event) const {
     check(halStreamWaitEvent(get(), event.get()), "halStreamWaitEvent");
 }
 
+// A graph: the work submitted to a stream between Graph::beginCapture and Graph::endCapture,
+// launched any number of times on any stream of its device (hal.h, "Graphs"). A host function
+// launched with a callable (Stream::launchHostFunc(Callable)) must not be captured: the callable
+// is deleted after its first run. Capture the function-pointer form, with user data that
+// outlives the graph.
+class Graph {
+  public:
+    static void beginCapture(halStream stream, halCaptureMode mode = HAL_CAPTURE_MODE_GLOBAL) {
+        check(halStreamBeginCapture(stream, mode), "halStreamBeginCapture");
+    }
+    static Graph endCapture(halStream stream) {
+        halGraph graph = nullptr;
+        check(halStreamEndCapture(stream, &graph), "halStreamEndCapture");
+        return Graph(graph);
+    }
+    // The capture status of `stream`.
+    static halCaptureStatus captureStatus(halStream stream) {
+        halCaptureStatus status = HAL_CAPTURE_STATUS_NONE;
+        check(halStreamGetCaptureInfo(stream, &status), "halStreamGetCaptureInfo");
+        return status;
+    }
+
+    halGraph get() const noexcept { return owner_.get(); }
+    operator halGraph() const noexcept { return get(); }
+
+    void launch(halStream stream) const { check(halGraphLaunch(get(), stream), "halGraphLaunch"); }
+
+  private:
+    explicit Graph(halGraph graph) noexcept : owner_(graph) {}
+
+    UniqueHandle<halGraph, halGraphDestroy> owner_;
+};
+
 // Device memory of the current device from its pool: halMalloc/halFree, or, given a stream,
 // halMallocAsync/halFreeAsync in that stream's order (the stream must outlive the buffer).
 class DeviceBuffer {

@@ -1,6 +1,6 @@
 // <polyhal/polyhal.hpp>: the owning wrappers release what they own, move without double
 // release, throw polyhal::Error with the call's code and message, and pack kernel arguments as
-// the kernel declares them; TraceRange closes its trace range.
+// the kernel declares them; TraceRange closes its trace range; a Graph replays its capture.
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 #include <polyhal/polyhal.hpp>
@@ -163,4 +163,27 @@ TEST_CASE("TraceRange closes its range when it goes out of scope, innermost firs
     }
     CHECK(halTraceRangePop() == HAL_ERROR_INVALID_VALUE);  // none left open
     CHECK_THROWS_AS(polyhal::TraceRange(nullptr), polyhal::Error);
+}
+
+TEST_CASE("a Graph replays what was submitted between beginCapture and endCapture") {
+    constexpr size_t kBytes = 4096;
+    polyhal::Stream stream;
+    polyhal::DeviceBuffer data(kBytes);
+    polyhal::HostBuffer host(kBytes);
+    std::atomic<int> runs{0};
+    polyhal::Graph::beginCapture(stream);
+    CHECK(polyhal::Graph::captureStatus(stream) == HAL_CAPTURE_STATUS_ACTIVE);
+    data.memset(0x33, stream);
+    polyhal::memcpy(host, data, HAL_MEMCPY_DEVICE_TO_HOST, stream);
+    stream.launchHostFunc(
+        [](void* counter) { static_cast<std::atomic<int>*>(counter)->fetch_add(1); }, &runs);
+    polyhal::Graph graph = polyhal::Graph::endCapture(stream);
+    CHECK(polyhal::Graph::captureStatus(stream) == HAL_CAPTURE_STATUS_NONE);
+    CHECK(runs.load() == 0);
+    graph.launch(stream);
+    graph.launch(stream);
+    stream.synchronize();
+    CHECK(runs.load() == 2);
+    CHECK(host.as<unsigned char>()[kBytes - 1] == 0x33);
+    CHECK_THROWS_AS(polyhal::Graph::endCapture(stream), polyhal::Error);
 }

@@ -1,0 +1,77 @@
+// A graph: the operations a capture recorded, each holding its arguments by value, replayed on
+// a launch's stream through the plugin as the eager calls would have enqueued them.
+#ifndef POLYHAL_HAL_SRC_GRAPH_HPP_
+#define POLYHAL_HAL_SRC_GRAPH_HPP_
+
+#include <memory>
+#include <vector>
+
+#include "api.hpp"
+
+namespace polyhal {
+
+// One captured operation.
+class GraphOp {
+  public:
+    virtual ~GraphOp() = default;
+    // Enqueues the operation on `stream` (of the capture's device) through its plugin; returns
+    // the plugin's result, unadopted.
+    virtual halError enqueue(halStream_t* stream) const = 0;
+    // Adds the pointers the operation touches (for the pool) and the kernel functions it needs
+    // alive (checked before each launch).
+    virtual void addDependencies(std::vector<const void*>* uses,
+                                 std::vector<const halFunction_t*>* functions) const {
+        (void)uses;
+        (void)functions;
+    }
+};
+
+// What a capture produced: immutable once built, shared by the graph handle and by the graphs
+// that captured a launch of it. Releases its graph-owned memory when the last owner goes.
+class GraphBody {
+  public:
+    GraphBody(Device* device, std::vector<std::unique_ptr<GraphOp>> ops,
+              std::vector<void*> ownedMemory);
+    GraphBody(const GraphBody&) = delete;
+    GraphBody& operator=(const GraphBody&) = delete;
+    ~GraphBody();
+
+    // Fails, with a message, where a kernel's module was unloaded since the capture.
+    halError checkLive(const char* operation) const;
+    // Enqueues every operation on `stream`; stops at the first the plugin refuses.
+    halError enqueue(halStream_t* stream) const;
+    const std::vector<const void*>& uses() const { return uses_; }
+    const std::vector<const halFunction_t*>& functions() const { return functions_; }
+    // Does the graph own memory (halMallocAsync in its capture)?
+    bool ownsMemory() const { return !ownedMemory_.empty(); }
+    size_t size() const { return ops_.size(); }
+
+  private:
+    Device* device_;
+    std::vector<std::unique_ptr<GraphOp>> ops_;
+    std::vector<const void*> uses_;
+    std::vector<const halFunction_t*> functions_;
+    std::vector<void*> ownedMemory_;
+};
+
+// Operations of each captured kind, with their arguments by value.
+std::unique_ptr<GraphOp> makeMemsetOp(void* dst, unsigned char value, size_t count);
+std::unique_ptr<GraphOp> makeCopyOp(void* dst, const void* src, size_t count, halMemcpyKind kind);
+std::unique_ptr<GraphOp> makeBoxOp(const halMemcpy3DParams& box);
+std::unique_ptr<GraphOp> makeKernelOp(const halFunction_t* function, halDim3 grid, halDim3 block,
+                                      size_t sharedBytes, const halKernelArg* args,
+                                      uint32_t numArgs);
+std::unique_ptr<GraphOp> makeHostFunctionOp(halHostFn fn, void* userData);
+std::unique_ptr<GraphOp> makeGraphOp(std::shared_ptr<const GraphBody> body);
+
+// Launches `graph` on `stream` as one operation of the stream, after its previous launch.
+halError launchGraph(halGraph_t* graph, halStream_t* stream, const char* operation);
+
+// Destroys the handle; launches already enqueued complete, and the body (with its memory) goes
+// once no capture holds it. It does not take launchMutex: hal.h makes the application order
+// halGraphDestroy after every halGraphLaunch of the graph, as cudaGraphDestroy does.
+halError destroyGraph(halGraph_t* graph, const char* operation);
+
+}  // namespace polyhal
+
+#endif  // POLYHAL_HAL_SRC_GRAPH_HPP_

@@ -120,7 +120,10 @@ std::vector<void*> finish(Capture* capture, std::vector<std::unique_ptr<GraphOp>
 // Returns memory a capture that made no graph owned to the pool: no launch ever used it.
 void release(Device* device, halStream_t* stream, const std::vector<void*>& memory) {
     forgetGraphOwned(memory);
-    for (void* block : memory) device->pool->free(block, stream->poolStream);
+    for (void* block : memory) {
+        check::freed(device, block, "halStreamEndCapture");
+        device->pool->free(block, stream->poolStream);
+    }
 }
 
 // A stream forked into `capture` whose last captured work the origin stream does not follow,
@@ -394,8 +397,11 @@ halError captureMallocAsync(halStream_t* stream, size_t size, void** ptr, const 
             detail::graphOwnedBlocks.fetch_add(1, std::memory_order_relaxed);
             advance(capture, stream);
             *ptr = block;
-            return HAL_SUCCESS;
         }
+    }
+    if (refused == HAL_SUCCESS) {
+        check::allocated(device, block, size, operation);
+        return HAL_SUCCESS;
     }
     // The pool is never called with g_mutex held.
     device->pool->free(block, stream->poolStream);

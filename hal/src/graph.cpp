@@ -148,7 +148,10 @@ GraphBody::~GraphBody() {
     // uses, recorded on their streams, are over.
     halStream_t* stream = nullptr;
     if (defaultStream(device_, &stream) != HAL_SUCCESS) return;  // kept: safer than reused early
-    for (void* block : ownedMemory_) device_->pool->free(block, stream->poolStream);
+    for (void* block : ownedMemory_) {
+        check::freed(device_, block, "halGraphDestroy");
+        device_->pool->free(block, stream->poolStream);
+    }
 }
 
 halError GraphBody::checkLive(const char* operation) const {

@@ -178,7 +178,7 @@ halError setArgument(const Function& function, const SvmRegistry& svm, cl_uint i
                      const halKernelArg& arg) {
     const void* pointer = nullptr;
     if (arg.size == sizeof pointer) std::memcpy(&pointer, arg.value, sizeof pointer);
-    const bool svmPointer = arg.size == sizeof pointer && svm.contains(pointer);
+    const bool svmPointer = arg.size == sizeof pointer && svm.contains(pointer, &function.lastSvmHit());
     const cl_int error = svmPointer ? clSetKernelArgSVMPointer(function.kernel(), index, pointer)
                                     : clSetKernelArg(function.kernel(), index, arg.size, arg.value);
     if (error == CL_SUCCESS) return HAL_SUCCESS;

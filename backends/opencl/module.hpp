@@ -10,6 +10,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "engine/svm_registry.hpp"
+
 namespace polyhal::opencl {
 
 class Device;
@@ -33,12 +35,15 @@ class Function {
     // A cl_kernel holds its arguments between clSetKernelArg and the enqueue that reads them,
     // so launches of one function from several threads take turns under this lock.
     std::mutex& launchMutex() const { return launchMutex_; }
+    // The SVM allocation an argument of this kernel pointed into last; under launchMutex().
+    SvmRegistry::LastHit& lastSvmHit() const { return lastSvmHit_; }
 
   private:
     const cl_kernel kernel_;
     const std::string name_;
     const cl_uint numArgs_;
     mutable std::mutex launchMutex_;
+    mutable SvmRegistry::LastHit lastSvmHit_;
 };
 
 // What halPluginModule points to.

@@ -24,14 +24,27 @@ HostFuncThread& Stream::hostFuncThread() {
     return *hostFuncs_;
 }
 
+void Stream::noteCompleted(uint64_t sequence) {
+    uint64_t seen = completed_.load(std::memory_order_relaxed);
+    while (seen < sequence &&
+           !completed_.compare_exchange_weak(seen, sequence, std::memory_order_release,
+                                             std::memory_order_relaxed)) {
+    }
+}
+
 halError Stream::query() {
+    if (knownIdle()) return HAL_SUCCESS;
     {
         std::lock_guard lock(mutex_);
         if (last_ == nullptr) return HAL_SUCCESS;
+        const uint64_t sequence = sequence_.load(std::memory_order_relaxed);
         cl_int status = CL_COMPLETE;
         if (halError error = executionStatus(last_, &status)) return error;
-        if (status == CL_COMPLETE) return HAL_SUCCESS;
-        if (status < 0) return reportFailure(status, sequence_);
+        if (status == CL_COMPLETE) {
+            noteCompleted(sequence);
+            return HAL_SUCCESS;
+        }
+        if (status < 0) return reportFailure(status, sequence);
     }
     // OpenCL starts commands for certain only once they are flushed; a caller polling the
     // stream relies on them starting.
@@ -40,11 +53,12 @@ halError Stream::query() {
 }
 
 halError Stream::waitForLast(cl_int* status, uint64_t* sequence) {
+    *status = CL_COMPLETE;
+    if (knownIdle()) return HAL_SUCCESS;  // *sequence is only read for a failure
     cl_event last = nullptr;
     {
         std::lock_guard lock(mutex_);
-        *status = CL_COMPLETE;
-        *sequence = sequence_;
+        *sequence = sequence_.load(std::memory_order_relaxed);
         if (last_ == nullptr) return HAL_SUCCESS;
         last = last_;
         clRetainEvent(last);
@@ -52,6 +66,7 @@ halError Stream::waitForLast(cl_int* status, uint64_t* sequence) {
     clFlush(queue_);
     const halError result = waitForCommand(last, status);
     clReleaseEvent(last);
+    if (result == HAL_SUCCESS && *status == CL_COMPLETE) noteCompleted(*sequence);
     return result;
 }
 

@@ -5,6 +5,7 @@
 #include <CL/cl.h>
 #include <polyhal/plugin.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -43,7 +44,8 @@ class Stream {
         if (last != nullptr) {
             if (last_ != nullptr) clReleaseEvent(last_);
             last_ = last;
-            ++sequence_;
+            sequence_.store(sequence_.load(std::memory_order_relaxed) + 1,
+                            std::memory_order_release);
         }
         return result;
     }
@@ -61,6 +63,15 @@ class Stream {
     HostFuncThread& hostFuncThread();
 
   private:
+    // Has the last command already been seen finished without failure (or was none enqueued)?
+    // Then query and synchronize answer without a lock or an OpenCL call: an idle stream is
+    // polled and synchronized often, and clFinish on an idle queue costs next to nothing.
+    bool knownIdle() const {
+        return completed_.load(std::memory_order_acquire) ==
+               sequence_.load(std::memory_order_acquire);
+    }
+    // The command numbered `sequence` finished without failure, and with it all before it.
+    void noteCompleted(uint64_t sequence);
     // Waits for the command that was last when called; gives its final status and number.
     halError waitForLast(cl_int* status, uint64_t* sequence);
     // Reports a failed command once; HAL_SUCCESS when it was reported before. Lock held.
@@ -71,8 +82,10 @@ class Stream {
 
     std::mutex mutex_;
     cl_event last_ = nullptr;
-    uint64_t sequence_ = 0;          // commands that became last_, numbering them
-    uint64_t reportedSequence_ = 0;  // the last_ whose failure was already reported
+    // Commands that became last_, numbering them; written under mutex_, read without it too.
+    std::atomic<uint64_t> sequence_{0};
+    std::atomic<uint64_t> completed_{0};  // the last command seen finished without failure
+    uint64_t reportedSequence_ = 0;       // the last_ whose failure was already reported
     std::unique_ptr<HostFuncThread> hostFuncs_;
 };
 

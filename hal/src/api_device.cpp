@@ -41,7 +41,7 @@ void releaseDeviceObjects(Device* device) {
     rt.streams.forEachLive([&](halStream_t* stream) {
         if (stream->device == device) releaseStream(stream);
     });
-    device->pool->reset();
+    device->poolDevice->resetPool();
     for (const AddressRange& imported : rt.ipcImports.eraseDevice(device)) {
         vt.ipcMemCloseHandle(device->native, imported.mapping);
     }

@@ -12,6 +12,13 @@ halError PoolDevice::allocateMemory(size_t size, void** ptr) {
         return e;
     }
     check::segmentReserved(*ptr, size);
+    const auto start = reinterpret_cast<std::uintptr_t>(*ptr);
+    std::uintptr_t lowest = lowest_.load(std::memory_order_relaxed);
+    while (start < lowest && !lowest_.compare_exchange_weak(lowest, start)) {
+    }
+    std::uintptr_t highest = highest_.load(std::memory_order_relaxed);
+    while (start + size > highest && !highest_.compare_exchange_weak(highest, start + size)) {
+    }
     return HAL_SUCCESS;
 }
 
@@ -19,6 +26,18 @@ halError PoolDevice::freeMemory(void* ptr) {
     check::segmentReleased(ptr);
     return checked(device_.vtable->memFreeDevice(device_.native, ptr), &device_,
                    "releasing a pool segment");
+}
+
+halError PoolDevice::freeBlock(void* ptr, allocator::Stream* stream) {
+    // Counted before the block stops being live: a lookup that still sees the old count
+    // happened before this free.
+    blocksFreed_.fetch_add(1, std::memory_order_acq_rel);
+    return device_.pool->free(ptr, stream);
+}
+
+halError PoolDevice::resetPool() {
+    blocksFreed_.fetch_add(1, std::memory_order_acq_rel);
+    return device_.pool->reset();
 }
 
 halError PoolDevice::createEvent(allocator::DeviceEvent* event) {

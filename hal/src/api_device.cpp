@@ -41,7 +41,7 @@ void releaseDeviceObjects(Device* device) {
     rt.streams.forEachLive([&](halStream_t* stream) {
         if (stream->device == device) releaseStream(stream);
     });
-    device->poolDevice->resetPool();
+    device->pool->reset();
     for (const AddressRange& imported : rt.ipcImports.eraseDevice(device)) {
         vt.ipcMemCloseHandle(device->native, imported.mapping);
     }

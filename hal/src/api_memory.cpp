@@ -130,7 +130,7 @@ HAL_API halError halMalloc(void** ptr, size_t size) {
         // The block may have been freed in the default stream's order with work still queued
         // there; every stream may use halMalloc's memory at once, so that work must be done.
         if (halError e = synchronizeStream(stream, op)) {
-            device->poolDevice->freeBlock(memory, stream->poolStream);
+            device->pool->free(memory, stream->poolStream);
             return e;
         }
         check::allocated(device, memory, size, op);
@@ -150,7 +150,7 @@ HAL_API halError halFree(void* ptr) {
         if (halError e = defaultStream(device, &stream)) return e;
         trace::notePool(device);
         check::freed(device, ptr, op);
-        return device->poolDevice->freeBlock(ptr, stream->poolStream);
+        return device->pool->free(ptr, stream->poolStream);
     });
 }
 

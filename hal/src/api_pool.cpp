@@ -52,7 +52,7 @@ HAL_API halError halFreeAsync(void* ptr, halStream handle) {
         if (halError e = refuseGraphOwned(ptr, op)) return e;
         check::freed(stream->device, ptr, op);
         // The pool looks the block up once; only a refusal looks further, to say whose it is.
-        const halError freed = stream->device->poolDevice->freeBlock(ptr, stream->poolStream);
+        const halError freed = stream->device->pool->free(ptr, stream->poolStream);
         if (freed != HAL_ERROR_INVALID_VALUE) return freed;
         allocator::Allocation allocation;
         for (const auto& device : runtime().devices) {

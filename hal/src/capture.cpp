@@ -122,7 +122,7 @@ void release(Device* device, halStream_t* stream, const std::vector<void*>& memo
     forgetGraphOwned(memory);
     for (void* block : memory) {
         check::freed(device, block, "halStreamEndCapture");
-        device->poolDevice->freeBlock(block, stream->poolStream);
+        device->pool->free(block, stream->poolStream);
     }
 }
 
@@ -385,7 +385,7 @@ halError captureMallocAsync(halStream_t* stream, size_t size, void** ptr, const 
     // Launches may run on any stream: as halMalloc, the block must not be in use by work
     // queued before the capture began.
     if (halError e = synchronizeStream(stream, operation)) {
-        device->poolDevice->freeBlock(block, stream->poolStream);
+        device->pool->free(block, stream->poolStream);
         return e;
     }
     halError refused = HAL_SUCCESS;
@@ -404,7 +404,7 @@ halError captureMallocAsync(halStream_t* stream, size_t size, void** ptr, const 
         return HAL_SUCCESS;
     }
     // The pool is never called with g_mutex held.
-    device->poolDevice->freeBlock(block, stream->poolStream);
+    device->pool->free(block, stream->poolStream);
     return refused;
 }
 

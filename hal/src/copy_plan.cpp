@@ -153,60 +153,18 @@ bool boxSpan(const halMemcpy3DParams& box, size_t pitch, size_t slicePitch, size
            pitchedSpan(slicePitch, slice, box.depth, span);
 }
 
-// The pool blocks this thread located last: a copy's two operands, or a kernel's buffers
-// copied again and again, are located without asking the pool (a lock and a search each). A
-// block found earlier is still live while its pool has freed nothing since.
-class RecentBlocks {
-  public:
-    bool find(const void* pointer, Operand* operand) {
-        const auto address = reinterpret_cast<uintptr_t>(pointer);
-        for (Entry& entry : entries_) {
-            if (entry.owner != nullptr && address - entry.base < entry.size &&
-                entry.owner->poolDevice->blocksFreed() == entry.freed) {
-                operand->owner = entry.owner;
-                operand->base = entry.base;
-                operand->size = entry.size;
-                return true;
-            }
-        }
-        return false;
-    }
-
-    // `operand` was found live in its pool, whose free count was `freed` before the search.
-    void remember(const Operand& operand, uint64_t freed) {
-        entries_[next_] = Entry{operand.owner, freed, operand.base, operand.size};
-        next_ = (next_ + 1) % kEntries;
-    }
-
-  private:
-    static constexpr size_t kEntries = 2;
-    struct Entry {
-        Device* owner = nullptr;
-        uint64_t freed = 0;
-        uintptr_t base = 0;
-        size_t size = 0;  // as the caller asked; a 0-byte block is never matched
-    };
-    Entry entries_[kEntries];
-    size_t next_ = 0;
-};
-
-thread_local RecentBlocks recentBlocks;
-
 }  // namespace
 
 Operand locate(const void* pointer) {
     Operand operand;
     operand.pointer = pointer;
-    if (recentBlocks.find(pointer, &operand)) return operand;
     for (const auto& device : runtime().devices) {
         if (!device->poolDevice->mayHold(pointer)) continue;
-        const uint64_t freed = device->poolDevice->blocksFreed();  // before looking
         allocator::Allocation allocation;
         if (device->pool->find(pointer, &allocation)) {
             operand.owner = device.get();
             operand.base = reinterpret_cast<uintptr_t>(allocation.base);
             operand.size = allocation.size;
-            recentBlocks.remember(operand, freed);
             return operand;
         }
     }

@@ -150,7 +150,7 @@ GraphBody::~GraphBody() {
     if (defaultStream(device_, &stream) != HAL_SUCCESS) return;  // kept: safer than reused early
     for (void* block : ownedMemory_) {
         check::freed(device_, block, "halGraphDestroy");
-        device_->poolDevice->freeBlock(block, stream->poolStream);
+        device_->pool->free(block, stream->poolStream);
     }
 }
 

@@ -28,18 +28,6 @@ halError PoolDevice::freeMemory(void* ptr) {
                    "releasing a pool segment");
 }
 
-halError PoolDevice::freeBlock(void* ptr, allocator::Stream* stream) {
-    // Counted before the block stops being live: a lookup that still sees the old count
-    // happened before this free.
-    blocksFreed_.fetch_add(1, std::memory_order_acq_rel);
-    return device_.pool->free(ptr, stream);
-}
-
-halError PoolDevice::resetPool() {
-    blocksFreed_.fetch_add(1, std::memory_order_acq_rel);
-    return device_.pool->reset();
-}
-
 halError PoolDevice::createEvent(allocator::DeviceEvent* event) {
     halPluginEvent native = nullptr;
     const halError status =

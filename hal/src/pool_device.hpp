@@ -25,14 +25,6 @@ class PoolDevice final : public allocator::DeviceInterface {
     halError synchronizeEvent(allocator::DeviceEvent event) override;
     void setErrorMessage(const char* message) override;
 
-    // Frees the pool block at `ptr` in `stream`'s order (DevicePool::free), and empties the
-    // pool (DevicePool::reset); every free of a pool block goes through these, which first
-    // count it: locate() trusts a block it found earlier only while the count is unchanged.
-    halError freeBlock(void* ptr, allocator::Stream* stream);
-    halError resetPool();
-    // Frees and resets so far.
-    uint64_t blocksFreed() const { return blocksFreed_.load(std::memory_order_acquire); }
-
     // False when `pointer` lies outside every segment the pool has reserved so far, so that it
     // cannot be a pool block: answered without a lock, locating a host pointer or another
     // device's asks this pool nothing. (The range only grows; true does not mean it is one.)
@@ -47,7 +39,6 @@ class PoolDevice final : public allocator::DeviceInterface {
     // The span of the segments reserved so far, widened before the pool hands any out.
     std::atomic<std::uintptr_t> lowest_{UINTPTR_MAX};
     std::atomic<std::uintptr_t> highest_{0};
-    std::atomic<uint64_t> blocksFreed_{0};
 };
 
 }  // namespace polyhal

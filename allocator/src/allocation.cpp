@@ -51,7 +51,7 @@ halError DevicePool::Impl::allocate(size_t size, Stream* stream, void** ptr) {
             std::lock_guard<std::mutex> lock(mutex_);
             // Every stream's parked blocks join the search, so that no segment is added while
             // freed memory could serve the request.
-            unparkAll(&lateUses, stream);
+            unparkAll(&lateUses);
             rules = policy();
             found = findReusable(rounded, small, stream, rules, &blocked);
             if (found.block != nullptr) {
@@ -173,14 +173,7 @@ void* DevicePool::Impl::carve(Block* block, size_t rounded, size_t requested, St
     block->requested.store(requested, std::memory_order_relaxed);
     block->foreignUse.store(false, std::memory_order_relaxed);
     block->parkedAt = 0;
-    if (block->segment->small && stream->cache.parking()) {
-        // Listed in the stream's cache, which takes it back if the stream frees it.
-        block->home = stream;
-        std::lock_guard<SpinLock> lock(stream->cache.lock);
-        stream->cache.live.insert(block->address, block);
-    } else {
-        live_.insert(block->address, block);
-    }
+    list(block, stream);
     block->owner = nullptr;
     block->uses.clear();
     // The allocation is ordered on `stream` only: earlier uses of this memory are ordered

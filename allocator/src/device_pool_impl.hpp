@@ -102,11 +102,13 @@ class DevicePool::Impl {
     // false where the pool must decide (then under its lock).
     bool allocateParked(size_t rounded, size_t requested, Stream* stream, void** ptr);
     bool park(uintptr_t address, Stream* stream);
+    // Pool lock held: files a block just carved for `stream` as live, in the stream's cache
+    // where it may be taken back, or else in the pool's index.
+    void list(Block* block, Stream* stream);
     // Pool lock held: gives the parked blocks of every stream (or of one) back to the pool as
-    // frees at the tickets they were freed at. `missed`: the stream whose allocation they did
-    // not serve.
-    void unparkAll(std::vector<Use>* markers, Stream* missed = nullptr);
-    void unparkStream(Stream* stream, std::vector<Use>* markers, bool missed = false);
+    // frees at the tickets they were freed at.
+    void unparkAll(std::vector<Use>* markers);
+    void unparkStream(Stream* stream, std::vector<Use>* markers);
     void releaseParked(Block* block, Stream* home, std::vector<Use>* markers);
     // Pool lock held: the live block at exactly `address` that a stream's cache lists, taken
     // out of that cache; nullptr if none.

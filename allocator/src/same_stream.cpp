@@ -8,7 +8,7 @@ namespace polyhal::allocator {
 bool DevicePool::Impl::allocateParked(size_t rounded, size_t requested, Stream* stream,
                                       void** ptr) {
     StreamCache& cache = stream->cache;
-    if (!cache.mayHold(rounded)) return false;
+    if (!cache.mayHoldParked(rounded)) return false;
     Block* block;
     {
         std::lock_guard<SpinLock> lock(cache.lock);
@@ -17,9 +17,7 @@ bool DevicePool::Impl::allocateParked(size_t rounded, size_t requested, Stream* 
         if (!block->foreignUse.load(std::memory_order_acquire)) {
             block->requested.store(requested, std::memory_order_relaxed);
             block->parked.store(false, std::memory_order_release);
-            cache.live.insert(block->address, block);
-            ++cache.reuses;
-            cache.noteHit();
+            cache.takenBack(block);
             *ptr = reinterpret_cast<void*>(block->address);
             return true;
         }
@@ -36,33 +34,38 @@ bool DevicePool::Impl::allocateParked(size_t rounded, size_t requested, Stream* 
 
 bool DevicePool::Impl::park(uintptr_t address, Stream* stream) {
     StreamCache& cache = stream->cache;
-    if (!cache.admits()) return false;
+    if (!cache.mayHoldListed(address)) return false;
     std::lock_guard<SpinLock> lock(cache.lock);
     Block* block = cache.live.find(address);
-    if (block == nullptr || block->foreignUse.load(std::memory_order_acquire) ||
-        !cache.canPark(block->size)) {
-        return false;
-    }
-    cache.live.erase(address);
+    if (block == nullptr || block->foreignUse.load(std::memory_order_acquire)) return false;
     block->parked.store(true, std::memory_order_release);
-    cache.park(block, stream->submitted.load(std::memory_order_acquire));
-    return true;
+    if (cache.park(block, stream->submitted.load(std::memory_order_acquire))) return true;
+    block->parked.store(false, std::memory_order_relaxed);
+    return false;
 }
 
-void DevicePool::Impl::unparkAll(std::vector<Use>* markers, Stream* missed) {
-    for (const auto& stream : streams_) {
-        unparkStream(stream.get(), markers, stream.get() == missed);
+void DevicePool::Impl::list(Block* block, Stream* stream) {
+    if (block->segment->small && stream->cache.mayList()) {
+        std::lock_guard<SpinLock> lock(stream->cache.lock);
+        if (stream->cache.list(block)) {
+            block->home = stream;
+            return;
+        }
     }
+    live_.insert(block->address, block);
 }
 
-void DevicePool::Impl::unparkStream(Stream* stream, std::vector<Use>* markers, bool missed) {
+void DevicePool::Impl::unparkAll(std::vector<Use>* markers) {
+    for (const auto& stream : streams_) unparkStream(stream.get(), markers);
+}
+
+void DevicePool::Impl::unparkStream(Stream* stream, std::vector<Use>* markers) {
     StreamCache& cache = stream->cache;
     if (!cache.hasParked()) return;
     // Released after the cache lock: releasing takes the stream's clock lock.
     std::vector<Block*>& blocks = unparked_;
     {
         std::lock_guard<SpinLock> lock(cache.lock);
-        if (missed) cache.noteMiss();
         cache.unparkAll([&](Block* block) { blocks.push_back(block); });
     }
     for (Block* block : blocks) releaseParked(block, stream, markers);
@@ -80,10 +83,10 @@ Block* DevicePool::Impl::takeFromCache(uintptr_t address, Stream* freeing) {
         std::lock_guard<SpinLock> lock(home->cache.lock);
         Block* block = home->cache.live.find(address);
         if (block == nullptr || (expected != nullptr && block != expected)) return nullptr;
-        home->cache.live.erase(address);
+        home->cache.unlist(address);
         return block;
     };
-    Block* block = take(freeing, nullptr);
+    Block* block = freeing->cache.live.size() != 0 ? take(freeing, nullptr) : nullptr;
     if (block == nullptr) {
         Block* containing = lookup(address);
         if (containing == nullptr || containing->home == nullptr ||

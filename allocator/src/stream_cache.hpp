@@ -1,7 +1,8 @@
-// The same-stream fast path's state for one stream: the blocks allocated on the stream, and the
-// blocks the stream freed that no other stream used, parked for its next allocation of the same
-// size. Guarded by its own lock, so allocating and freeing in one stream's order takes no lock
-// shared with other streams of the device (docs/pool.md, "The same-stream fast path").
+// The same-stream fast path's state for one stream: blocks allocated on the stream that it may
+// take back (listed), and those among them it freed while no other stream used them (parked),
+// kept by exact size for its next allocation. Guarded by its own lock, so allocating and freeing
+// in one stream's order takes no lock shared with other streams of the device (docs/pool.md,
+// "The same-stream fast path").
 #ifndef POLYHAL_ALLOCATOR_STREAM_CACHE_HPP_
 #define POLYHAL_ALLOCATOR_STREAM_CACHE_HPP_
 
@@ -10,6 +11,7 @@
 #include "live_index.hpp"
 #include "spin_lock.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -22,61 +24,80 @@ class StreamCache {
     // The most a stream keeps parked; a free beyond it goes to the pool at once.
     static constexpr size_t kParkedLimit = 4 * layout::kMiB;
 
-    // Guards everything below. Taken after the pool lock, never before it.
+    // Guards everything below but the hints. Taken after the pool lock, never before it.
     SpinLock lock;
-    // Live blocks of small segments allocated on this stream (Block::home is the stream).
+    // Listed blocks that are live (Block::home is the stream).
     LiveIndex live;
     // Allocations served from parked blocks; added to the pool's same-stream reuse count.
     uint64_t reuses = 0;
 
-    // ---- Whether parking pays: a stream whose allocations keep missing its parked blocks
-    // (sizes that vary) stops parking, so that each of its frees does not pay for a park and
-    // a later give-back; it tries again every kRetryAfter frees.
-    bool parking() const { return parking_.load(std::memory_order_relaxed); }
-    // Called on each free before parking: whether to park it. Read and written without the
-    // lock (a count lost to a race between threads sharing the stream only delays a retry).
-    bool admits() {
-        if (parking()) return true;
+    // ---- Whether the cache pays. Each parked block the stream takes back earns a credit; each
+    // one given back to the pool unused (the stream's allocations wanted other sizes, or
+    // another stream's allocation took it) costs one. The cache holds at most `credit` blocks,
+    // listed or parked: at zero a stream lists nothing, so that its frees go straight to the
+    // pool rather than pay for a park and a give-back, and it tries again with one credit
+    // after kRetryAfter allocations.
+
+    // Before taking the lock to list a block a slow-path allocation carved; without the lock
+    // (a count lost to a race between threads sharing the stream only delays a retry).
+    bool mayList() {
+        if (listing_.load(std::memory_order_relaxed)) return true;
         const uint32_t declined = declined_.load(std::memory_order_relaxed) + 1;
         if (declined < kRetryAfter) {
             declined_.store(declined, std::memory_order_relaxed);
             return false;
         }
         declined_.store(0, std::memory_order_relaxed);
-        parking_.store(true, std::memory_order_relaxed);
         return true;
     }
-    // Under the lock: an allocation was served by a parked block, or missed while some were.
-    void noteHit() { credit_ = credit_ < kCreditMax ? credit_ + 1 : kCreditMax; }
-    void noteMiss() {
-        if (--credit_ > 0) return;
-        credit_ = 1;  // what a retry starts with
-        parking_.store(false, std::memory_order_relaxed);
+    // Under the lock: lists `block` if the credit allows (a stream at zero gets one back).
+    bool list(Block* block) {
+        if (credit_ == 0) credit_ = 1;
+        const bool listed = live.size() + parkedCount_ < static_cast<size_t>(credit_);
+        if (listed) insertLive(block);
+        refreshHints();
+        return listed;
     }
-
-    bool hasParked() const { return parkedBytes_.load(std::memory_order_relaxed) != 0; }
-    size_t parkedBytes() const { return parkedBytes_.load(std::memory_order_relaxed); }
-    bool canPark(size_t size) const { return parkedBytes() + size <= kParkedLimit; }
-
-    // Whether a block of exactly `rounded` bytes may be parked: a hint read without the lock.
-    bool mayHold(size_t rounded) const {
+    // Under the lock: a listed block leaves the cache, freed through the pool.
+    void unlist(uintptr_t address) {
+        eraseLive(address);
+        refreshHints();
+    }
+    // Before taking the lock to park a freed block: whether the block may be listed. Never
+    // false for a listed block but where two listed blocks share a hint slot; such a block is
+    // then freed through the pool, which finds it here under the lock.
+    bool mayHoldListed(uintptr_t address) const {
+        return hintSlot(address).load(std::memory_order_relaxed) == address;
+    }
+    // Whether a block of exactly `rounded` bytes may be parked, before taking the lock.
+    bool mayHoldParked(size_t rounded) const {
         if (!layout::isSmall(rounded)) return false;
         const size_t cls = classOf(rounded);
         return (occupied_[cls / 64].load(std::memory_order_relaxed) >> (cls % 64)) & 1;
     }
 
-    // Parks a live small block freed at the stream's operation `ticket`.
-    void park(Block* block, uint64_t ticket) {
+    bool hasParked() const { return parkedBytes_.load(std::memory_order_relaxed) != 0; }
+    size_t parkedBytes() const { return parkedBytes_.load(std::memory_order_relaxed); }
+
+    // Under the lock: parks the listed `block`, freed at the stream's operation `ticket`, if
+    // the byte limit allows.
+    bool park(Block* block, uint64_t ticket) {
+        if (parkedBytes() + block->size > kParkedLimit) return false;
         if (heads_ == nullptr) heads_ = std::make_unique<Block*[]>(kClasses);
+        eraseLive(block->address);
         const size_t cls = classOf(block->size);
         block->parkedAt = ticket;
         block->binNext = heads_[cls];  // bin links are free while a block is live to the pool
         heads_[cls] = block;
         setOccupied(cls, true);
+        ++parkedCount_;
         parkedBytes_.store(parkedBytes() + block->size, std::memory_order_relaxed);
+        refreshHints();
+        return true;
     }
 
-    // The most recently parked block of exactly `rounded` bytes, unparked, or nullptr.
+    // Under the lock: the most recently parked block of exactly `rounded` bytes, taken out of
+    // the parked lists (still to be listed again or given back), or nullptr.
     Block* unpark(size_t rounded) {
         if (heads_ == nullptr || !layout::isSmall(rounded)) return nullptr;
         const size_t cls = classOf(rounded);
@@ -85,11 +106,20 @@ class StreamCache {
         heads_[cls] = block->binNext;
         if (heads_[cls] == nullptr) setOccupied(cls, false);
         block->binNext = nullptr;
+        --parkedCount_;
         parkedBytes_.store(parkedBytes() - block->size, std::memory_order_relaxed);
         return block;
     }
+    // Under the lock: the stream took `block` back from unpark().
+    void takenBack(Block* block) {
+        insertLive(block);
+        if (credit_ < kCreditMax) ++credit_;
+        ++reuses;
+        refreshHints();
+    }
 
-    // Unparks every block, calling `release(block)` for each.
+    // Under the lock: unparks every block, calling `release(block)` for each, all given back
+    // unused.
     template <typename Release>
     void unparkAll(Release release) {
         if (!hasParked()) return;
@@ -109,20 +139,32 @@ class StreamCache {
             occupied_[word].store(0, std::memory_order_relaxed);
         }
         summary_ = 0;
+        credit_ = std::max(0, credit_ - static_cast<int>(std::min<size_t>(parkedCount_, kCreditMax)));
+        parkedCount_ = 0;
         parkedBytes_.store(0, std::memory_order_relaxed);
+        refreshHints();
     }
 
-    // Forgets every block (the pool is being reset).
+    // Under the lock: forgets every block (the pool is being reset).
     void clear() {
         live.clear();
+        for (auto& slot : hints_) slot.store(0, std::memory_order_relaxed);
         heads_.reset();
         for (auto& word : occupied_) word.store(0, std::memory_order_relaxed);
         summary_ = 0;
+        parkedCount_ = 0;
         parkedBytes_.store(0, std::memory_order_relaxed);
+        refreshHints();
     }
 
   private:
     static constexpr size_t kClasses = layout::kSmallLimit / layout::kGranule;
+    static constexpr size_t kWords = kClasses / 64;
+    static constexpr int kCreditStart = 64;
+    static constexpr int kCreditMax = 1024;
+    static constexpr uint32_t kRetryAfter = 32;
+    static constexpr unsigned kHintBits = 10;
+
     static size_t classOf(size_t rounded) { return rounded / layout::kGranule - 1; }
 
     void setOccupied(size_t cls, bool occupied) {
@@ -134,20 +176,41 @@ class StreamCache {
         const uint64_t summaryBit = uint64_t{1} << (cls / 64);
         summary_ = updated != 0 ? summary_ | summaryBit : summary_ & ~summaryBit;
     }
-
-    static constexpr size_t kWords = kClasses / 64;
-    static constexpr int kCreditMax = 8;
-    static constexpr uint32_t kRetryAfter = 32;
+    void refreshHints() {
+        listing_.store(live.size() + parkedCount_ < static_cast<size_t>(credit_),
+                       std::memory_order_relaxed);
+    }
+    std::atomic<uintptr_t>& hintSlot(uintptr_t address) {
+        return hints_[((address >> 9) * 0x9E3779B97F4A7C15ull) >> (64 - kHintBits)];
+    }
+    const std::atomic<uintptr_t>& hintSlot(uintptr_t address) const {
+        return hints_[((address >> 9) * 0x9E3779B97F4A7C15ull) >> (64 - kHintBits)];
+    }
+    void insertLive(Block* block) {
+        live.insert(block->address, block);
+        hintSlot(block->address).store(block->address, std::memory_order_relaxed);
+    }
+    void eraseLive(uintptr_t address) {
+        live.erase(address);
+        std::atomic<uintptr_t>& slot = hintSlot(address);
+        if (slot.load(std::memory_order_relaxed) == address) {
+            slot.store(0, std::memory_order_relaxed);
+        }
+    }
 
     std::unique_ptr<Block*[]> heads_;  // per exact size: a list through Block::binNext
     // Bit c: heads_[c] is not empty. Written under `lock`; read without it as a hint.
     std::atomic<uint64_t> occupied_[kWords] = {};
     uint64_t summary_ = 0;  // bit w: occupied_[w] != 0
-    int credit_ = kCreditMax;  // hits add one, misses take one; parking stops at zero
-    std::atomic<bool> parking_{true};
-    std::atomic<uint32_t> declined_{0};
-    // Written under `lock`; read without it for statistics and to skip empty caches.
+    size_t parkedCount_ = 0;
+    int credit_ = kCreditStart;
+    // Hints for the paths that may skip the lock, written under it.
     std::atomic<size_t> parkedBytes_{0};
+    std::atomic<bool> listing_{true};
+    // The address of a listed block, by a hash of it: lets a free of an unlisted block skip
+    // the lock. Written under it.
+    std::atomic<uintptr_t> hints_[size_t{1} << kHintBits] = {};
+    std::atomic<uint32_t> declined_{0};
 };
 
 }  // namespace polyhal::allocator

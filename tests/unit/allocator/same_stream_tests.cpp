@@ -1,7 +1,7 @@
 // The same-stream fast path: what a stream frees and takes back under its own cache lock must
 // look to everyone else exactly as the pool's ordinary free and reuse would.
 #include "pool_harness.hpp"
-#include "stream_cache.hpp"
+#include "stream.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -207,22 +207,24 @@ TEST_CASE("threads on their own streams and on a shared one take blocks back saf
     CHECK(stats.reusedSameStream >= kThreads * (kRounds - 1) / 2);
 }
 
-TEST_CASE("a stream whose allocations keep missing its parked blocks stops parking for a while",
+TEST_CASE("a stream whose parked blocks keep going back unused stops listing for a while",
           "[same-stream]") {
-    StreamCache cache;
-    REQUIRE(cache.parking());
-    for (int miss = 0; miss < 8; ++miss) {
-        std::lock_guard<SpinLock> lock(cache.lock);
-        cache.noteMiss();
-    }
-    CHECK_FALSE(cache.parking());
-    int declined = 0;
-    while (!cache.admits()) ++declined;
-    CHECK(declined == 31);
-    CHECK(cache.parking());
-    {
-        std::lock_guard<SpinLock> lock(cache.lock);
-        cache.noteMiss();  // a retry that misses at once stops again
-    }
-    CHECK_FALSE(cache.parking());
+    PoolHarness h;
+    TestStream s0 = h.stream();
+    std::vector<void*> blocks;
+    for (int i = 0; i < 100; ++i) blocks.push_back(h.allocate(4 * kKiB, s0));
+    for (void* block : blocks) REQUIRE(h.free(block, s0) == HAL_SUCCESS);
+    StreamCache& cache = s0.pool->cache;
+    CHECK(cache.parkedBytes() == 64 * 4 * kKiB);  // the first 64: the credit a stream starts with
+    REQUIRE(h.allocate(8 * kKiB, s0) != nullptr);   // another size: all 64 go back unused
+    CHECK(cache.parkedBytes() == 0);
+    CHECK(cache.live.size() == 0);
+    // It lists nothing, then tries again within 32 allocations.
+    int allocations = 1;
+    while (!cache.mayList() && allocations < 100) ++allocations;
+    CHECK(allocations > 1);
+    CHECK(allocations <= 32);
+    const PoolStats stats = h.pool.stats();
+    CHECK(stats.bytesInUse == 8 * kKiB);
+    CHECK(stats.newSegments == 1);
 }

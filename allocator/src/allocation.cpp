@@ -40,16 +40,26 @@ halError DevicePool::Impl::allocate(size_t size, Stream* stream, void** ptr) {
     }
     const size_t rounded = layout::roundRequest(size);
     const bool small = layout::isSmall(rounded);
+    // 0: a block of exactly this size that the stream itself freed, without the pool lock.
+    if (small && allocateParked(rounded, size, stream, ptr)) return HAL_SUCCESS;
     Policy rules;
     std::vector<Use> blocked;
     {
-        std::lock_guard<std::mutex> lock(mutex_);
-        rules = policy();
-        Candidate found = findReusable(rounded, small, stream, rules, &blocked);
-        if (found.block != nullptr) {
-            *ptr = carve(found.block, rounded, size, stream, counterFor(found.path));
-            return HAL_SUCCESS;
+        std::vector<Use> lateUses;
+        Candidate found;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            // Every stream's parked blocks join the search, so that no segment is added while
+            // freed memory could serve the request.
+            unparkAll(&lateUses);
+            rules = policy();
+            found = findReusable(rounded, small, stream, rules, &blocked);
+            if (found.block != nullptr) {
+                *ptr = carve(found.block, rounded, size, stream, counterFor(found.path));
+            }
         }
+        if (!lateUses.empty()) ensureMarkers(lateUses);
+        if (found.block != nullptr) return HAL_SUCCESS;
     }
     // 3 (continued): record pool events where a fitting block waits for its owner's free to be
     // seen finished, learn what the pool's events have seen finish (at most one failed query
@@ -160,8 +170,10 @@ void* DevicePool::Impl::carve(Block* block, size_t rounded, size_t requested, St
         block->size = rounded;
     }
     block->state = BlockState::Live;
-    live_.insert(block->address, block);
-    block->requested = requested;
+    block->requested.store(requested, std::memory_order_relaxed);
+    block->foreignUse.store(false, std::memory_order_relaxed);
+    block->parkedAt = 0;
+    list(block, stream);
     block->owner = nullptr;
     block->uses.clear();
     // The allocation is ordered on `stream` only: earlier uses of this memory are ordered
@@ -170,6 +182,9 @@ void* DevicePool::Impl::carve(Block* block, size_t rounded, size_t requested, St
     const uint64_t allocatedAt = stream->submitted.load(std::memory_order_acquire);
     if (allocatedAt > 0) block->uses.push_back({stream, allocatedAt});
     stats_.bytesInUse += block->size;
+    // Every caller gave the parked blocks back under this lock, so bytesInUse is what the
+    // program holds (but for blocks other threads park meanwhile). The fast path only takes
+    // back what was freed since, so the program's peak is always reached here.
     stats_.peakBytesInUse = std::max(stats_.peakBytesInUse, stats_.bytesInUse);
     stats_.bytesCached -= block->size;
     ++(stats_.*counter);
@@ -207,18 +222,34 @@ halError DevicePool::Impl::grow(size_t segmentSize, size_t rounded, size_t reque
     void* base = nullptr;
     const halError result = device_.allocateMemory(segmentSize, &base);
     if (result != HAL_SUCCESS) return result;
-    std::lock_guard<std::mutex> lock(mutex_);
-    Block* block = addSegment(base, segmentSize, small, stream);
-    *ptr = carve(block, rounded, requested, stream, counter);
+    std::vector<Use> lateUses;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        unparkAll(&lateUses);
+        Block* block = addSegment(base, segmentSize, small, stream);
+        *ptr = carve(block, rounded, requested, stream, counter);
+    }
+    if (!lateUses.empty()) ensureMarkers(lateUses);
     return HAL_SUCCESS;
 }
 
 halError DevicePool::Impl::allocateAfterOutOfMemory(size_t size, size_t rounded, bool small,
                                                     Stream* stream, void** ptr) {
+    {
+        std::vector<Use> lateUses;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            unparkAll(&lateUses);
+        }
+        if (!lateUses.empty()) ensureMarkers(lateUses);
+    }
     synchronizeEverything();
     std::vector<Released> released;
     {
         std::lock_guard<std::mutex> lock(mutex_);
+        // Blocks parked since are finished too, but for late uses of them: those keep them.
+        std::vector<Use> lateUses;
+        unparkAll(&lateUses);
         // Everything submitted before is now finished: completion makes any block reusable,
         // whatever the switches say.
         const Policy rules{policy().proven, true};

@@ -2,6 +2,7 @@
 #ifndef POLYHAL_ALLOCATOR_BLOCK_HPP_
 #define POLYHAL_ALLOCATOR_BLOCK_HPP_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -30,7 +31,9 @@ struct Segment;
 struct Block {
     uintptr_t address = 0;
     size_t size = 0;
-    size_t requested = 0;  // Live: bytes the caller asked for
+    // Live: bytes the caller asked for. Atomic because the same-stream fast path sets it under
+    // the stream's cache lock while lookups read it under the pool's.
+    std::atomic<size_t> requested{0};
 
     Segment* segment = nullptr;
     Block* prev = nullptr;  // address-order neighbours within the segment
@@ -51,6 +54,16 @@ struct Block {
     // Live: uses seen so far, at most one entry per stream (the highest ticket). Pending: the
     // sealed set, the owner's free point included. Ready: unused (readyTicket summarises it).
     std::vector<Use> uses;
+
+    // ---- The same-stream fast path (stream_cache.hpp). A block of a small segment allocated on
+    // a stream is `home` to it: listed in that stream's cache, which may take it back when the
+    // stream frees it. `home` changes only under both the pool lock and the home's cache lock.
+    Stream* home = nullptr;
+    // Live to the pool but freed by the program: parked in its home's cache.
+    std::atomic<bool> parked{false};
+    // Another stream used the block while it was home to a stream: only the pool may free it.
+    std::atomic<bool> foreignUse{false};
+    uint64_t parkedAt = 0;  // parked: the home's ticket at the free (guarded by its cache lock)
 
     uintptr_t end() const { return address + size; }
     bool contains(uintptr_t p) const { return p >= address && p < end(); }

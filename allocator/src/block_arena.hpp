@@ -29,6 +29,9 @@ class BlockArena {
         block->prev = block->next = nullptr;
         block->owner = nullptr;
         block->uses.clear();
+        block->home = nullptr;
+        block->parked.store(false, std::memory_order_relaxed);
+        block->foreignUse.store(false, std::memory_order_relaxed);
         spare_.push_back(block);
     }
 

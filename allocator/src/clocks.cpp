@@ -23,6 +23,12 @@ Stream* DevicePool::Impl::addStream(DeviceStream deviceStream) {
 }
 
 halError DevicePool::Impl::removeStream(Stream* stream) {
+    std::vector<Use> lateUses;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        unparkStream(stream, &lateUses);
+    }
+    if (!lateUses.empty()) ensureMarkers(lateUses);
     std::lock_guard<std::mutex> lock(stream->mutex);
     halError result = HAL_SUCCESS;
     const uint64_t tail = stream->submitted.load(std::memory_order_acquire);

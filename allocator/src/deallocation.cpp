@@ -10,6 +10,12 @@ namespace {
 ReusePath weaker(ReusePath a, ReusePath b) {
     return std::max(a, b);
 }
+
+// Live to the program: handed out and not freed (a parked block is live only to the pool).
+bool isLive(const Block* block) {
+    return block != nullptr && block->state == BlockState::Live &&
+           !block->parked.load(std::memory_order_acquire);
+}
 }  // namespace
 
 Block* DevicePool::Impl::lookup(uintptr_t address) const {
@@ -21,31 +27,34 @@ Block* DevicePool::Impl::lookup(uintptr_t address) const {
 
 halError DevicePool::Impl::free(void* ptr, Stream* stream) {
     const uintptr_t address = reinterpret_cast<uintptr_t>(ptr);
+    if (park(address, stream)) return HAL_SUCCESS;
     std::vector<Use> markers;
     char message[200];
     {
         std::lock_guard<std::mutex> lock(mutex_);
         Block* block = live_.find(address);
+        if (block != nullptr) {
+            live_.erase(address);
+        } else {
+            block = takeFromCache(address, stream);
+        }
         const Block* containing = block != nullptr ? block : lookup(address);
         if (containing == nullptr) {
             std::snprintf(message, sizeof message,
                           "pointer %p was not allocated by the memory pool of this device", ptr);
-        } else if (block == nullptr && containing->state == BlockState::Live) {
+        } else if (block == nullptr && containing->state == BlockState::Live &&
+                   !containing->parked.load(std::memory_order_acquire)) {
             std::snprintf(message, sizeof message,
                           "pointer %p points inside the allocation at %p (%zu bytes); free takes "
                           "the address the allocation returned",
-                          ptr, reinterpret_cast<void*>(containing->address), containing->requested);
+                          ptr, reinterpret_cast<void*>(containing->address),
+                          containing->requested.load(std::memory_order_relaxed));
         } else if (block == nullptr) {
             std::snprintf(message, sizeof message,
                           "pointer %p is not a live allocation of this pool (freed already)", ptr);
         } else {
-            live_.erase(address);
             // The free is the owner's last use: everything it submitted so far may touch it.
-            block->addUse(stream, stream->submitted.load(std::memory_order_acquire));
-            block->owner = stream;
-            stats_.bytesInUse -= block->size;
-            stats_.bytesCached += block->size;
-            classify(block, policy(), &markers);
+            release(block, stream, stream->submitted.load(std::memory_order_acquire), &markers);
             message[0] = '\0';
         }
     }
@@ -55,6 +64,15 @@ halError DevicePool::Impl::free(void* ptr, Stream* stream) {
     }
     if (!markers.empty()) ensureMarkers(markers);
     return HAL_SUCCESS;
+}
+
+void DevicePool::Impl::release(Block* block, Stream* stream, uint64_t ticket,
+                               std::vector<Use>* markers) {
+    block->addUse(stream, ticket);
+    block->owner = stream;
+    stats_.bytesInUse -= block->size;
+    stats_.bytesCached += block->size;
+    classify(block, policy(), markers);
 }
 
 void DevicePool::Impl::recordUses(const void* const* ptrs, size_t count, Stream* stream,
@@ -75,7 +93,13 @@ void DevicePool::Impl::recordUses(const void* const* ptrs, size_t count, Stream*
             Block* block = lookup(reinterpret_cast<uintptr_t>(ptrs[i]));
             if (block == nullptr) continue;
             switch (block->state) {
-            case BlockState::Live: block->addUse(stream, ticket); break;
+            case BlockState::Live:
+                block->addUse(stream, ticket);
+                // Its home may no longer take it back on its own (nor a parked one be reused).
+                if (block->home != nullptr && block->home != stream) {
+                    block->foreignUse.store(true, std::memory_order_release);
+                }
+                break;
             case BlockState::Pending:
                 // Still filed under an earlier use; a pool event will observe this one.
                 block->addUse(stream, ticket);
@@ -107,9 +131,9 @@ void DevicePool::Impl::lateUse(Block* block, Stream* stream, uint64_t ticket,
 bool DevicePool::Impl::find(const void* ptr, Allocation* allocation) const {
     std::lock_guard<std::mutex> lock(mutex_);
     const Block* block = lookup(reinterpret_cast<uintptr_t>(ptr));
-    if (block == nullptr || block->state != BlockState::Live) return false;
+    if (!isLive(block)) return false;
     allocation->base = reinterpret_cast<void*>(block->address);
-    allocation->size = block->requested;
+    allocation->size = block->requested.load(std::memory_order_relaxed);
     return true;
 }
 
@@ -117,14 +141,12 @@ bool DevicePool::Impl::exportBlock(const void* ptr, ExportedBlock* exported) con
     std::lock_guard<std::mutex> lock(mutex_);
     const auto address = reinterpret_cast<uintptr_t>(ptr);
     const Block* block = lookup(address);
-    if (block == nullptr || block->state != BlockState::Live || block->address != address) {
-        return false;
-    }
+    if (!isLive(block) || block->address != address) return false;
     const Segment* segment = block->segment;
     exported->segmentBase = reinterpret_cast<void*>(segment->base);
     exported->segmentSize = segment->size;
     exported->offset = block->address - segment->base;
-    exported->size = block->requested;
+    exported->size = block->requested.load(std::memory_order_relaxed);
     return true;
 }
 

@@ -1,6 +1,7 @@
 // The pool's internals. One mutex (`mutex_`) guards blocks, segments, bins and statistics; it
 // is never held across a DeviceInterface call. Each Stream has its own mutex for its clock and
-// pool events; the lock order is pool lock, then one stream lock.
+// pool events, and its own cache lock for the same-stream fast path; the lock order is pool
+// lock, then one stream lock or one cache lock, never both.
 #ifndef POLYHAL_ALLOCATOR_DEVICE_POOL_IMPL_HPP_
 #define POLYHAL_ALLOCATOR_DEVICE_POOL_IMPL_HPP_
 
@@ -97,8 +98,26 @@ class DevicePool::Impl {
                                       void** ptr);
     std::string outOfMemoryMessage(size_t size) const;
 
+    // ---- same_stream.cpp: the fast path, under the stream's cache lock alone. Each returns
+    // false where the pool must decide (then under its lock).
+    bool allocateParked(size_t rounded, size_t requested, Stream* stream, void** ptr);
+    bool park(uintptr_t address, Stream* stream);
+    // Pool lock held: files a block just carved for `stream` as live, in the stream's cache
+    // where it may be taken back, or else in the pool's index.
+    void list(Block* block, Stream* stream);
+    // Pool lock held: gives the parked blocks of every stream (or of one) back to the pool as
+    // frees at the tickets they were freed at.
+    void unparkAll(std::vector<Use>* markers);
+    void unparkStream(Stream* stream, std::vector<Use>* markers);
+    void releaseParked(Block* block, Stream* home, std::vector<Use>* markers);
+    // Pool lock held: the live block at exactly `address` that a stream's cache lists, taken
+    // out of that cache; nullptr if none.
+    Block* takeFromCache(uintptr_t address, Stream* freeing);
+
     // ---- deallocation.cpp (pool lock held)
     Block* lookup(uintptr_t address) const;
+    // The common part of every free: `stream` frees `block` after its operation `ticket`.
+    void release(Block* block, Stream* stream, uint64_t ticket, std::vector<Use>* markers);
     // Files a free block whose owner and uses are set: Ready in the owner's bins, or Pending.
     // Appends to `markers` the foreign uses a pool event should observe.
     void classify(Block* block, Policy policy, std::vector<Use>* markers);
@@ -147,12 +166,13 @@ class DevicePool::Impl {
     mutable std::mutex mutex_;
     std::pmr::unsynchronized_pool_resource nodes_;
     std::pmr::map<uintptr_t, Block*> blocks_;  // every block, by address
-    LiveIndex live_;                           // the live blocks, by exact address
+    LiveIndex live_;  // the live blocks no stream's cache lists, by exact address
     std::vector<std::unique_ptr<Segment>> segments_;
     std::vector<std::unique_ptr<Stream>> streams_;
     std::vector<Block*> coalesceQueue_;  // Ready blocks freed since the last coalescing pass
     BlockArena arena_;
     VectorClock scratchClock_;
+    std::vector<Block*> unparked_;  // unparkStream's scratch list
     PoolStats stats_;
     PoolAttributes attributes_;
 

@@ -154,14 +154,17 @@ void DevicePool::Impl::updateAddressRange() {
 halError DevicePool::Impl::trim(size_t bytesToKeep) {
     if (outstandingMarkers_.load(std::memory_order_acquire) > 0) probeMarkers();
     std::vector<Released> released;
+    std::vector<Use> lateUses;
     {
         std::lock_guard<std::mutex> lock(mutex_);
+        unparkAll(&lateUses);
         // Releasing finished memory is safe whatever the reuse switches say.
         const Policy rules{policy().proven, true};
         promoteAll(rules, true);
         coalesceAll(rules);
         released = detachReleasable(bytesToKeep);
     }
+    if (!lateUses.empty()) ensureMarkers(lateUses);
     return releaseSegments(released);
 }
 
@@ -177,6 +180,8 @@ halError DevicePool::Impl::reset() {
             outstandingMarkers_.fetch_sub(stream->markers.size(), std::memory_order_acq_rel);
             stream->markers.clear();
             stream->pending.clear();
+            std::lock_guard<SpinLock> cacheLock(stream->cache.lock);
+            stream->cache.clear();
         }
         for (Block* block : coalesceQueue_) block->awaitingCoalesce = false;
         coalesceQueue_.clear();
@@ -201,7 +206,16 @@ halError DevicePool::Impl::reset() {
 
 PoolStats DevicePool::Impl::stats() const {
     std::lock_guard<std::mutex> lock(mutex_);
-    return stats_;
+    PoolStats stats = stats_;
+    // The pool counts parked blocks as in use; the program freed them.
+    for (const auto& stream : streams_) {
+        std::lock_guard<SpinLock> cacheLock(stream->cache.lock);
+        const size_t parked = stream->cache.parkedBytes();
+        stats.bytesInUse -= parked;
+        stats.bytesCached += parked;
+        stats.reusedSameStream += stream->cache.reuses;
+    }
+    return stats;
 }
 
 PoolAttributes DevicePool::Impl::attributes() const {

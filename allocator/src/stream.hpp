@@ -1,11 +1,12 @@
-// The pool's state for one stream: its clocks, the pool events recorded on it, and the free
-// blocks it owns.
+// The pool's state for one stream: its clocks, the pool events recorded on it, the free blocks
+// it owns, and its same-stream cache.
 #ifndef POLYHAL_ALLOCATOR_STREAM_HPP_
 #define POLYHAL_ALLOCATOR_STREAM_HPP_
 
 #include "block.hpp"
 #include "ordered_bin.hpp"
 #include "size_class_bin.hpp"
+#include "stream_cache.hpp"
 
 #include <polyhal/allocator/device_interface.hpp>
 #include <polyhal/allocator/vector_clock.hpp>
@@ -74,6 +75,9 @@ class Stream {
     // both are unchanged, checking again cannot promote anything.
     uint64_t checkedClockVersion = ~uint64_t{0};
     uint64_t checkedCompletionEpoch = ~uint64_t{0};
+
+    // ---- Guarded by its own lock: the same-stream fast path.
+    StreamCache cache;
 
     bool hasReady() const { return !smallBin.empty() || !largeBin.empty(); }
 };

@@ -117,6 +117,17 @@ void BM_ApiSameStreamPair(benchmark::State& state) {
 }
 BENCHMARK(BM_ApiSameStreamPair)->Arg(4 * kKiB)->Arg(256 * kKiB)->Arg(4 * kMiB);
 
+// The reference for the pair above: glibc's malloc + free of the same size, in the same run.
+void BM_HostMallocFreePair(benchmark::State& state) {
+    const size_t size = static_cast<size_t>(state.range(0));
+    for (auto _ : state) {
+        void* ptr = std::malloc(size);
+        benchmark::DoNotOptimize(ptr);
+        std::free(ptr);
+    }
+}
+BENCHMARK(BM_HostMallocFreePair)->Arg(4 * kKiB)->Arg(256 * kKiB);
+
 // ---- (b) Proven order across streams --------------------------------------------------------
 
 // Two streams take turns. A turn allocates a batch of blocks on its stream, enqueues one 1-byte
@@ -405,8 +416,9 @@ BENCHMARK(BM_ApiScaling)->Arg(100)->Arg(10000)->Arg(1000000);
 // ---- (f) Threads -------------------------------------------------------------------------------
 
 // Each thread allocates and frees 4 KiB blocks on a stream of its own (`own_stream`), or all
-// threads on one stream shared by them: how the same-stream path scales with threads. The pool's
-// lock is per device, so threads of one device contend on it whichever stream they use.
+// threads on one stream shared by them: how the same-stream path scales with threads. Threads on
+// streams of their own share no lock (each stream's cache has its own); threads sharing a stream
+// share its cache lock.
 halStream g_sharedStream = nullptr;
 
 void BM_ApiThreads(benchmark::State& state) {

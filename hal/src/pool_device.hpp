@@ -3,7 +3,6 @@
 #define POLYHAL_HAL_SRC_POOL_DEVICE_HPP_
 
 #include <polyhal/allocator/device_interface.hpp>
-#include <polyhal/allocator/device_pool.hpp>
 
 #include <atomic>
 #include <cstdint>

@@ -86,7 +86,7 @@ Block* DevicePool::Impl::takeFromCache(uintptr_t address, Stream* freeing) {
         home->cache.unlist(address);
         return block;
     };
-    Block* block = freeing->cache.live.size() != 0 ? take(freeing, nullptr) : nullptr;
+    Block* block = freeing->cache.mayHoldListed(address) ? take(freeing, nullptr) : nullptr;
     if (block == nullptr) {
         Block* containing = lookup(address);
         if (containing == nullptr || containing->home == nullptr ||

@@ -163,7 +163,7 @@ class StreamCache {
     static constexpr int kCreditStart = 64;
     static constexpr int kCreditMax = 1024;
     static constexpr uint32_t kRetryAfter = 32;
-    static constexpr unsigned kHintBits = 10;
+    static constexpr unsigned kHintBits = 8;
 
     static size_t classOf(size_t rounded) { return rounded / layout::kGranule - 1; }
 

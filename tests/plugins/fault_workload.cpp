@@ -118,6 +118,22 @@ int main() {
         }
     }
 
+    // A graph, captured, launched twice and destroyed: a native one where the backend builds
+    // it, replayed by the core where it declines or fails to.
+    void* graphed = nullptr;
+    const bool haveGraphed = made[0] && OK(halMalloc(&graphed, 4096));
+    if (haveGraphed) handedOut(graphed, 4096);
+    if (haveGraphed && OK(halStreamBeginCapture(streams[0], HAL_CAPTURE_MODE_GLOBAL))) {
+        OK(halMemsetAsync(graphed, 4096, 0x33, 4096, streams[0]));
+        OK(halLaunchHostFunc(streams[0], hostFunction, &hostCalls));
+        halGraph graph = nullptr;
+        if (OK(halStreamEndCapture(streams[0], &graph))) {
+            OK(halGraphLaunch(graph, streams[0]));
+            OK(halGraphLaunch(graph, streams[0]));
+            OK(halGraphDestroy(graph));
+        }
+    }
+
     if (haveB) {
         if (made[0] && OK(halFreeAsync(b, streams[0]))) returned(b);
     }
@@ -135,6 +151,7 @@ int main() {
     OK(halMemPoolGetStats(0, &stats));
     OK(halMemPoolTrim(0, 0));
     if (haveA && OK(halFree(a))) returned(a);
+    if (haveGraphed && OK(halFree(graphed))) returned(graphed);
     if (haveC && made[1] && OK(halFreeAsync(c, streams[1]))) returned(c);
     if (module != nullptr) OK(halModuleUnload(module));
     if (havePinned) OK(halFreeHost(pinned));

@@ -396,7 +396,9 @@ typedef struct halPluginDispatchTable {
      * asynchronous failure of the stream, as that of the eager call. */
     halError (*graphLaunch)(halPluginGraph graph, halPluginStream stream);
     /* Destroys `graph`; launches already enqueued complete first (the plugin frees the
-     * executable once they have, then calls the description's release). Must not block on them. */
+     * executable once they have, then calls the description's release). Must not block on them.
+     * The module of one of its kernels may have been unloaded before: the core launches no graph
+     * whose kernels are gone, but destroys it, so the executable must not need them then. */
     halError (*graphDestroy)(halPluginGraph graph);
 } halPluginDispatchTable;
 

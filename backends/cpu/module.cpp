@@ -160,8 +160,8 @@ halError launchKernel(halPluginStream stream, halPluginFunction function, halDim
                       halDim3 block, size_t dynamicSharedBytes, const halKernelArg* args,
                       uint32_t numArgs) {
     KernelLaunch launch{};
-    if (halError e = makeKernelLaunch(function, grid, block, dynamicSharedBytes, args, numArgs,
-                                      &launch)) {
+    if (halError e =
+            makeKernelLaunch(function, grid, block, dynamicSharedBytes, args, numArgs, &launch)) {
         return e;
     }
     plugin::fromHandle<Stream>(stream).submit(std::move(launch));

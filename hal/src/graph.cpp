@@ -66,9 +66,7 @@ class BoxOp final : public GraphOp {
         uses->push_back(box_.dst);
         uses->push_back(box_.src);
     }
-    void describe(NativeGraphDescription* description) const override {
-        description->addBox(box_);
-    }
+    void describe(NativeGraphDescription* description) const override { description->addBox(box_); }
 
   private:
     halMemcpy3DParams box_;
@@ -169,9 +167,9 @@ GraphBody::~GraphBody() {
     // Launches still pending run to their end: the plugin frees the executable after them.
     if (native_ != nullptr) {
         if (halError e = device_->vtable->graphDestroy(native_)) {
-            logger().warn("halGraphDestroy: {}",
-                          takePluginErrorMessage(e, device_->backend->name.c_str(),
-                                                 "graphDestroy"));
+            logger().warn(
+                "halGraphDestroy: {}",
+                takePluginErrorMessage(e, device_->backend->name.c_str(), "graphDestroy"));
         }
     }
     forgetGraphOwned(ownedMemory_);

@@ -28,8 +28,7 @@ void NativeGraphDescription::addMemset(void* dst, unsigned char value, size_t co
     ops_.push_back(op);
 }
 
-void NativeGraphDescription::addCopy(void* dst, const void* src, size_t count,
-                                     halMemcpyKind kind) {
+void NativeGraphDescription::addCopy(void* dst, const void* src, size_t count, halMemcpyKind kind) {
     halPluginGraphOp op{};
     op.kind = HAL_PLUGIN_GRAPH_OP_COPY;
     op.params.copy.dst = dst;
@@ -83,9 +82,10 @@ halPluginGraph NativeGraphDescription::build(Device* device) {
     const std::string& backend = device->backend->name;
     if (status == HAL_SUCCESS) {
         hostCalls_.release();  // the plugin releases them with its executable
-        logger().debug("halStreamEndCapture: the {} backend runs the graph of {} operations as "
-                       "one native launch",
-                       backend, ops_.size());
+        logger().debug(
+            "halStreamEndCapture: the {} backend runs the graph of {} operations as "
+            "one native launch",
+            backend, ops_.size());
         return graph;
     }
     const std::string reason = takePluginErrorMessage(status, backend.c_str(), "graphCreate");
@@ -93,9 +93,10 @@ halPluginGraph NativeGraphDescription::build(Device* device) {
         logger().debug("halStreamEndCapture: the core replays the graph of {} operations ({})",
                        ops_.size(), reason);
     } else {
-        logger().warn("halStreamEndCapture: the {} backend could not build the graph of {} "
-                      "operations ({}); the core replays it",
-                      backend, ops_.size(), reason);
+        logger().warn(
+            "halStreamEndCapture: the {} backend could not build the graph of {} "
+            "operations ({}); the core replays it",
+            backend, ops_.size(), reason);
     }
     return nullptr;
 }

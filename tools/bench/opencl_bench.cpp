@@ -63,10 +63,11 @@ void checkCl(cl_int status, const char* what) {
     }
 }
 
-// Waits for the queued work every kDrainInterval iterations with the clock stopped.
+// Waits for the queued work every `interval` iterations with the clock stopped.
 template <class Drain>
-void drainPeriodically(benchmark::State& state, int64_t& queued, Drain&& drain) {
-    if (++queued < kDrainInterval) return;
+void drainPeriodically(benchmark::State& state, int64_t& queued, Drain&& drain,
+                       int64_t interval = kDrainInterval) {
+    if (++queued < interval) return;
     state.PauseTiming();
     drain();
     state.ResumeTiming();
@@ -601,22 +602,19 @@ void BM_Chain75_Enqueued_OpenCL(benchmark::State& state) {
         for (int round = 0; round < kChainRounds; ++round) {
             const auto value = static_cast<unsigned char>(round);
             cl_event event = nullptr;
-            checkCl(clEnqueueSVMMemFill(cl->queue, dst.pointer, &value, 1, kChainBytes, 0,
-                                        nullptr, &event),
+            checkCl(clEnqueueSVMMemFill(cl->queue, dst.pointer, &value, 1, kChainBytes, 0, nullptr,
+                                        &event),
                     "clEnqueueSVMMemFill");
             last.replace(event);
-            checkCl(clEnqueueSVMMemcpy(cl->queue, CL_FALSE, dst.pointer, src.pointer,
-                                       kChainBytes, 0, nullptr, &event),
+            checkCl(clEnqueueSVMMemcpy(cl->queue, CL_FALSE, dst.pointer, src.pointer, kChainBytes,
+                                       0, nullptr, &event),
                     "clEnqueueSVMMemcpy");
             last.replace(event);
             cl->enqueueEmptyKernel(dst.pointer, &event);
             last.replace(event);
         }
-        if (++queued < kChainDrainInterval) continue;
-        state.PauseTiming();
-        cl->finish(cl->queue);
-        state.ResumeTiming();
-        queued = 0;
+        drainPeriodically(
+            state, queued, [&] { cl->finish(cl->queue); }, kChainDrainInterval);
     }
     cl->finish(cl->queue);
     state.SetItemsProcessed(state.iterations() * kChainRounds * 3);
@@ -649,8 +647,8 @@ void BM_Chain75_CommandBuffer_OpenCL(benchmark::State& state) {
     for (int round = 0; round < kChainRounds; ++round) {
         const auto value = static_cast<unsigned char>(round);
         cl_sync_point_khr point = 0;
-        checkCl(api.fill(buffer, nullptr, dst.buffer, &value, 1, 0, kChainBytes, after(),
-                         waitFor(), &point, nullptr),
+        checkCl(api.fill(buffer, nullptr, dst.buffer, &value, 1, 0, kChainBytes, after(), waitFor(),
+                         &point, nullptr),
                 "clCommandFillBufferKHR");
         previous = point;
         checkCl(api.copy(buffer, nullptr, src.buffer, dst.buffer, 0, 0, kChainBytes, after(),
@@ -663,8 +661,8 @@ void BM_Chain75_CommandBuffer_OpenCL(benchmark::State& state) {
         checkCl(clSetKernelArgSVMPointer(kernel, 0, dst.svm.pointer), "clSetKernelArgSVMPointer");
         checkCl(clSetKernelArg(kernel, 1, sizeof kEmptyKernelCount, &kEmptyKernelCount),
                 "clSetKernelArg");
-        checkCl(api.kernel(buffer, nullptr, nullptr, kernel, 3, nullptr, kOneWorkItem,
-                           kOneWorkItem, after(), waitFor(), &point, nullptr),
+        checkCl(api.kernel(buffer, nullptr, nullptr, kernel, 3, nullptr, kOneWorkItem, kOneWorkItem,
+                           after(), waitFor(), &point, nullptr),
                 "clCommandNDRangeKernelKHR");
         previous = point;
     }
@@ -675,11 +673,8 @@ void BM_Chain75_CommandBuffer_OpenCL(benchmark::State& state) {
         cl_event event = nullptr;
         checkCl(api.enqueue(0, nullptr, buffer, 0, nullptr, &event), "clEnqueueCommandBufferKHR");
         last.replace(event);
-        if (++queued < kChainDrainInterval) continue;
-        state.PauseTiming();
-        cl->finish(cl->queue);
-        state.ResumeTiming();
-        queued = 0;
+        drainPeriodically(
+            state, queued, [&] { cl->finish(cl->queue); }, kChainDrainInterval);
     }
     cl->finish(cl->queue);
     api.release(buffer);

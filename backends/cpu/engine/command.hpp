@@ -99,9 +99,9 @@ struct GraphRun {
     std::shared_ptr<GraphBatch> batch;
 };
 
-using Command = std::variant<std::monostate, HostCall, CopyBytes, CopyBox, FillBytes, KernelLaunch,
-                             EventMarker, TimelineWait, SharedEventSignal, SharedEventWait,
-                             GraphRun>;
+using Command =
+    std::variant<std::monostate, HostCall, CopyBytes, CopyBox, FillBytes, KernelLaunch, EventMarker,
+                 TimelineWait, SharedEventSignal, SharedEventWait, GraphRun>;
 
 }  // namespace polyhal::cpu
 

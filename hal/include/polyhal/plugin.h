@@ -392,8 +392,8 @@ typedef struct halPluginDispatchTable {
      * would be: events recorded after it capture it, waits before it hold it back. Must not
      * block the host. The core orders each launch after the graph's previous one, on whichever
      * stream that ran (no two runs of one executable overlap, as with cudaGraphLaunch), and
-     * keeps the kernels' modules loaded while the graph may launch them. An operation that fails when it runs is an
-     * asynchronous failure of the stream, as that of the eager call. */
+     * keeps the kernels' modules loaded while the graph may launch them. An operation that fails
+     * when it runs is an asynchronous failure of the stream, as that of the eager call. */
     halError (*graphLaunch)(halPluginGraph graph, halPluginStream stream);
     /* Destroys `graph`; launches already enqueued complete first (the plugin frees the
      * executable once they have, then calls the description's release). Must not block on them.

@@ -51,6 +51,18 @@ halPluginGraphOp hostOp(halHostFn fn, void* userData) {
     return op;
 }
 
+halPluginGraphOp kernelOp(halPluginFunction function, halDim3 grid, halDim3 block,
+                          const halKernelArg* args, uint32_t numArgs) {
+    halPluginGraphOp op{};
+    op.kind = HAL_PLUGIN_GRAPH_OP_KERNEL;
+    op.params.kernel.function = function;
+    op.params.kernel.grid = grid;
+    op.params.kernel.block = block;
+    op.params.kernel.args = args;
+    op.params.kernel.numArgs = numArgs;
+    return op;
+}
+
 halPluginGraph create(const std::vector<halPluginGraphOp>& ops, std::atomic<int>* releases) {
     halPluginGraphDesc desc{};
     desc.size = sizeof desc;
@@ -71,10 +83,9 @@ TEST_CASE("a native graph runs its operations in order on each launch", "[graph]
     std::atomic<int> releases{0};
     // Set a, copy it to b, then overwrite a: b keeps the first value only if the copy ran
     // between the two memsets.
-    const std::vector<halPluginGraphOp> ops = {memsetOp(a.data(), 0x11, a.size()),
-                                               copyOp(b.data(), a.data(), a.size()),
-                                               memsetOp(a.data(), 0x22, 32),
-                                               hostOp(increment, &calls)};
+    const std::vector<halPluginGraphOp> ops = {
+        memsetOp(a.data(), 0x11, a.size()), copyOp(b.data(), a.data(), a.size()),
+        memsetOp(a.data(), 0x22, 32), hostOp(increment, &calls)};
     halPluginGraph graph = create(ops, &releases);
     Stream stream;
     constexpr int kLaunches = 50;
@@ -97,15 +108,9 @@ TEST_CASE("a native graph's kernel arguments are copied when it is created", "[g
     uint32_t* data = out.data();
     uint32_t scale = 5;
     const halKernelArg args[] = {{&data, sizeof data}, {&scale, sizeof scale}};
-    halPluginGraphOp op{};
-    op.kind = HAL_PLUGIN_GRAPH_OP_KERNEL;
-    op.params.kernel.function = module.function("write_ids");
-    op.params.kernel.grid = {2, 1, 1};
-    op.params.kernel.block = {4, 1, 1};
-    op.params.kernel.args = args;
-    op.params.kernel.numArgs = 2;
     std::atomic<int> releases{0};
-    halPluginGraph graph = create({op}, &releases);
+    halPluginGraph graph =
+        create({kernelOp(module.function("write_ids"), {2, 1, 1}, {4, 1, 1}, args, 2)}, &releases);
     scale = 0;  // the graph holds its own copy
     Stream stream;
     REQUIRE(backend().graphLaunch(graph, stream.get()) == HAL_SUCCESS);
@@ -141,13 +146,8 @@ TEST_CASE("a failing kernel in a native graph is the stream's failure, and the g
     uint32_t failingBlock = 1;
     int32_t value = 9;
     const halKernelArg args[] = {{&failingBlock, sizeof failingBlock}, {&value, sizeof value}};
-    halPluginGraphOp kernel{};
-    kernel.kind = HAL_PLUGIN_GRAPH_OP_KERNEL;
-    kernel.params.kernel.function = module.function("fail_in_block");
-    kernel.params.kernel.grid = {2, 1, 1};
-    kernel.params.kernel.block = {1, 1, 1};
-    kernel.params.kernel.args = args;
-    kernel.params.kernel.numArgs = 2;
+    const halPluginGraphOp kernel =
+        kernelOp(module.function("fail_in_block"), {2, 1, 1}, {1, 1, 1}, args, 2);
     std::atomic<int> calls{0};
     std::atomic<int> releases{0};
     halPluginGraph graph = create({kernel, hostOp(increment, &calls)}, &releases);
@@ -163,14 +163,12 @@ TEST_CASE("a description the backend cannot run is refused without a release", "
     KernelModule module;
     halPluginGraphOp unknown{};
     unknown.kind = static_cast<halPluginGraphOpKind>(99);
-    halPluginGraphOp kernel{};
-    kernel.kind = HAL_PLUGIN_GRAPH_OP_KERNEL;
-    kernel.params.kernel.function = module.function("write_ids");
-    kernel.params.kernel.grid = {0xffffffffu, 0xffffffffu, 0xffffffffu};
-    kernel.params.kernel.block = {1, 1, 1};
-    const auto [op, error, message] = GENERATE_COPY(
-        std::make_tuple(unknown, HAL_ERROR_NOT_SUPPORTED, "kind 99"),
-        std::make_tuple(kernel, HAL_ERROR_INVALID_VALUE, "exceeds 2^64 blocks"));
+    const halPluginGraphOp kernel =
+        kernelOp(module.function("write_ids"), {0xffffffffu, 0xffffffffu, 0xffffffffu}, {1, 1, 1},
+                 nullptr, 0);
+    const auto [op, error, message] =
+        GENERATE_COPY(std::make_tuple(unknown, HAL_ERROR_NOT_SUPPORTED, "kind 99"),
+                      std::make_tuple(kernel, HAL_ERROR_INVALID_VALUE, "exceeds 2^64 blocks"));
     std::atomic<int> releases{0};
     halPluginGraphDesc desc{};
     desc.size = sizeof desc;

@@ -119,17 +119,21 @@ int main() {
     }
 
     // A graph, captured, launched twice and destroyed: a native one where the backend builds
-    // it, replayed by the core where it declines or fails to.
+    // it, replayed by the core where it declines or fails to. Each launch that succeeded runs
+    // the graph's host function once (checked after the drain).
+    int graphHostCalls = 0;
+    int graphLaunches = 0;
     void* graphed = nullptr;
     const bool haveGraphed = made[0] && OK(halMalloc(&graphed, 4096));
     if (haveGraphed) handedOut(graphed, 4096);
     if (haveGraphed && OK(halStreamBeginCapture(streams[0], HAL_CAPTURE_MODE_GLOBAL))) {
         OK(halMemsetAsync(graphed, 4096, 0x33, 4096, streams[0]));
-        OK(halLaunchHostFunc(streams[0], hostFunction, &hostCalls));
+        OK(halLaunchHostFunc(streams[0], hostFunction, &graphHostCalls));
         halGraph graph = nullptr;
         if (OK(halStreamEndCapture(streams[0], &graph))) {
-            OK(halGraphLaunch(graph, streams[0]));
-            OK(halGraphLaunch(graph, streams[0]));
+            for (int launch = 0; launch < 2; ++launch) {
+                if (OK(halGraphLaunch(graph, streams[0]))) ++graphLaunches;
+            }
             OK(halGraphDestroy(graph));
         }
     }
@@ -170,6 +174,11 @@ int main() {
         if (made[i]) OK(halDestroyStream(streams[i]));
     }
     for (int round = 0; round < 64 && !OK(halSynchronizeDevice()); ++round) {
+    }
+    if (graphHostCalls != graphLaunches) {
+        std::printf("violation: %d graph launches succeeded, their host function ran %d times\n",
+                    graphLaunches, graphHostCalls);
+        ++g_violations;
     }
     std::printf("reported %d real %d\n", g_reported, g_realFailures);
     return g_violations == 0 ? 0 : 1;

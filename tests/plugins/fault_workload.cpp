@@ -120,9 +120,11 @@ int main() {
 
     // A graph, captured, launched twice and destroyed: a native one where the backend builds
     // it, replayed by the core where it declines or fails to. Each launch that succeeded runs
-    // the graph's host function once (checked after the drain).
+    // the graph's host function once, and a refused one at most once: a launch refused after
+    // its graph was enqueued (its end not recorded) still runs it (checked after the drain).
     int graphHostCalls = 0;
     int graphLaunches = 0;
+    int graphAttempts = 0;
     void* graphed = nullptr;
     const bool haveGraphed = made[0] && OK(halMalloc(&graphed, 4096));
     if (haveGraphed) handedOut(graphed, 4096);
@@ -132,6 +134,7 @@ int main() {
         halGraph graph = nullptr;
         if (OK(halStreamEndCapture(streams[0], &graph))) {
             for (int launch = 0; launch < 2; ++launch) {
+                ++graphAttempts;
                 if (OK(halGraphLaunch(graph, streams[0]))) ++graphLaunches;
             }
             OK(halGraphDestroy(graph));
@@ -175,9 +178,11 @@ int main() {
     }
     for (int round = 0; round < 64 && !OK(halSynchronizeDevice()); ++round) {
     }
-    if (graphHostCalls != graphLaunches) {
-        std::printf("violation: %d graph launches succeeded, their host function ran %d times\n",
-                    graphLaunches, graphHostCalls);
+    if (graphHostCalls < graphLaunches || graphHostCalls > graphAttempts) {
+        std::printf(
+            "violation: %d of %d graph launches succeeded, their host function ran %d "
+            "times\n",
+            graphLaunches, graphAttempts, graphHostCalls);
         ++g_violations;
     }
     std::printf("reported %d real %d\n", g_reported, g_realFailures);

@@ -73,9 +73,9 @@ endfunction()
 #                     [LIBRARIES <lib>...] [BUILTIN <entry function>])
 #
 # Builds the backend of the calling folder, the one way every backend is built:
-# - its entry files that exist (platform, device, stream, event, memory, module, plugin, error,
-#   symbols .cpp; docs/style.md) and SOURCES (its engine/ files), compiled once into the object
-#   library polyhal_<name>_objects, with the folder on the include path (sources include
+# - its entry files that exist (platform, device, stream, event, memory, module, graph, plugin,
+#   error, symbols .cpp; docs/style.md) and SOURCES (its engine/ files), compiled once into the
+#   object library polyhal_<name>_objects, with the folder on the include path (sources include
 #   "engine/<file>.hpp"); unit tests link that library;
 # - libpolyhal_<name>.so from them (polyhal_add_plugin);
 # - with BUILTIN, the same objects linked into libpolyhal.so as a built-in backend reached
@@ -91,7 +91,7 @@ function(polyhal_add_backend)
     message(FATAL_ERROR "polyhal_add_backend needs NAME")
   endif()
   set(sources)
-  foreach(file platform device stream event memory module plugin error symbols)
+  foreach(file platform device stream event memory module graph plugin error symbols)
     if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${file}.cpp)
       list(APPEND sources ${file}.cpp)
     endif()

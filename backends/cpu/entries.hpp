@@ -18,7 +18,8 @@ POLYHAL_PLUGIN_DECLARE_ENTRIES(memAllocHost, memFreeHost, memGetInfo, memcpy3DAs
                                memcpyPeerAsync, ipcMemGetHandle, ipcMemOpenHandle,
                                ipcMemCloseHandle);
 POLYHAL_PLUGIN_DECLARE_ENTRIES(moduleLoadData, moduleUnload, moduleGetFunction,
-                               launchKernel);  // module.cpp
+                               launchKernel);                            // module.cpp
+POLYHAL_PLUGIN_DECLARE_ENTRIES(graphCreate, graphLaunch, graphDestroy);  // graph.cpp
 
 }  // namespace polyhal::cpu
 

@@ -76,10 +76,7 @@ halError memcpyAsync(halPluginStream stream, void* dst, const void* src, size_t 
 }
 
 halError memcpy3DAsync(halPluginStream stream, const halMemcpy3DParams* params) {
-    plugin::fromHandle<Stream>(stream).submit(CopyBox{
-        static_cast<unsigned char*>(params->dst), static_cast<const unsigned char*>(params->src),
-        params->dstPitch, params->dstSlicePitch, params->srcPitch, params->srcSlicePitch,
-        params->width, params->height, params->depth});
+    plugin::fromHandle<Stream>(stream).submit(makeCopyBox(*params));
     return HAL_SUCCESS;
 }
 

@@ -134,9 +134,9 @@ halError moduleGetFunction(halPluginModule module, const char* name, halPluginFu
     return HAL_SUCCESS;
 }
 
-halError launchKernel(halPluginStream stream, halPluginFunction function, halDim3 grid,
-                      halDim3 block, size_t dynamicSharedBytes, const halKernelArg* args,
-                      uint32_t numArgs) {
+halError makeKernelLaunch(halPluginFunction function, halDim3 grid, halDim3 block,
+                          size_t dynamicSharedBytes, const halKernelArg* args, uint32_t numArgs,
+                          KernelLaunch* launch) {
     uint64_t blocks = 0;
     if (__builtin_mul_overflow(uint64_t{grid.x} * grid.y, grid.z, &blocks)) {
         return plugin::fail(HAL_ERROR_INVALID_VALUE,
@@ -148,9 +148,22 @@ halError launchKernel(halPluginStream stream, halPluginFunction function, halDim
                             "the kernel arguments exceed the device's %zu bytes",
                             KernelArguments::kMaxTotalBytes);
     }
-    KernelLaunch launch{
-        &plugin::fromHandle<Function>(function), grid, block, dynamicSharedBytes, {}};
-    launch.args.assign(args, numArgs);
+    launch->function = &plugin::fromHandle<Function>(function);
+    launch->grid = grid;
+    launch->block = block;
+    launch->sharedBytes = dynamicSharedBytes;
+    launch->args.assign(args, numArgs);
+    return HAL_SUCCESS;
+}
+
+halError launchKernel(halPluginStream stream, halPluginFunction function, halDim3 grid,
+                      halDim3 block, size_t dynamicSharedBytes, const halKernelArg* args,
+                      uint32_t numArgs) {
+    KernelLaunch launch{};
+    if (halError e =
+            makeKernelLaunch(function, grid, block, dynamicSharedBytes, args, numArgs, &launch)) {
+        return e;
+    }
     plugin::fromHandle<Stream>(stream).submit(std::move(launch));
     return HAL_SUCCESS;
 }

@@ -11,6 +11,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "engine/command.hpp"
+
 namespace polyhal::cpu {
 
 struct Function {
@@ -46,6 +48,12 @@ class Module {
     std::mutex mutex_;
     std::unordered_map<std::string, std::unique_ptr<Function>> functions_;
 };
+
+// Checks a launch as launchKernel does and fills `launch` (its arguments copied). Throws
+// std::bad_alloc.
+halError makeKernelLaunch(halPluginFunction function, halDim3 grid, halDim3 block,
+                          size_t dynamicSharedBytes, const halKernelArg* args, uint32_t numArgs,
+                          KernelLaunch* launch);
 
 }  // namespace polyhal::cpu
 

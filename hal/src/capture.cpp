@@ -232,7 +232,8 @@ halError endCapture(halStream_t* stream, halGraph* graph, const char* operation)
         return ended;
     }
     Device* device = stream->device;
-    auto body = std::make_shared<const GraphBody>(device, std::move(ops), std::move(memory));
+    auto body = std::make_shared<GraphBody>(device, std::move(ops), std::move(memory));
+    body->buildNative();
     halPluginEvent finished = nullptr;
     if (halError e = checked(
             device->vtable->eventCreate(device->native, HAL_EVENT_DISABLE_TIMING, &finished),

@@ -4,6 +4,8 @@
 #include <cstring>
 
 #include "capture.hpp"
+#include "log.hpp"
+#include "native_graph.hpp"
 #include "stream_ops.hpp"
 
 namespace polyhal {
@@ -19,6 +21,9 @@ class MemsetOp final : public GraphOp {
     void addDependencies(std::vector<const void*>* uses,
                          std::vector<const halFunction_t*>*) const override {
         uses->push_back(dst_);
+    }
+    void describe(NativeGraphDescription* description) const override {
+        description->addMemset(dst_, value_, count_);
     }
 
   private:
@@ -39,6 +44,9 @@ class CopyOp final : public GraphOp {
         uses->push_back(dst_);
         uses->push_back(src_);
     }
+    void describe(NativeGraphDescription* description) const override {
+        description->addCopy(dst_, src_, count_, kind_);
+    }
 
   private:
     void* dst_;
@@ -58,6 +66,7 @@ class BoxOp final : public GraphOp {
         uses->push_back(box_.dst);
         uses->push_back(box_.src);
     }
+    void describe(NativeGraphDescription* description) const override { description->addBox(box_); }
 
   private:
     halMemcpy3DParams box_;
@@ -96,6 +105,10 @@ class KernelOp final : public GraphOp {
         }
         functions->push_back(function_);
     }
+    void describe(NativeGraphDescription* description) const override {
+        description->addKernel(function_->native, grid_, block_, sharedBytes_, args_.data(),
+                               static_cast<uint32_t>(args_.size()));
+    }
 
   private:
     const halFunction_t* function_;
@@ -113,6 +126,9 @@ class HostFunctionOp final : public GraphOp {
         return launchMarkedHostFunction(*stream->device->vtable, stream->native, fn_, userData_,
                                         allocator::VectorClock());
     }
+    void describe(NativeGraphDescription* description) const override {
+        description->addHostFunction(fn_, userData_);
+    }
 
   private:
     halHostFn fn_;
@@ -123,7 +139,12 @@ class HostFunctionOp final : public GraphOp {
 class ChildGraphOp final : public GraphOp {
   public:
     explicit ChildGraphOp(std::shared_ptr<const GraphBody> body) : body_(std::move(body)) {}
-    halError enqueue(halStream_t* stream) const override { return body_->enqueue(stream); }
+    // Replayed, never the child's own executable: that one runs only through launches of the
+    // child graph, which the core orders one after another.
+    halError enqueue(halStream_t* stream) const override { return body_->replay(stream); }
+    void describe(NativeGraphDescription* description) const override {
+        body_->describe(description);
+    }
     void addDependencies(std::vector<const void*>* uses,
                          std::vector<const halFunction_t*>* functions) const override {
         uses->insert(uses->end(), body_->uses().begin(), body_->uses().end());
@@ -143,6 +164,14 @@ GraphBody::GraphBody(Device* device, std::vector<std::unique_ptr<GraphOp>> ops,
 }
 
 GraphBody::~GraphBody() {
+    // Launches still pending run to their end: the plugin frees the executable after them.
+    if (native_ != nullptr) {
+        if (halError e = device_->vtable->graphDestroy(native_)) {
+            logger().warn(
+                "halGraphDestroy: {}",
+                takePluginErrorMessage(e, device_->backend->name.c_str(), "graphDestroy"));
+        }
+    }
     forgetGraphOwned(ownedMemory_);
     // In the default stream's order: the pool hands a block out again only once the launches'
     // uses, recorded on their streams, are over.
@@ -165,7 +194,22 @@ halError GraphBody::checkLive(const char* operation) const {
     return HAL_SUCCESS;
 }
 
+void GraphBody::buildNative() {
+    NativeGraphDescription description;
+    describe(&description);
+    native_ = description.build(device_);
+}
+
+void GraphBody::describe(NativeGraphDescription* description) const {
+    for (const auto& op : ops_) op->describe(description);
+}
+
 halError GraphBody::enqueue(halStream_t* stream) const {
+    if (native_ != nullptr) return device_->vtable->graphLaunch(native_, stream->native);
+    return replay(stream);
+}
+
+halError GraphBody::replay(halStream_t* stream) const {
     for (const auto& op : ops_) {
         if (halError e = op->enqueue(stream)) return e;
     }

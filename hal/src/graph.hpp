@@ -1,5 +1,7 @@
-// A graph: the operations a capture recorded, each holding its arguments by value, replayed on
-// a launch's stream through the plugin as the eager calls would have enqueued them.
+// A graph: the operations a capture recorded, each holding its arguments by value. A launch runs
+// them as the plugin's native executable where the plugin built one (halPluginGraphDesc), and
+// otherwise replays them on its stream through the plugin as the eager calls would have
+// enqueued them.
 #ifndef POLYHAL_HAL_SRC_GRAPH_HPP_
 #define POLYHAL_HAL_SRC_GRAPH_HPP_
 
@@ -9,6 +11,8 @@
 #include "api.hpp"
 
 namespace polyhal {
+
+class NativeGraphDescription;
 
 // One captured operation.
 class GraphOp {
@@ -24,6 +28,8 @@ class GraphOp {
         (void)uses;
         (void)functions;
     }
+    // Appends the operation to the description of a native graph.
+    virtual void describe(NativeGraphDescription* description) const = 0;
 };
 
 // What a capture produced: immutable once built, shared by the graph handle and by the graphs
@@ -38,8 +44,16 @@ class GraphBody {
 
     // Fails, with a message, where a kernel's module was unloaded since the capture.
     halError checkLive(const char* operation) const;
-    // Enqueues every operation on `stream`; stops at the first the plugin refuses.
+    // Asks the plugin to build its native executable of the graph (halStreamEndCapture does,
+    // once); where it declines, launches replay the operations.
+    void buildNative();
+    bool native() const { return native_ != nullptr; }
+    // Enqueues the graph on `stream`: one launch of the native executable, or the replay.
     halError enqueue(halStream_t* stream) const;
+    // Enqueues every operation on `stream`; stops at the first the plugin refuses.
+    halError replay(halStream_t* stream) const;
+    // Appends the operations, flattened, to `description`.
+    void describe(NativeGraphDescription* description) const;
     const std::vector<const void*>& uses() const { return uses_; }
     const std::vector<const halFunction_t*>& functions() const { return functions_; }
     // Does the graph own memory (halMallocAsync in its capture)?
@@ -52,6 +66,7 @@ class GraphBody {
     std::vector<const void*> uses_;
     std::vector<const halFunction_t*> functions_;
     std::vector<void*> ownedMemory_;
+    halPluginGraph native_ = nullptr;
 };
 
 // Operations of each captured kind, with their arguments by value.

@@ -40,20 +40,24 @@ struct MarkedCall {
     allocator::VectorClock precedes;  // for the race detector: see launchMarkedHostFunction
 };
 
-void runMarked(void* pending) {
-    const std::unique_ptr<MarkedCall> call(static_cast<MarkedCall*>(pending));
+void runMarkedCall(const MarkedCall& call) {
     detail::runningHostFunctions.fetch_add(1, std::memory_order_relaxed);
     t_inHostFunction = true;
     // Before the function can tell the host it ran: what the host does next follows the work
     // before it.
-    check::hostObserved(call->precedes);
-    const uint64_t start = call->traceFlow != 0 ? trace::now() : 0;
-    call->fn(call->userData);
-    if (call->traceFlow != 0) {
-        trace::hostFunctionRan(call->traceFlow, call->traceSession, start, trace::now());
+    check::hostObserved(call.precedes);
+    const uint64_t start = call.traceFlow != 0 ? trace::now() : 0;
+    call.fn(call.userData);
+    if (call.traceFlow != 0) {
+        trace::hostFunctionRan(call.traceFlow, call.traceSession, start, trace::now());
     }
     t_inHostFunction = false;
     detail::runningHostFunctions.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void runMarked(void* pending) {
+    const std::unique_ptr<MarkedCall> call(static_cast<MarkedCall*>(pending));
+    runMarkedCall(*call);
 }
 
 }  // namespace
@@ -74,6 +78,12 @@ halError checkPermittedInHostFunction(const char* function) {
                 "{}: not permitted inside a host function (halLaunchHostFunc); a host function "
                 "may not call into the device, see hal.h",
                 function);
+}
+
+void runGraphHostCall(void* call) {
+    const auto& graphCall = *static_cast<const GraphHostCall*>(call);
+    // No trace flow and no clock: as a replayed host function, it orders nothing for the checker.
+    runMarkedCall(MarkedCall{graphCall.fn, graphCall.userData, 0, 0, allocator::VectorClock()});
 }
 
 halError launchMarkedHostFunction(const halPluginDispatchTable& vtable, halPluginStream stream,

@@ -36,6 +36,15 @@ halError checkPermittedInHostFunction(const char* function);
 halError launchMarkedHostFunction(const halPluginDispatchTable& vtable, halPluginStream stream,
                                   halHostFn fn, void* userData, allocator::VectorClock precedes);
 
+// A host function a native graph runs on each of its launches (halPluginGraphDesc): the graph
+// lists runGraphHostCall with a GraphHostCall it keeps, which runs fn(userData) marked as
+// launchMarkedHostFunction's wrapper does, and leaves the GraphHostCall to its owner.
+struct GraphHostCall {
+    halHostFn fn;
+    void* userData;
+};
+void runGraphHostCall(void* call);
+
 }  // namespace polyhal
 
 #endif  // POLYHAL_HAL_SRC_HOST_FUNCTION_HPP_

@@ -7,6 +7,7 @@
 #include <string>
 #include <thread>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "kernels.hpp"
@@ -120,6 +121,102 @@ TEST_CASE("kernel arguments are captured by value", "[graph]") {
     HAL_REQUIRE_OK(halGraphLaunch(graph, stream));
     HAL_REQUIRE_OK(halSynchronizeStream(stream));
     CHECK(host == std::vector<uint32_t>(kCount, 7));
+}
+
+TEST_CASE("a graph's launches keep the eager results, and an event after a launch follows it",
+          "[graph]") {
+    constexpr uint32_t kCount = 256;
+    constexpr size_t kBytes = kCount * 4;
+    constexpr int kLaunches = 100;
+    cts::Module module;
+    cts::DeviceMemory a(kBytes), b(kBytes);
+    Chain chain;
+    if (!cts::loadKernel("fill_u32", module, &chain.fill)) chain.fill = nullptr;
+    chain.device = a.get();
+    chain.count = kCount;
+    // Three results: `a` filled, half of it copied to `b` before `a` is filled again, the other
+    // half of `b` set: each operation must run after the one before it, on every launch.
+    const auto enqueue = [&](halStream stream, unsigned char* out) {
+        chain.enqueue(stream, 0x01020304u, out);
+        HAL_REQUIRE_OK(halMemcpyAsync(b.get(), kBytes, a.get(), kBytes / 2,
+                                      HAL_MEMCPY_DEVICE_TO_DEVICE, stream));
+        auto* upper = static_cast<unsigned char*>(b.get()) + kBytes / 2;
+        HAL_REQUIRE_OK(halMemsetAsync(upper, kBytes / 2, 0x77, kBytes / 2, stream));
+        HAL_REQUIRE_OK(halMemcpyAsync(out + kBytes, kBytes, b.get(), kBytes,
+                                      HAL_MEMCPY_DEVICE_TO_HOST, stream));
+        chain.enqueue(stream, 0x0A0B0C0Du, out + 2 * kBytes);
+    };
+    cts::HostMemory eager(3 * kBytes), replayed(3 * kBytes);
+    cts::Stream capture, first, second;
+    enqueue(capture, eager.get<unsigned char>());
+    HAL_REQUIRE_OK(halSynchronizeStream(capture));
+    Graph graph;
+    HAL_REQUIRE_OK(halStreamBeginCapture(capture, HAL_CAPTURE_MODE_GLOBAL));
+    enqueue(capture, replayed.get<unsigned char>());
+    HAL_REQUIRE_OK(halStreamEndCapture(capture, graph.out()));
+
+    // Each launch finds the results cleared and must write them all again; launches alternate
+    // between two streams, joined by an event so that each clearing follows the last launch.
+    cts::Event done;
+    for (int i = 0; i < kLaunches; ++i) {
+        halStream stream = i % 2 == 0 ? first.get() : second.get();
+        if (i > 0) HAL_REQUIRE_OK(halStreamWaitEvent(stream, done));
+        HAL_REQUIRE_OK(halMemsetAsync(replayed.get(), 3 * kBytes, 0, 3 * kBytes, stream));
+        HAL_REQUIRE_OK(halGraphLaunch(graph, stream));
+        HAL_REQUIRE_OK(halRecordEvent(done, stream));
+    }
+    // The event alone says the last launch is over.
+    HAL_REQUIRE_OK(halSynchronizeEvent(done));
+    const auto* expected = eager.get<unsigned char>();
+    const auto* got = replayed.get<unsigned char>();
+    CHECK(std::vector<unsigned char>(got, got + 3 * kBytes) ==
+          std::vector<unsigned char>(expected, expected + 3 * kBytes));
+    HAL_REQUIRE_OK(halSynchronizeStream(first));
+    HAL_REQUIRE_OK(halSynchronizeStream(second));
+}
+
+TEST_CASE("a host function in a graph runs between the operations around it on every launch",
+          "[graph]") {
+    CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
+    constexpr int kLaunches = 60;
+    struct Observed {
+        unsigned char* before = nullptr;  // written by the copy before the host function
+        unsigned char* after = nullptr;   // written by the copy after it
+        std::vector<std::pair<unsigned char, unsigned char>> seen;
+    } observed;
+    const halHostFn look = [](void* p) {
+        auto* o = static_cast<Observed*>(p);
+        o->seen.emplace_back(o->before[0], o->after[0]);
+        o->before[0] = 0;  // the next launch's copy must write it again
+    };
+    cts::DeviceMemory device(64);
+    cts::HostMemory before(64), after(64);
+    observed.before = before.get<unsigned char>();
+    observed.after = after.get<unsigned char>();
+    observed.before[0] = 0;
+    observed.after[0] = 0;
+    cts::Stream capture, first, second;
+    Graph graph;
+    HAL_REQUIRE_OK(halStreamBeginCapture(capture, HAL_CAPTURE_MODE_GLOBAL));
+    HAL_REQUIRE_OK(halMemsetAsync(device.get(), 64, 0x33, 64, capture));
+    HAL_REQUIRE_OK(
+        halMemcpyAsync(before.get(), 64, device.get(), 64, HAL_MEMCPY_DEVICE_TO_HOST, capture));
+    HAL_REQUIRE_OK(halLaunchHostFunc(capture, look, &observed));
+    HAL_REQUIRE_OK(halMemsetAsync(device.get(), 64, 0x44, 64, capture));
+    HAL_REQUIRE_OK(
+        halMemcpyAsync(after.get(), 64, device.get(), 64, HAL_MEMCPY_DEVICE_TO_HOST, capture));
+    HAL_REQUIRE_OK(halStreamEndCapture(capture, graph.out()));
+    for (int i = 0; i < kLaunches; ++i) {
+        HAL_REQUIRE_OK(halGraphLaunch(graph, i % 2 == 0 ? first.get() : second.get()));
+    }
+    HAL_REQUIRE_OK(halSynchronizeStream(first));
+    HAL_REQUIRE_OK(halSynchronizeStream(second));
+    // The first launch's host function ran before any copy to `after`; every later one after
+    // the previous launch's.
+    std::vector<std::pair<unsigned char, unsigned char>> expected(kLaunches, {0x33, 0x44});
+    expected[0] = {0x33, 0x00};
+    CHECK(observed.seen == expected);
+    CHECK(observed.after[0] == 0x44);
 }
 
 TEST_CASE("a graph launches many times, on two streams, one launch after another", "[graph]") {

@@ -75,6 +75,15 @@ TEST_CASE("each entry call of the workload failing in turn breaks nothing", "[fa
     REQUIRE(clean.report.calls > 30);
     REQUIRE(clean.report.injected == 0);
     REQUIRE(clean.report.callsPerEntry.size() > 20);
+    // The core hands the workload's graph to the backend's native entries: built once, launched
+    // twice as one operation each, destroyed once.
+    const auto callsOf = [&clean](const char* entry) {
+        const auto found = clean.report.callsPerEntry.find(entry);
+        return found != clean.report.callsPerEntry.end() ? found->second : 0;
+    };
+    CHECK(callsOf("graphCreate") == 1);
+    CHECK(callsOf("graphLaunch") == 2);
+    CHECK(callsOf("graphDestroy") == 1);
     // A run makes each entry's first call whatever the timing; how many further calls it makes
     // of the probes (and of what follows a probe's answer) varies a little, so a run may end
     // before its faulty call: then it injects nothing.

@@ -16,10 +16,11 @@
 // entries, HAL_ERROR_LAUNCH_FAILED (an asynchronous failure of earlier work) from
 // streamSynchronize, streamQuery and deviceSynchronize, and HAL_ERROR_BACKEND elsewhere; its
 // message is "injected fault in <entry>". Entries that release something (streamDestroy,
-// eventDestroy, memFreeDevice, memFreeHost, moduleUnload, ipcMemCloseHandle) release it and then
-// report the failure, so that an injected fault never leaks on its own account; the waits wait
-// first, as the plugin ABI requires of an asynchronous failure. Every entry of the table is
-// wrapped (HAL_PLUGIN_ENTRIES) but deviceClose, which cannot fail, and backendGetInfo.
+// eventDestroy, memFreeDevice, memFreeHost, moduleUnload, ipcMemCloseHandle, graphDestroy)
+// release it and then report the failure, so that an injected fault never leaks on its own
+// account; the waits wait first, as the plugin ABI requires of an asynchronous failure. Every
+// entry of the table is wrapped (HAL_PLUGIN_ENTRIES) but deviceClose, which cannot fail, and
+// backendGetInfo.
 #include <polyhal/plugin.h>
 
 #include <atomic>
@@ -114,7 +115,7 @@ constexpr Kind kindOf(const char* entry) {
         return Kind::kAsynchronous;
     }
     if (is("streamDestroy") || is("eventDestroy") || is("memFreeDevice") || is("memFreeHost") ||
-        is("moduleUnload") || is("ipcMemCloseHandle")) {
+        is("moduleUnload") || is("ipcMemCloseHandle") || is("graphDestroy")) {
         return Kind::kRelease;
     }
     return Kind::kOther;

@@ -118,6 +118,29 @@ int main() {
         }
     }
 
+    // A graph, captured, launched twice and destroyed: a native one where the backend builds
+    // it, replayed by the core where it declines or fails to. Each launch that succeeded runs
+    // the graph's host function once, and a refused one at most once: a launch refused after
+    // its graph was enqueued (its end not recorded) still runs it (checked after the drain).
+    int graphHostCalls = 0;
+    int graphLaunches = 0;
+    int graphAttempts = 0;
+    void* graphed = nullptr;
+    const bool haveGraphed = made[0] && OK(halMalloc(&graphed, 4096));
+    if (haveGraphed) handedOut(graphed, 4096);
+    if (haveGraphed && OK(halStreamBeginCapture(streams[0], HAL_CAPTURE_MODE_GLOBAL))) {
+        OK(halMemsetAsync(graphed, 4096, 0x33, 4096, streams[0]));
+        OK(halLaunchHostFunc(streams[0], hostFunction, &graphHostCalls));
+        halGraph graph = nullptr;
+        if (OK(halStreamEndCapture(streams[0], &graph))) {
+            for (int launch = 0; launch < 2; ++launch) {
+                ++graphAttempts;
+                if (OK(halGraphLaunch(graph, streams[0]))) ++graphLaunches;
+            }
+            OK(halGraphDestroy(graph));
+        }
+    }
+
     if (haveB) {
         if (made[0] && OK(halFreeAsync(b, streams[0]))) returned(b);
     }
@@ -135,6 +158,7 @@ int main() {
     OK(halMemPoolGetStats(0, &stats));
     OK(halMemPoolTrim(0, 0));
     if (haveA && OK(halFree(a))) returned(a);
+    if (haveGraphed && OK(halFree(graphed))) returned(graphed);
     if (haveC && made[1] && OK(halFreeAsync(c, streams[1]))) returned(c);
     if (module != nullptr) OK(halModuleUnload(module));
     if (havePinned) OK(halFreeHost(pinned));
@@ -153,6 +177,13 @@ int main() {
         if (made[i]) OK(halDestroyStream(streams[i]));
     }
     for (int round = 0; round < 64 && !OK(halSynchronizeDevice()); ++round) {
+    }
+    if (graphHostCalls < graphLaunches || graphHostCalls > graphAttempts) {
+        std::printf(
+            "violation: %d of %d graph launches succeeded, their host function ran %d "
+            "times\n",
+            graphLaunches, graphAttempts, graphHostCalls);
+        ++g_violations;
     }
     std::printf("reported %d real %d\n", g_reported, g_realFailures);
     return g_violations == 0 ? 0 : 1;

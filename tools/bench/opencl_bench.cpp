@@ -15,6 +15,11 @@
 // 2. The CPU backend against the OpenCL runtime: submit-to-completion latency of an empty kernel
 //    (polyhal on either backend, and OpenCL directly) and of an empty host function (polyhal on
 //    either backend), and device-to-device copy bandwidth against plain memcpy.
+// 3. cl_khr_command_buffer against the same commands enqueued one by one, in OpenCL alone: the
+//    75 commands a launch of polyhal_graph_bench's graph runs (25 times a fill, a copy and the
+//    empty kernel), recorded once and enqueued with clEnqueueCommandBufferKHR, against the
+//    backend's 75 SVM enqueues. Whether a native graph of the opencl backend could beat the
+//    core's replay (docs/benchmarks.md, "Graphs").
 //
 // POLYHAL_BACKEND defaults to "opencl,cpu" here, so that one process has both backends; a
 // benchmark whose backend is not loaded is skipped with a message.
@@ -28,6 +33,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "bench_support.hpp"
@@ -57,10 +63,11 @@ void checkCl(cl_int status, const char* what) {
     }
 }
 
-// Waits for the queued work every kDrainInterval iterations with the clock stopped.
+// Waits for the queued work every `interval` iterations with the clock stopped.
 template <class Drain>
-void drainPeriodically(benchmark::State& state, int64_t& queued, Drain&& drain) {
-    if (++queued < kDrainInterval) return;
+void drainPeriodically(benchmark::State& state, int64_t& queued, Drain&& drain,
+                       int64_t interval = kDrainInterval) {
+    if (++queued < interval) return;
     state.PauseTiming();
     drain();
     state.ResumeTiming();
@@ -533,6 +540,148 @@ void BM_Copy64MiB_Memcpy(benchmark::State& state) {
     state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(kLargeCopyBytes));
 }
 BENCHMARK(BM_Copy64MiB_Memcpy)->UseRealTime();
+
+// ---------------------------------------------------------------------------------------------
+// 3. A command buffer against the same commands enqueued one by one.
+
+constexpr int kChainRounds = 25;  // of a fill, a copy and a kernel
+constexpr int64_t kChainDrainInterval = 16;
+constexpr size_t kChainBytes = 256;
+
+// The extension's entries, which an ICD loader reaches only through the platform.
+struct CommandBufferApi {
+    clCreateCommandBufferKHR_fn create = nullptr;
+    clFinalizeCommandBufferKHR_fn finalize = nullptr;
+    clReleaseCommandBufferKHR_fn release = nullptr;
+    clEnqueueCommandBufferKHR_fn enqueue = nullptr;
+    clCommandFillBufferKHR_fn fill = nullptr;
+    clCommandCopyBufferKHR_fn copy = nullptr;
+    clCommandNDRangeKernelKHR_fn kernel = nullptr;
+
+    explicit CommandBufferApi(cl_device_id device) {
+        const auto platform = deviceInfo<cl_platform_id>(device, CL_DEVICE_PLATFORM);
+        const auto load = [platform](auto* entry, const char* name) {
+            *entry = reinterpret_cast<std::remove_pointer_t<decltype(entry)>>(
+                clGetExtensionFunctionAddressForPlatform(platform, name));
+        };
+        load(&create, "clCreateCommandBufferKHR");
+        load(&finalize, "clFinalizeCommandBufferKHR");
+        load(&release, "clReleaseCommandBufferKHR");
+        load(&enqueue, "clEnqueueCommandBufferKHR");
+        load(&fill, "clCommandFillBufferKHR");
+        load(&copy, "clCommandCopyBufferKHR");
+        load(&kernel, "clCommandNDRangeKernelKHR");
+    }
+    bool complete() const {
+        return create && finalize && release && enqueue && fill && copy && kernel;
+    }
+};
+
+// SVM memory as a buffer (CL_MEM_USE_HOST_PTR on the pointer clSVMAlloc returned: the buffer's
+// storage is the SVM allocation), since the extension records no SVM commands.
+struct SvmBuffer {
+    SvmMemory svm;
+    cl_mem buffer = nullptr;
+    SvmBuffer(const DirectOpenCL& cl, size_t bytes) : svm(cl, bytes) {
+        cl_int error = CL_SUCCESS;
+        buffer = clCreateBuffer(cl.context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes,
+                                svm.pointer, &error);
+        checkCl(error, "clCreateBuffer");
+    }
+    ~SvmBuffer() { clReleaseMemObject(buffer); }
+};
+
+// The backend's eager enqueues of the chain, each asking for its event and keeping the last.
+void BM_Chain75_Enqueued_OpenCL(benchmark::State& state) {
+    const DirectOpenCL* cl = directOpenCL(state);
+    if (cl == nullptr) return;
+    SvmMemory src(*cl, kChainBytes), dst(*cl, kChainBytes);
+    LastCommand last;
+    int64_t queued = 0;
+    for (auto _ : state) {
+        for (int round = 0; round < kChainRounds; ++round) {
+            const auto value = static_cast<unsigned char>(round);
+            cl_event event = nullptr;
+            checkCl(clEnqueueSVMMemFill(cl->queue, dst.pointer, &value, 1, kChainBytes, 0, nullptr,
+                                        &event),
+                    "clEnqueueSVMMemFill");
+            last.replace(event);
+            checkCl(clEnqueueSVMMemcpy(cl->queue, CL_FALSE, dst.pointer, src.pointer, kChainBytes,
+                                       0, nullptr, &event),
+                    "clEnqueueSVMMemcpy");
+            last.replace(event);
+            cl->enqueueEmptyKernel(dst.pointer, &event);
+            last.replace(event);
+        }
+        drainPeriodically(
+            state, queued, [&] { cl->finish(cl->queue); }, kChainDrainInterval);
+    }
+    cl->finish(cl->queue);
+    state.SetItemsProcessed(state.iterations() * kChainRounds * 3);
+}
+BENCHMARK(BM_Chain75_Enqueued_OpenCL);
+
+// The chain recorded once, each command after the previous one (a sync point each), with a
+// kernel object of its own per launch (arguments stay as they were set when it was recorded),
+// enqueued whole while earlier runs may be pending (simultaneous use).
+void BM_Chain75_CommandBuffer_OpenCL(benchmark::State& state) {
+    const DirectOpenCL* cl = directOpenCL(state);
+    if (cl == nullptr) return;
+    const CommandBufferApi api(cl->device);
+    if (!hasExtension(cl->device, "cl_khr_command_buffer") || !api.complete()) {
+        state.SkipWithError("the OpenCL device has no cl_khr_command_buffer");
+        return;
+    }
+    SvmBuffer src(*cl, kChainBytes), dst(*cl, kChainBytes);
+    const cl_command_buffer_properties_khr properties[] = {
+        CL_COMMAND_BUFFER_FLAGS_KHR, CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR, 0};
+    cl_int error = CL_SUCCESS;
+    cl_command_buffer_khr buffer = api.create(1, &cl->queue, properties, &error);
+    checkCl(error, "clCreateCommandBufferKHR");
+    std::vector<cl_kernel> kernels;
+    cl_sync_point_khr previous = 0;
+    const auto after = [&previous] { return previous != 0 ? 1u : 0u; };
+    const auto waitFor = [&previous]() -> const cl_sync_point_khr* {
+        return previous != 0 ? &previous : nullptr;
+    };
+    for (int round = 0; round < kChainRounds; ++round) {
+        const auto value = static_cast<unsigned char>(round);
+        cl_sync_point_khr point = 0;
+        checkCl(api.fill(buffer, nullptr, dst.buffer, &value, 1, 0, kChainBytes, after(), waitFor(),
+                         &point, nullptr),
+                "clCommandFillBufferKHR");
+        previous = point;
+        checkCl(api.copy(buffer, nullptr, src.buffer, dst.buffer, 0, 0, kChainBytes, after(),
+                         waitFor(), &point, nullptr),
+                "clCommandCopyBufferKHR");
+        previous = point;
+        cl_kernel kernel = clCloneKernel(cl->emptyKernel, &error);
+        checkCl(error, "clCloneKernel");
+        kernels.push_back(kernel);
+        checkCl(clSetKernelArgSVMPointer(kernel, 0, dst.svm.pointer), "clSetKernelArgSVMPointer");
+        checkCl(clSetKernelArg(kernel, 1, sizeof kEmptyKernelCount, &kEmptyKernelCount),
+                "clSetKernelArg");
+        checkCl(api.kernel(buffer, nullptr, nullptr, kernel, 3, nullptr, kOneWorkItem, kOneWorkItem,
+                           after(), waitFor(), &point, nullptr),
+                "clCommandNDRangeKernelKHR");
+        previous = point;
+    }
+    checkCl(api.finalize(buffer), "clFinalizeCommandBufferKHR");
+    LastCommand last;
+    int64_t queued = 0;
+    for (auto _ : state) {
+        cl_event event = nullptr;
+        checkCl(api.enqueue(0, nullptr, buffer, 0, nullptr, &event), "clEnqueueCommandBufferKHR");
+        last.replace(event);
+        drainPeriodically(
+            state, queued, [&] { cl->finish(cl->queue); }, kChainDrainInterval);
+    }
+    cl->finish(cl->queue);
+    api.release(buffer);
+    for (cl_kernel kernel : kernels) clReleaseKernel(kernel);
+    state.SetItemsProcessed(state.iterations() * kChainRounds * 3);
+}
+BENCHMARK(BM_Chain75_CommandBuffer_OpenCL);
 
 }  // namespace
 

@@ -19,6 +19,7 @@ class SharedEventState;
 namespace polyhal::cpu {
 
 class Event;
+class GraphBatch;
 class Timeline;
 struct Function;
 
@@ -41,6 +42,18 @@ struct CopyBox {
     size_t srcPitch, srcSlicePitch;
     size_t width, height, depth;
 };
+
+inline CopyBox makeCopyBox(const halMemcpy3DParams& params) {
+    return CopyBox{static_cast<unsigned char*>(params.dst),
+                   static_cast<const unsigned char*>(params.src),
+                   params.dstPitch,
+                   params.dstSlicePitch,
+                   params.srcPitch,
+                   params.srcSlicePitch,
+                   params.width,
+                   params.height,
+                   params.depth};
+}
 
 struct FillBytes {
     void* dst;
@@ -81,8 +94,14 @@ struct SharedEventWait {
     uint32_t generation;
 };
 
-using Command = std::variant<std::monostate, HostCall, CopyBytes, CopyBox, FillBytes, KernelLaunch,
-                             EventMarker, TimelineWait, SharedEventSignal, SharedEventWait>;
+// Runs every operation of a native graph, in order (engine/graph_batch.hpp).
+struct GraphRun {
+    std::shared_ptr<GraphBatch> batch;
+};
+
+using Command =
+    std::variant<std::monostate, HostCall, CopyBytes, CopyBox, FillBytes, KernelLaunch, EventMarker,
+                 TimelineWait, SharedEventSignal, SharedEventWait, GraphRun>;
 
 }  // namespace polyhal::cpu
 

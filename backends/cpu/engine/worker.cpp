@@ -11,6 +11,7 @@
 #include <optional>
 #include <variant>
 
+#include "engine/graph_batch.hpp"
 #include "engine/kernel_execution.hpp"
 #include "support/shared_event.hpp"
 #include "event.hpp"
@@ -83,6 +84,12 @@ struct Executor {
     }
 
     void operator()(const SharedEventWait& wait) const { wait.state->wait(wait.generation); }
+
+    // As the commands queued one by one would run: a failing step is recorded, the next runs.
+    void operator()(const GraphRun& run) const {
+        GraphBatch& batch = *run.batch;  // no two runs of one graph overlap (plugin.h)
+        for (size_t i = 0; i < batch.size(); ++i) std::visit(*this, batch.step(i));
+    }
 };
 
 }  // namespace

@@ -46,7 +46,7 @@ extern "C" {
 #endif
 
 #define HAL_PLUGIN_ABI_VERSION_MAJOR 1u
-#define HAL_PLUGIN_ABI_VERSION_MINOR 4u
+#define HAL_PLUGIN_ABI_VERSION_MINOR 5u
 #define HAL_PLUGIN_MAKE_VERSION(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
 #define HAL_PLUGIN_VERSION_MAJOR(version) ((uint32_t)(version) >> 16)
 #define HAL_PLUGIN_VERSION_MINOR(version) ((uint32_t)(version)&0xffffu)
@@ -62,6 +62,7 @@ typedef struct halPluginStream_t* halPluginStream;
 typedef struct halPluginEvent_t* halPluginEvent;
 typedef struct halPluginModule_t* halPluginModule;
 typedef struct halPluginFunction_t* halPluginFunction;
+typedef struct halPluginGraph_t* halPluginGraph;
 
 /* A plugin's part of an IPC handle (hal.h's halIpcMemHandle and halIpcEventHandle hold it with
  * the core's own header): whatever the importing plugin needs to open the memory or event, in
@@ -133,6 +134,77 @@ typedef struct halPluginBackendInfo {
      * halDeviceProperties holds). NULL or "" without kernels. */
     const char* moduleImageKinds;
 } halPluginBackendInfo;
+
+/* ---- Native graphs (ABI 1.5) ----
+ * What a capture recorded, as a plain list the plugin may turn into one executable of its vendor
+ * (a CUDA or HIP graph, a Level Zero command list, an OpenCL command buffer, a batch). The
+ * operations run in list order, each after the previous one has completed, exactly as the eager
+ * calls would have run on one stream. A launch of another graph inside the capture is flattened
+ * into its operations; captured event records and waits only ordered work inside the capture and
+ * are not listed. Everything the description points to (the list, kernel arguments) is valid
+ * for the graphCreate call only: a plugin copies what it keeps. */
+typedef enum halPluginGraphOpKind {
+    /* memsetAsync's operation; maps to cuGraphAddMemsetNode, zeCommandListAppendMemoryFill,
+     * clCommandFillBufferKHR. */
+    HAL_PLUGIN_GRAPH_OP_MEMSET = 1,
+    /* memcpyAsync's (count > 0, kind resolved); cuGraphAddMemcpyNode with a 1D copy,
+     * zeCommandListAppendMemoryCopy, clCommandCopyBufferKHR. */
+    HAL_PLUGIN_GRAPH_OP_COPY = 2,
+    /* memcpy3DAsync's box (never contiguous, kind resolved, non-zero extents); listed only where
+     * the plugin has memcpy3DAsync, the core splits the box into row copies otherwise.
+     * cuGraphAddMemcpyNode, zeCommandListAppendMemoryCopyRegion, clCommandCopyBufferRectKHR. */
+    HAL_PLUGIN_GRAPH_OP_COPY_3D = 3,
+    /* launchKernel's; cuGraphAddKernelNode, zeCommandListAppendLaunchKernel,
+     * clCommandNDRangeKernelKHR. */
+    HAL_PLUGIN_GRAPH_OP_KERNEL = 4,
+    /* launchHostFunc's: fn(userData) on the host once the operations before it completed, the
+     * operations after it waiting for its return; cuGraphAddHostNode. `fn` is the core's
+     * wrapper and userData its own, valid until the plugin calls the description's release. */
+    HAL_PLUGIN_GRAPH_OP_HOST_FUNCTION = 5,
+    HAL_PLUGIN_GRAPH_OP_FORCE_UINT32 = 0x7fffffff
+} halPluginGraphOpKind;
+
+typedef struct halPluginGraphOp {
+    halPluginGraphOpKind kind;
+    union {
+        struct {
+            void* dst;
+            size_t count;
+            unsigned char value;
+        } memset;
+        struct {
+            void* dst;
+            const void* src;
+            size_t count;
+            halMemcpyKind kind;
+        } copy;
+        halMemcpy3DParams copy3D;
+        struct {
+            halPluginFunction function;
+            halDim3 grid;
+            halDim3 block;
+            size_t dynamicSharedBytes;
+            const halKernelArg* args; /* by value, as launchKernel's */
+            uint32_t numArgs;
+        } kernel;
+        struct {
+            halHostFn fn;
+            void* userData;
+        } hostFunction;
+    } params;
+} halPluginGraphOp;
+
+typedef struct halPluginGraphDesc {
+    size_t size; /* sizeof(halPluginGraphDesc) as the core knows it */
+    const halPluginGraphOp* ops;
+    uint32_t numOps; /* >= 1 */
+    /* The plugin calls release(releaseContext) exactly once, after graphCreate succeeded, when
+     * the executable is gone: graphDestroy was called and every launch of it has completed. On
+     * any thread, from inside graphDestroy too; it calls nothing of the plugin's. The host
+     * functions' userData live until then. Not called when graphCreate fails. */
+    void (*release)(void* releaseContext);
+    void* releaseContext;
+} halPluginGraphDesc;
 
 typedef struct halPluginDispatchTable {
     /* Filled by the core with sizeof its table; the plugin writes the size it was built with. */
@@ -304,6 +376,30 @@ typedef struct halPluginDispatchTable {
      * into the plugin from inside a host function, so a plugin whose vendor forbids calls there
      * (CUDA, HIP) leaves it out, and its spans are timed by host functions alone. */
     halError (*eventCompletionTime)(halPluginEvent event, uint64_t* hostNanoseconds);
+
+    /* ---- ABI 1.5 ---- */
+    /* Optional, all three or none: native graphs. Without them (or when graphCreate declines)
+     * the core replays a graph's operations one by one through the entries above, so every
+     * backend has graphs; with them a launch is one vendor submission.
+     * graphCreate builds an executable of `device` from `desc` (halStreamEndCapture calls it
+     * once per graph). HAL_ERROR_NOT_SUPPORTED declines, with the reason (an operation kind the
+     * vendor cannot record, such as a host function in an OpenCL command buffer): the core then
+     * replays the graph, as it does for any other failure. */
+    halError (*graphCreate)(halPluginDevice device, const halPluginGraphDesc* desc,
+                            halPluginGraph* graph);
+    /* Enqueues one run of every operation of `graph` on `stream`, a stream of its device, after
+     * the work already in the stream and before the work enqueued later, as the eager calls
+     * would be: events recorded after it capture it, waits before it hold it back. Must not
+     * block the host. The core orders each launch after the graph's previous one, on whichever
+     * stream that ran (no two runs of one executable overlap, as with cudaGraphLaunch), and
+     * keeps the kernels' modules loaded while the graph may launch them. An operation that fails
+     * when it runs is an asynchronous failure of the stream, as that of the eager call. */
+    halError (*graphLaunch)(halPluginGraph graph, halPluginStream stream);
+    /* Destroys `graph`; launches already enqueued complete first (the plugin frees the
+     * executable once they have, then calls the description's release). Must not block on them.
+     * The module of one of its kernels may have been unloaded before: the core launches no graph
+     * whose kernels are gone, but destroys it, so the executable must not need them then. */
+    halError (*graphDestroy)(halPluginGraph graph);
 } halPluginDispatchTable;
 
 /* Every entry of halPluginDispatchTable, in table order, as
@@ -326,7 +422,8 @@ typedef struct halPluginDispatchTable {
 #define HAL_PLUGIN_GROUP_PEER_ACCESS 3
 #define HAL_PLUGIN_GROUP_IPC_MEMORY 4
 #define HAL_PLUGIN_GROUP_IPC_EVENTS 5
-#define HAL_PLUGIN_GROUP_COUNT 6
+#define HAL_PLUGIN_GROUP_NATIVE_GRAPHS 6
+#define HAL_PLUGIN_GROUP_COUNT 7
 #define HAL_PLUGIN_ENTRIES(X)                                                                      \
     X(initialize, HAL_PLUGIN_REQUIRED, 0, HAL_PLUGIN_ALONE)                                        \
     X(deviceGetCount, HAL_PLUGIN_REQUIRED, 0, HAL_PLUGIN_ALONE)                                    \
@@ -375,7 +472,10 @@ typedef struct halPluginDispatchTable {
     X(ipcEventOpenHandle, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_IPC_EVENTS,                          \
       HAL_PLUGIN_GROUP_IPC_EVENTS)                                                                 \
     X(backendGetInfo, HAL_PLUGIN_OPTIONAL, 0, HAL_PLUGIN_ALONE)                                    \
-    X(eventCompletionTime, HAL_PLUGIN_OPTIONAL, 0, HAL_PLUGIN_ALONE)
+    X(eventCompletionTime, HAL_PLUGIN_OPTIONAL, 0, HAL_PLUGIN_ALONE)                               \
+    X(graphCreate, HAL_PLUGIN_OPTIONAL, 0, HAL_PLUGIN_GROUP_NATIVE_GRAPHS)                         \
+    X(graphLaunch, HAL_PLUGIN_OPTIONAL, 0, HAL_PLUGIN_GROUP_NATIVE_GRAPHS)                         \
+    X(graphDestroy, HAL_PLUGIN_OPTIONAL, 0, HAL_PLUGIN_GROUP_NATIVE_GRAPHS)
 
 /* The entry point. `coreAbiVersion` is the core's HAL_PLUGIN_ABI_VERSION; `table->size` is the
  * core's sizeof(halPluginDispatchTable). A plugin of another major version returns

@@ -1,0 +1,104 @@
+// Implements native_graph.hpp.
+#include "native_graph.hpp"
+
+#include "device.hpp"
+#include "error.hpp"
+#include "log.hpp"
+
+namespace polyhal {
+namespace {
+
+void releaseHostCalls(void* hostCalls) {
+    delete static_cast<std::deque<GraphHostCall>*>(hostCalls);
+}
+
+}  // namespace
+
+NativeGraphDescription::NativeGraphDescription()
+    : hostCalls_(std::make_unique<std::deque<GraphHostCall>>()) {}
+
+NativeGraphDescription::~NativeGraphDescription() = default;
+
+void NativeGraphDescription::addMemset(void* dst, unsigned char value, size_t count) {
+    halPluginGraphOp op{};
+    op.kind = HAL_PLUGIN_GRAPH_OP_MEMSET;
+    op.params.memset.dst = dst;
+    op.params.memset.count = count;
+    op.params.memset.value = value;
+    ops_.push_back(op);
+}
+
+void NativeGraphDescription::addCopy(void* dst, const void* src, size_t count, halMemcpyKind kind) {
+    halPluginGraphOp op{};
+    op.kind = HAL_PLUGIN_GRAPH_OP_COPY;
+    op.params.copy.dst = dst;
+    op.params.copy.src = src;
+    op.params.copy.count = count;
+    op.params.copy.kind = kind;
+    ops_.push_back(op);
+}
+
+void NativeGraphDescription::addBox(const halMemcpy3DParams& box) {
+    halPluginGraphOp op{};
+    op.kind = HAL_PLUGIN_GRAPH_OP_COPY_3D;
+    op.params.copy3D = box;
+    ops_.push_back(op);
+}
+
+void NativeGraphDescription::addKernel(halPluginFunction function, halDim3 grid, halDim3 block,
+                                       size_t sharedBytes, const halKernelArg* args,
+                                       uint32_t numArgs) {
+    halPluginGraphOp op{};
+    op.kind = HAL_PLUGIN_GRAPH_OP_KERNEL;
+    op.params.kernel.function = function;
+    op.params.kernel.grid = grid;
+    op.params.kernel.block = block;
+    op.params.kernel.dynamicSharedBytes = sharedBytes;
+    op.params.kernel.args = args;
+    op.params.kernel.numArgs = numArgs;
+    ops_.push_back(op);
+}
+
+void NativeGraphDescription::addHostFunction(halHostFn fn, void* userData) {
+    GraphHostCall& call = hostCalls_->emplace_back(GraphHostCall{fn, userData});
+    halPluginGraphOp op{};
+    op.kind = HAL_PLUGIN_GRAPH_OP_HOST_FUNCTION;
+    op.params.hostFunction.fn = runGraphHostCall;
+    op.params.hostFunction.userData = &call;
+    ops_.push_back(op);
+}
+
+halPluginGraph NativeGraphDescription::build(Device* device) {
+    const halPluginDispatchTable& vtable = *device->vtable;
+    if (vtable.graphCreate == nullptr || ops_.empty()) return nullptr;
+    halPluginGraphDesc desc{};
+    desc.size = sizeof desc;
+    desc.ops = ops_.data();
+    desc.numOps = static_cast<uint32_t>(ops_.size());
+    desc.release = releaseHostCalls;
+    desc.releaseContext = hostCalls_.get();
+    halPluginGraph graph = nullptr;
+    const halError status = vtable.graphCreate(device->native, &desc, &graph);
+    const std::string& backend = device->backend->name;
+    if (status == HAL_SUCCESS) {
+        hostCalls_.release();  // the plugin releases them with its executable
+        logger().debug(
+            "halStreamEndCapture: the {} backend runs the graph of {} operations as "
+            "one native launch",
+            backend, ops_.size());
+        return graph;
+    }
+    const std::string reason = takePluginErrorMessage(status, backend.c_str(), "graphCreate");
+    if (status == HAL_ERROR_NOT_SUPPORTED) {
+        logger().debug("halStreamEndCapture: the core replays the graph of {} operations ({})",
+                       ops_.size(), reason);
+    } else {
+        logger().warn(
+            "halStreamEndCapture: the {} backend could not build the graph of {} "
+            "operations ({}); the core replays it",
+            backend, ops_.size(), reason);
+    }
+    return nullptr;
+}
+
+}  // namespace polyhal

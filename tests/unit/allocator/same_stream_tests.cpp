@@ -207,24 +207,29 @@ TEST_CASE("threads on their own streams and on a shared one take blocks back saf
     CHECK(stats.reusedSameStream >= kThreads * (kRounds - 1) / 2);
 }
 
-TEST_CASE("a stream whose parked blocks keep going back unused stops listing for a while",
+TEST_CASE("a stream whose parked blocks keep going back unused stops parking for a while",
           "[same-stream]") {
     PoolHarness h;
     TestStream s0 = h.stream();
-    std::vector<void*> blocks;
-    for (int i = 0; i < 100; ++i) blocks.push_back(h.allocate(4 * kKiB, s0));
-    for (void* block : blocks) REQUIRE(h.free(block, s0) == HAL_SUCCESS);
     StreamCache& cache = s0.pool->cache;
-    CHECK(cache.parkedBytes() == 64 * 4 * kKiB);  // the first 64: the credit a stream starts with
-    REQUIRE(h.allocate(8 * kKiB, s0) != nullptr);   // another size: all 64 go back unused
-    CHECK(cache.parkedBytes() == 0);
-    CHECK(cache.live.size() == 0);
-    // It lists nothing, then tries again within 32 allocations.
+    // Each round parks 4 KiB blocks that the next allocation (another size) gives back unused.
+    size_t parked = 0;
+    int rounds = 0;
+    do {
+        std::vector<void*> blocks;
+        for (int i = 0; i < 20; ++i) blocks.push_back(h.allocate(4 * kKiB, s0));
+        for (void* block : blocks) REQUIRE(h.free(block, s0) == HAL_SUCCESS);
+        parked = cache.parkedBytes();
+        if (rounds == 0) CHECK(parked > 0);
+        void* other = h.allocate(8 * kKiB, s0);
+        CHECK(cache.parkedBytes() == 0);
+        REQUIRE(h.free(other, s0) == HAL_SUCCESS);
+    } while (parked != 0 && ++rounds < 20);
+    CHECK(parked == 0);
+    // It tries again within 32 allocations.
     int allocations = 1;
     while (!cache.mayList() && allocations < 100) ++allocations;
-    CHECK(allocations > 1);
     CHECK(allocations <= 32);
     const PoolStats stats = h.pool.stats();
-    CHECK(stats.bytesInUse == 8 * kKiB);
     CHECK(stats.newSegments == 1);
 }

@@ -100,8 +100,10 @@ struct Trace {
         for (const Record& r : records) {
             if (r.ph == "X" && threadName(r.pid, r.tid) == label) spans.push_back(&r);
         }
-        std::sort(spans.begin(), spans.end(),
-                  [](const Record* a, const Record* b) { return a->ts < b->ts; });
+        // Spans of one track may start at the same time (an operation the clock saw take no
+        // time, then the next); those keep the order they were written in.
+        std::stable_sort(spans.begin(), spans.end(),
+                         [](const Record* a, const Record* b) { return a->ts < b->ts; });
         return spans;
     }
     // The flow start whose arrival lies inside `to`, named `name`, or nullptr.

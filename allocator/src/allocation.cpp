@@ -245,10 +245,12 @@ halError DevicePool::Impl::allocateAfterOutOfMemory(size_t size, size_t rounded,
     }
     synchronizeEverything();
     std::vector<Released> released;
+    std::vector<Use> lateUses;
+    bool served = false;
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        // Blocks parked since are finished too, but for late uses of them: those keep them.
-        std::vector<Use> lateUses;
+        // Blocks parked since: given back at their tickets, which completion covers (but for
+        // late uses of them, observed by the markers below).
         unparkAll(&lateUses);
         // Everything submitted before is now finished: completion makes any block reusable,
         // whatever the switches say.
@@ -258,10 +260,13 @@ halError DevicePool::Impl::allocateAfterOutOfMemory(size_t size, size_t rounded,
         Candidate found = findReusable(rounded, small, stream, rules, nullptr);
         if (found.block != nullptr) {
             *ptr = carve(found.block, rounded, size, stream, &PoolStats::oomSynchronized);
-            return HAL_SUCCESS;
+            served = true;
+        } else {
+            released = detachReleasable(0);
         }
-        released = detachReleasable(0);
     }
+    if (!lateUses.empty()) ensureMarkers(lateUses);
+    if (served) return HAL_SUCCESS;
     const halError freed = releaseSegments(released);
     if (freed != HAL_SUCCESS) return freed;
     const halError grown = grow(layout::minimalSegmentSizeFor(rounded), rounded, size, small,

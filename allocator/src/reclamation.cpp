@@ -180,6 +180,8 @@ halError DevicePool::Impl::reset() {
             outstandingMarkers_.fetch_sub(stream->markers.size(), std::memory_order_acq_rel);
             stream->markers.clear();
             stream->pending.clear();
+        }
+        for (const auto& stream : streams_) {
             std::lock_guard<SpinLock> cacheLock(stream->cache.lock);
             stream->cache.clear();
         }

@@ -37,11 +37,13 @@ bool DevicePool::Impl::park(uintptr_t address, Stream* stream) {
     if (!cache.mayHoldListed(address)) return false;
     std::lock_guard<SpinLock> lock(cache.lock);
     Block* block = cache.live.find(address);
-    if (block == nullptr || block->foreignUse.load(std::memory_order_acquire)) return false;
+    if (block == nullptr || block->foreignUse.load(std::memory_order_acquire) ||
+        !cache.canPark(block->size)) {
+        return false;
+    }
     block->parked.store(true, std::memory_order_release);
-    if (cache.park(block, stream->submitted.load(std::memory_order_acquire))) return true;
-    block->parked.store(false, std::memory_order_relaxed);
-    return false;
+    cache.park(block, stream->submitted.load(std::memory_order_acquire));
+    return true;
 }
 
 void DevicePool::Impl::list(Block* block, Stream* stream) {

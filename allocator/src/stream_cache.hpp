@@ -33,10 +33,10 @@ class StreamCache {
 
     // ---- Whether the cache pays. Each parked block the stream takes back earns a credit; each
     // one given back to the pool unused (the stream's allocations wanted other sizes, or
-    // another stream's allocation took it) costs one. The cache holds at most `credit` blocks,
-    // listed or parked: at zero a stream lists nothing, so that its frees go straight to the
-    // pool rather than pay for a park and a give-back, and it tries again with one credit
-    // after kRetryAfter allocations.
+    // another stream's allocation took it) costs one. The cache parks at most `credit` blocks:
+    // at zero a stream lists nothing, so that its frees go straight to the pool rather than
+    // pay for a park and a give-back, and it tries again with one credit after kRetryAfter
+    // allocations. Live listed blocks are not counted: long-lived ones must not stop parking.
 
     // Before taking the lock to list a block a slow-path allocation carved; without the lock
     // (a count lost to a race between threads sharing the stream only delays a retry).
@@ -53,7 +53,7 @@ class StreamCache {
     // Under the lock: lists `block` if the credit allows (a stream at zero gets one back).
     bool list(Block* block) {
         if (credit_ == 0) credit_ = 1;
-        const bool listed = live.size() + parkedCount_ < static_cast<size_t>(credit_);
+        const bool listed = parkedCount_ < static_cast<size_t>(credit_);
         if (listed) insertLive(block);
         refreshHints();
         return listed;
@@ -79,11 +79,18 @@ class StreamCache {
     bool hasParked() const { return parkedBytes_.load(std::memory_order_relaxed) != 0; }
     size_t parkedBytes() const { return parkedBytes_.load(std::memory_order_relaxed); }
 
-    // Under the lock: parks the listed `block`, freed at the stream's operation `ticket`, if
-    // the byte limit allows.
-    bool park(Block* block, uint64_t ticket) {
-        if (parkedBytes() + block->size > kParkedLimit) return false;
+    // Under the lock: whether the byte limit lets `size` more bytes park (allocating the
+    // parked lists on first use, so that park() cannot fail).
+    bool canPark(size_t size) {
+        if (parkedCount_ >= static_cast<size_t>(credit_) || parkedBytes() + size > kParkedLimit) {
+            return false;
+        }
         if (heads_ == nullptr) heads_ = std::make_unique<Block*[]>(kClasses);
+        return true;
+    }
+    // Under the lock, after canPark(): parks the listed `block`, freed at the stream's
+    // operation `ticket`.
+    void park(Block* block, uint64_t ticket) {
         eraseLive(block->address);
         const size_t cls = classOf(block->size);
         block->parkedAt = ticket;
@@ -93,7 +100,6 @@ class StreamCache {
         ++parkedCount_;
         parkedBytes_.store(parkedBytes() + block->size, std::memory_order_relaxed);
         refreshHints();
-        return true;
     }
 
     // Under the lock: the most recently parked block of exactly `rounded` bytes, taken out of
@@ -177,8 +183,7 @@ class StreamCache {
         summary_ = updated != 0 ? summary_ | summaryBit : summary_ & ~summaryBit;
     }
     void refreshHints() {
-        listing_.store(live.size() + parkedCount_ < static_cast<size_t>(credit_),
-                       std::memory_order_relaxed);
+        listing_.store(parkedCount_ < static_cast<size_t>(credit_), std::memory_order_relaxed);
     }
     std::atomic<uintptr_t>& hintSlot(uintptr_t address) {
         return hints_[((address >> 9) * 0x9E3779B97F4A7C15ull) >> (64 - kHintBits)];

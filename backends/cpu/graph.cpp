@@ -2,6 +2,7 @@
 // queues it on the stream as one command.
 #include <polyhal/plugin_support.hpp>
 
+#include <cstddef>
 #include <memory>
 #include <utility>
 
@@ -53,10 +54,17 @@ halError decode(const halPluginGraphOp& op, BatchStep* step) {
 
 halError graphCreate(halPluginDevice /*device: all memory is host memory*/,
                      const halPluginGraphDesc* desc, halPluginGraph* graph) {
+    if (desc->size < offsetof(halPluginGraphDesc, opSize) + sizeof desc->opSize ||
+        desc->opSize < sizeof(halPluginGraphOp)) {
+        return plugin::fail(HAL_ERROR_NOT_SUPPORTED,
+                            "the graph's description is older than this backend's");
+    }
     auto made = std::make_unique<Graph>();
     made->batch = std::make_shared<GraphBatch>(desc->numOps);
+    const auto* ops = reinterpret_cast<const unsigned char*>(desc->ops);
     for (uint32_t i = 0; i < desc->numOps; ++i) {
-        if (halError e = decode(desc->ops[i], &made->batch->step(i))) return e;
+        const auto& op = *reinterpret_cast<const halPluginGraphOp*>(ops + i * desc->opSize);
+        if (halError e = decode(op, &made->batch->step(i))) return e;
     }
     // Only now: a failed create must not call it.
     made->batch->releaseWith(desc->release, desc->releaseContext);

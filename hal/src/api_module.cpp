@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
@@ -266,6 +267,8 @@ HAL_API halError halModuleGetFunction(halFunction* function, halModule moduleHan
         if (object == nullptr) {
             return fail(HAL_ERROR_OUT_OF_MEMORY, "{}: too many functions", op);
         }
+        static std::atomic<uint64_t> serials{0};
+        object->serial = serials.fetch_add(1, std::memory_order_relaxed) + 1;
         object->name = module->functions.emplace(name, object).first->first.c_str();
         *function = object;
         return HAL_SUCCESS;

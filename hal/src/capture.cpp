@@ -233,7 +233,9 @@ halError endCapture(halStream_t* stream, halGraph* graph, const char* operation)
     }
     Device* device = stream->device;
     auto body = std::make_shared<GraphBody>(device, std::move(ops), std::move(memory));
-    body->buildNative();
+    // A kernel's module unloaded meanwhile (by another thread, in relaxed mode): the graph never
+    // launches, so the plugin is not handed a function that is gone.
+    if (body->kernelsLive()) body->buildNative();
     halPluginEvent finished = nullptr;
     if (halError e = checked(
             device->vtable->eventCreate(device->native, HAL_EVENT_DISABLE_TIMING, &finished),

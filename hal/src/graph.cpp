@@ -1,6 +1,7 @@
 // Implements graph.hpp: captured operations and their replay.
 #include "graph.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "capture.hpp"
@@ -19,7 +20,7 @@ class MemsetOp final : public GraphOp {
         return stream->device->vtable->memsetAsync(stream->native, dst_, value_, count_);
     }
     void addDependencies(std::vector<const void*>* uses,
-                         std::vector<const halFunction_t*>*) const override {
+                         std::vector<KernelRef>*) const override {
         uses->push_back(dst_);
     }
     void describe(NativeGraphDescription* description) const override {
@@ -40,7 +41,7 @@ class CopyOp final : public GraphOp {
         return stream->device->vtable->memcpyAsync(stream->native, dst_, src_, count_, kind_);
     }
     void addDependencies(std::vector<const void*>* uses,
-                         std::vector<const halFunction_t*>*) const override {
+                         std::vector<KernelRef>*) const override {
         uses->push_back(dst_);
         uses->push_back(src_);
     }
@@ -62,7 +63,7 @@ class BoxOp final : public GraphOp {
         return stream->device->vtable->memcpy3DAsync(stream->native, &box_);
     }
     void addDependencies(std::vector<const void*>* uses,
-                         std::vector<const halFunction_t*>*) const override {
+                         std::vector<KernelRef>*) const override {
         uses->push_back(box_.dst);
         uses->push_back(box_.src);
     }
@@ -76,7 +77,11 @@ class KernelOp final : public GraphOp {
   public:
     KernelOp(const halFunction_t* function, halDim3 grid, halDim3 block, size_t sharedBytes,
              const halKernelArg* args, uint32_t numArgs)
-        : function_(function), grid_(grid), block_(block), sharedBytes_(sharedBytes) {
+        : function_(function),
+          serial_(function->serial),
+          grid_(grid),
+          block_(block),
+          sharedBytes_(sharedBytes) {
         // The values, copied now: the caller's argument storage may be gone by the launch.
         size_t total = 0;
         for (uint32_t i = 0; i < numArgs; ++i) total += args[i].size;
@@ -95,7 +100,7 @@ class KernelOp final : public GraphOp {
                                                     static_cast<uint32_t>(args_.size()));
     }
     void addDependencies(std::vector<const void*>* uses,
-                         std::vector<const halFunction_t*>* functions) const override {
+                         std::vector<KernelRef>* kernels) const override {
         // As an eager launch: every pointer-sized value may point into a pool block.
         for (const halKernelArg& arg : args_) {
             if (arg.size != sizeof(void*)) continue;
@@ -103,7 +108,7 @@ class KernelOp final : public GraphOp {
             std::memcpy(&value, arg.value, sizeof value);
             uses->push_back(value);
         }
-        functions->push_back(function_);
+        kernels->push_back({function_, serial_});
     }
     void describe(NativeGraphDescription* description) const override {
         description->addKernel(function_->native, grid_, block_, sharedBytes_, args_.data(),
@@ -112,6 +117,7 @@ class KernelOp final : public GraphOp {
 
   private:
     const halFunction_t* function_;
+    uint64_t serial_;
     halDim3 grid_, block_;
     size_t sharedBytes_;
     std::vector<unsigned char> values_;
@@ -146,9 +152,9 @@ class ChildGraphOp final : public GraphOp {
         body_->describe(description);
     }
     void addDependencies(std::vector<const void*>* uses,
-                         std::vector<const halFunction_t*>* functions) const override {
+                         std::vector<KernelRef>* kernels) const override {
         uses->insert(uses->end(), body_->uses().begin(), body_->uses().end());
-        functions->insert(functions->end(), body_->functions().begin(), body_->functions().end());
+        kernels->insert(kernels->end(), body_->kernels().begin(), body_->kernels().end());
     }
 
   private:
@@ -160,7 +166,7 @@ class ChildGraphOp final : public GraphOp {
 GraphBody::GraphBody(Device* device, std::vector<std::unique_ptr<GraphOp>> ops,
                      std::vector<void*> ownedMemory)
     : device_(device), ops_(std::move(ops)), ownedMemory_(std::move(ownedMemory)) {
-    for (const auto& op : ops_) op->addDependencies(&uses_, &functions_);
+    for (const auto& op : ops_) op->addDependencies(&uses_, &kernels_);
 }
 
 GraphBody::~GraphBody() {
@@ -183,12 +189,20 @@ GraphBody::~GraphBody() {
     }
 }
 
+bool GraphBody::kernelsLive() const {
+    return std::all_of(kernels_.begin(), kernels_.end(), [](const KernelRef& kernel) {
+        const halFunction_t* live = runtime().functions.validate(kernel.function);
+        return live != nullptr && live->serial == kernel.serial;
+    });
+}
+
 halError GraphBody::checkLive(const char* operation) const {
-    for (const halFunction_t* function : functions_) {
-        if (runtime().functions.validate(function) == nullptr) {
+    for (const KernelRef& kernel : kernels_) {
+        const halFunction_t* live = runtime().functions.validate(kernel.function);
+        if (live == nullptr || live->serial != kernel.serial) {
             return fail(HAL_ERROR_INVALID_HANDLE,
                         "{}: the graph launches kernel function {}, whose module was unloaded",
-                        operation, static_cast<const void*>(function));
+                        operation, static_cast<const void*>(kernel.function));
         }
     }
     return HAL_SUCCESS;

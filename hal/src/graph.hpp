@@ -14,6 +14,12 @@ namespace polyhal {
 
 class NativeGraphDescription;
 
+// A kernel a graph launches: the handle and the serial of the function it held at capture.
+struct KernelRef {
+    const halFunction_t* function;
+    uint64_t serial;
+};
+
 // One captured operation.
 class GraphOp {
   public:
@@ -24,9 +30,9 @@ class GraphOp {
     // Adds the pointers the operation touches (for the pool) and the kernel functions it needs
     // alive (checked before each launch).
     virtual void addDependencies(std::vector<const void*>* uses,
-                                 std::vector<const halFunction_t*>* functions) const {
+                                 std::vector<KernelRef>* kernels) const {
         (void)uses;
-        (void)functions;
+        (void)kernels;
     }
     // Appends the operation to the description of a native graph.
     virtual void describe(NativeGraphDescription* description) const = 0;
@@ -55,7 +61,9 @@ class GraphBody {
     // Appends the operations, flattened, to `description`.
     void describe(NativeGraphDescription* description) const;
     const std::vector<const void*>& uses() const { return uses_; }
-    const std::vector<const halFunction_t*>& functions() const { return functions_; }
+    const std::vector<KernelRef>& kernels() const { return kernels_; }
+    // Is every kernel it launches still the function it captured (its module loaded)?
+    bool kernelsLive() const;
     // Does the graph own memory (halMallocAsync in its capture)?
     bool ownsMemory() const { return !ownedMemory_.empty(); }
     size_t size() const { return ops_.size(); }
@@ -64,7 +72,7 @@ class GraphBody {
     Device* device_;
     std::vector<std::unique_ptr<GraphOp>> ops_;
     std::vector<const void*> uses_;
-    std::vector<const halFunction_t*> functions_;
+    std::vector<KernelRef> kernels_;
     std::vector<void*> ownedMemory_;
     halPluginGraph native_ = nullptr;
 };

@@ -75,6 +75,7 @@ halPluginGraph NativeGraphDescription::build(Device* device) {
     desc.size = sizeof desc;
     desc.ops = ops_.data();
     desc.numOps = static_cast<uint32_t>(ops_.size());
+    desc.opSize = sizeof(halPluginGraphOp);
     desc.release = releaseHostCalls;
     desc.releaseContext = hostCalls_.get();
     halPluginGraph graph = nullptr;

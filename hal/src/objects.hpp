@@ -62,6 +62,9 @@ struct halFunction_t {
     halModule_t* module;
     halPluginFunction native;
     const char* name = nullptr;  // its key in module->functions, which lives as long as it does
+    // Unique among every function ever created: a handle slot reused by a later function holds
+    // another serial, so a graph can tell its kernel is gone even then.
+    uint64_t serial = 0;
 };
 
 struct halModule_t {

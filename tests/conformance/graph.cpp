@@ -2,6 +2,7 @@
 // streams, fork and join, the calls a capture refuses, graph-owned memory and destruction while
 // a launch is pending.
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -655,6 +656,42 @@ TEST_CASE("a graph refuses to launch a child graph's kernel whose module was unl
     HAL_REQUIRE_OK(halGraphDestroy(child));
     HAL_REQUIRE_OK(halModuleUnload(module.release()));
     CHECK(halGraphLaunch(parent, stream) == HAL_ERROR_INVALID_HANDLE);
+    CHECK(std::strstr(halGetLastErrorMessage(), "module was unloaded") != nullptr);
+    HAL_CHECK_OK(halSynchronizeStream(stream));
+}
+
+TEST_CASE("a graph refuses to launch a kernel whose handle now names another function",
+          "[graph][errors]") {
+    cts::Module module;
+    halFunction fill = nullptr;
+    if (!cts::loadKernel("fill_u32", module, &fill)) return;
+    constexpr uint32_t kCount = 64;
+    cts::DeviceMemory device(kCount * 4);
+    cts::Stream stream;
+    Graph graph;
+    void* out = device.get();
+    uint32_t value = 7, n = kCount;
+    HAL_REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL));
+    HAL_REQUIRE_OK(cts::launch1d(fill, n, 64, {cts::arg(out), cts::arg(value), cts::arg(n)}, stream));
+    HAL_REQUIRE_OK(halStreamEndCapture(stream, graph.out()));
+    HAL_REQUIRE_OK(halModuleUnload(module.release()));
+    // Freed handles are reused once a thousand more are free: load and unload until a new
+    // function gets the old handle (where loading is quick enough to try).
+    const auto started = std::chrono::steady_clock::now();
+    halFunction again = nullptr;
+    cts::Module kept;  // the module whose function took the old handle
+    for (int i = 0; i < 1200 && again != fill; ++i) {
+        cts::Module next;
+        REQUIRE(cts::loadKernel("fill_u32", next, &again));
+        if (again == fill) {
+            *kept.out() = next.release();
+        } else if (std::chrono::steady_clock::now() - started > std::chrono::seconds(5)) {
+            WARN("loading modules is too slow on this backend to reuse a function handle");
+            return;
+        }
+    }
+    REQUIRE(again == fill);
+    CHECK(halGraphLaunch(graph, stream) == HAL_ERROR_INVALID_HANDLE);
     CHECK(std::strstr(halGetLastErrorMessage(), "module was unloaded") != nullptr);
     HAL_CHECK_OK(halSynchronizeStream(stream));
 }

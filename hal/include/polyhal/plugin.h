@@ -198,6 +198,11 @@ typedef struct halPluginGraphDesc {
     size_t size; /* sizeof(halPluginGraphDesc) as the core knows it */
     const halPluginGraphOp* ops;
     uint32_t numOps; /* >= 1 */
+    /* sizeof(halPluginGraphOp) as the core knows it: the stride of `ops` (a later minor version
+     * may grow the operation, as it may halMemcpy3DParams). A plugin steps by it, reads the
+     * members it knows, and declines with HAL_ERROR_NOT_SUPPORTED where it is smaller than the
+     * operation it was built with. */
+    size_t opSize;
     /* The plugin calls release(releaseContext) exactly once, after graphCreate succeeded, when
      * the executable is gone: graphDestroy was called and every launch of it has completed. On
      * any thread, from inside graphDestroy too; it calls nothing of the plugin's. The host

@@ -68,6 +68,7 @@ halPluginGraph create(const std::vector<halPluginGraphOp>& ops, std::atomic<int>
     desc.size = sizeof desc;
     desc.ops = ops.data();
     desc.numOps = static_cast<uint32_t>(ops.size());
+    desc.opSize = sizeof(halPluginGraphOp);
     desc.release = countRelease;
     desc.releaseContext = releases;
     halPluginGraph graph = nullptr;
@@ -174,10 +175,28 @@ TEST_CASE("a description the backend cannot run is refused without a release", "
     desc.size = sizeof desc;
     desc.ops = &op;
     desc.numOps = 1;
+    desc.opSize = sizeof(halPluginGraphOp);
     desc.release = countRelease;
     desc.releaseContext = &releases;
     halPluginGraph graph = nullptr;
     CHECK(backend().graphCreate(device0(), &desc, &graph) == error);
     CHECK_THAT(lastError(), Catch::Contains(message));
+    CHECK(releases.load() == 0);
+}
+
+TEST_CASE("a native graph description older than the backend's is declined", "[graph]") {
+    const halPluginGraphOp op = memsetOp(nullptr, 0, 0);
+    std::atomic<int> releases{0};
+    halPluginGraphDesc desc{};
+    desc.size = offsetof(halPluginGraphDesc, opSize);  // a core without opSize
+    desc.ops = &op;
+    desc.numOps = 1;
+    desc.release = countRelease;
+    desc.releaseContext = &releases;
+    halPluginGraph graph = nullptr;
+    CHECK(backend().graphCreate(device0(), &desc, &graph) == HAL_ERROR_NOT_SUPPORTED);
+    desc.size = sizeof desc;
+    desc.opSize = sizeof(halPluginGraphOp) - 8;  // operations smaller than the backend's
+    CHECK(backend().graphCreate(device0(), &desc, &graph) == HAL_ERROR_NOT_SUPPORTED);
     CHECK(releases.load() == 0);
 }

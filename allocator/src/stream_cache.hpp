@@ -33,10 +33,11 @@ class StreamCache {
 
     // ---- Whether the cache pays. Each parked block the stream takes back earns a credit; each
     // one given back to the pool unused (the stream's allocations wanted other sizes, or
-    // another stream's allocation took it) costs one. The cache parks at most `credit` blocks:
-    // at zero a stream lists nothing, so that its frees go straight to the pool rather than
-    // pay for a park and a give-back, and it tries again with one credit after kRetryAfter
-    // allocations. Live listed blocks are not counted: long-lived ones must not stop parking.
+    // another stream's allocation took it) costs one. The cache holds at most `credit` blocks,
+    // listed or parked: at zero a stream lists nothing, so that its frees go straight to the
+    // pool rather than pay for a park and a give-back, and it tries again with one credit
+    // after kRetryAfter allocations. (Listed blocks that live long hold their share of the
+    // credit until freed: counting only parked ones listed every block of a random workload.)
 
     // Before taking the lock to list a block a slow-path allocation carved; without the lock
     // (a count lost to a race between threads sharing the stream only delays a retry).
@@ -53,7 +54,7 @@ class StreamCache {
     // Under the lock: lists `block` if the credit allows (a stream at zero gets one back).
     bool list(Block* block) {
         if (credit_ == 0) credit_ = 1;
-        const bool listed = parkedCount_ < static_cast<size_t>(credit_);
+        const bool listed = live.size() + parkedCount_ < static_cast<size_t>(credit_);
         if (listed) insertLive(block);
         refreshHints();
         return listed;
@@ -82,9 +83,7 @@ class StreamCache {
     // Under the lock: whether the byte limit lets `size` more bytes park (allocating the
     // parked lists on first use, so that park() cannot fail).
     bool canPark(size_t size) {
-        if (parkedCount_ >= static_cast<size_t>(credit_) || parkedBytes() + size > kParkedLimit) {
-            return false;
-        }
+        if (parkedBytes() + size > kParkedLimit) return false;
         if (heads_ == nullptr) heads_ = std::make_unique<Block*[]>(kClasses);
         return true;
     }
@@ -183,7 +182,8 @@ class StreamCache {
         summary_ = updated != 0 ? summary_ | summaryBit : summary_ & ~summaryBit;
     }
     void refreshHints() {
-        listing_.store(parkedCount_ < static_cast<size_t>(credit_), std::memory_order_relaxed);
+        listing_.store(live.size() + parkedCount_ < static_cast<size_t>(credit_),
+                       std::memory_order_relaxed);
     }
     std::atomic<uintptr_t>& hintSlot(uintptr_t address) {
         return hints_[((address >> 9) * 0x9E3779B97F4A7C15ull) >> (64 - kHintBits)];

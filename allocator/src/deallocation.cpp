@@ -129,8 +129,15 @@ void DevicePool::Impl::lateUse(Block* block, Stream* stream, uint64_t ticket,
 }
 
 bool DevicePool::Impl::find(const void* ptr, Allocation* allocation) const {
+    // Outside every segment (a host pointer, another device's): no lock. A segment's bounds are
+    // published before any block of it is handed out.
+    const uintptr_t address = reinterpret_cast<uintptr_t>(ptr);
+    if (address < lowest_.load(std::memory_order_acquire) ||
+        address >= highest_.load(std::memory_order_acquire)) {
+        return false;
+    }
     std::lock_guard<std::mutex> lock(mutex_);
-    const Block* block = lookup(reinterpret_cast<uintptr_t>(ptr));
+    const Block* block = lookup(address);
     if (!isLive(block)) return false;
     allocation->base = reinterpret_cast<void*>(block->address);
     allocation->size = block->requested.load(std::memory_order_relaxed);

@@ -147,8 +147,8 @@ void DevicePool::Impl::updateAddressRange() {
         lowest = std::min(lowest, segment->base);
         highest = std::max(highest, segment->base + segment->size);
     }
-    lowest_.store(lowest, std::memory_order_relaxed);
-    highest_.store(highest, std::memory_order_relaxed);
+    lowest_.store(lowest, std::memory_order_release);
+    highest_.store(highest, std::memory_order_release);
 }
 
 halError DevicePool::Impl::trim(size_t bytesToKeep) {

@@ -159,7 +159,6 @@ Operand locate(const void* pointer) {
     Operand operand;
     operand.pointer = pointer;
     for (const auto& device : runtime().devices) {
-        if (!device->poolDevice->mayHold(pointer)) continue;
         allocator::Allocation allocation;
         if (device->pool->find(pointer, &allocation)) {
             operand.owner = device.get();

@@ -12,13 +12,6 @@ halError PoolDevice::allocateMemory(size_t size, void** ptr) {
         return e;
     }
     check::segmentReserved(*ptr, size);
-    const auto start = reinterpret_cast<std::uintptr_t>(*ptr);
-    std::uintptr_t lowest = lowest_.load(std::memory_order_relaxed);
-    while (start < lowest && !lowest_.compare_exchange_weak(lowest, start)) {
-    }
-    std::uintptr_t highest = highest_.load(std::memory_order_relaxed);
-    while (start + size > highest && !highest_.compare_exchange_weak(highest, start + size)) {
-    }
     return HAL_SUCCESS;
 }
 

@@ -1,7 +1,6 @@
 // Implements graph.hpp: captured operations and their replay.
 #include "graph.hpp"
 
-#include <algorithm>
 #include <cstring>
 
 #include "capture.hpp"
@@ -189,21 +188,19 @@ GraphBody::~GraphBody() {
     }
 }
 
-bool GraphBody::kernelsLive() const {
-    return std::all_of(kernels_.begin(), kernels_.end(), [](const KernelRef& kernel) {
+const KernelRef* GraphBody::firstGoneKernel() const {
+    for (const KernelRef& kernel : kernels_) {
         const halFunction_t* live = runtime().functions.validate(kernel.function);
-        return live != nullptr && live->serial == kernel.serial;
-    });
+        if (live == nullptr || live->serial != kernel.serial) return &kernel;
+    }
+    return nullptr;
 }
 
 halError GraphBody::checkLive(const char* operation) const {
-    for (const KernelRef& kernel : kernels_) {
-        const halFunction_t* live = runtime().functions.validate(kernel.function);
-        if (live == nullptr || live->serial != kernel.serial) {
-            return fail(HAL_ERROR_INVALID_HANDLE,
-                        "{}: the graph launches kernel function {}, whose module was unloaded",
-                        operation, static_cast<const void*>(kernel.function));
-        }
+    if (const KernelRef* gone = firstGoneKernel()) {
+        return fail(HAL_ERROR_INVALID_HANDLE,
+                    "{}: the graph launches kernel function {}, whose module was unloaded",
+                    operation, static_cast<const void*>(gone->function));
     }
     return HAL_SUCCESS;
 }

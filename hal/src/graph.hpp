@@ -63,12 +63,15 @@ class GraphBody {
     const std::vector<const void*>& uses() const { return uses_; }
     const std::vector<KernelRef>& kernels() const { return kernels_; }
     // Is every kernel it launches still the function it captured (its module loaded)?
-    bool kernelsLive() const;
+    bool kernelsLive() const { return firstGoneKernel() == nullptr; }
     // Does the graph own memory (halMallocAsync in its capture)?
     bool ownsMemory() const { return !ownedMemory_.empty(); }
     size_t size() const { return ops_.size(); }
 
   private:
+    // The first kernel whose function is gone or names another function now; null if none.
+    const KernelRef* firstGoneKernel() const;
+
     Device* device_;
     std::vector<std::unique_ptr<GraphOp>> ops_;
     std::vector<const void*> uses_;

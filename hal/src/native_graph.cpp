@@ -81,6 +81,14 @@ halPluginGraph NativeGraphDescription::build(Device* device) {
     halPluginGraph graph = nullptr;
     const halError status = vtable.graphCreate(device->native, &desc, &graph);
     const std::string& backend = device->backend->name;
+    if (status == HAL_SUCCESS && graph == nullptr) {
+        // Nothing to launch or destroy, and no release will come: the host calls stay ours.
+        logger().warn(
+            "halStreamEndCapture: the {} backend's graphCreate succeeded without a graph; the "
+            "core replays the graph of {} operations",
+            backend, ops_.size());
+        return nullptr;
+    }
     if (status == HAL_SUCCESS) {
         hostCalls_.release();  // the plugin releases them with its executable
         logger().debug(

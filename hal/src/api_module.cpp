@@ -131,26 +131,6 @@ halError checkLaunch(const halFunction_t* function, const halStream_t* stream, h
     return HAL_SUCCESS;
 }
 
-// What the race detector is told the launch touches: each pointer-sized argument, as `access`
-// says (NULL: read and write), from its value to the end of its allocation.
-std::vector<check::Access> kernelAccesses(const halKernelArg* args,
-                                          const halKernelArgAccess* access, uint32_t numArgs) {
-    std::vector<check::Access> accesses;
-    for (uint32_t i = 0; i < numArgs; ++i) {
-        const uint32_t mode =
-            access != nullptr ? enumBits(access[i]) : uint32_t{HAL_KERNEL_ARG_READ_WRITE};
-        if (args[i].size != sizeof(void*) || mode == HAL_KERNEL_ARG_NO_ACCESS) continue;
-        const void* pointer = nullptr;
-        std::memcpy(&pointer, args[i].value, sizeof pointer);
-        accesses.push_back(check::Access{pointer, check::kToEndOfAllocation,
-                                         mode == HAL_KERNEL_ARG_READ_ONLY ? check::AccessMode::kRead
-                                         : mode == HAL_KERNEL_ARG_WRITE_ONLY
-                                             ? check::AccessMode::kWrite
-                                             : check::AccessMode::kReadWrite});
-    }
-    return accesses;
-}
-
 // Launches `function` on `stream`. Every pointer-sized argument whose value points into a live
 // pool block is a use on `stream` (the pool ignores the other values cheaply).
 halError launch(halFunction_t* function, halStream_t* stream, halDim3 grid, halDim3 block,
@@ -172,7 +152,7 @@ halError launch(halFunction_t* function, halStream_t* stream, halDim3 grid, halD
     }
     trace::noteKernel(function);
     std::vector<check::Access> accesses;
-    if (check::enabled(check::kRaces)) accesses = kernelAccesses(args, access, numArgs);
+    if (check::enabled(check::kRaces)) check::addKernelAccesses(args, access, numArgs, &accesses);
     const check::Declared declared(accesses.data(), accesses.size());
     return submit(stream, operation, values, count, [&] {
         return stream->device->vtable->launchKernel(stream->native, function->native, grid, block,
@@ -215,7 +195,7 @@ halError launchKernel(halFunction functionHandle, halDim3 grid, halDim3 block,
     }
     if (capturing(stream)) {
         return captureOperation(
-            stream, makeKernelOp(function, grid, block, dynamicSharedBytes, args, numArgs), op);
+            stream, makeKernelOp(function, grid, block, dynamicSharedBytes, args, access, numArgs), op);
     }
     return launch(function, stream, grid, block, dynamicSharedBytes, args, access, numArgs, op);
 }

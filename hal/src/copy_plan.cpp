@@ -155,6 +155,14 @@ bool boxSpan(const halMemcpy3DParams& box, size_t pitch, size_t slicePitch, size
 
 }  // namespace
 
+std::array<check::Access, 2> boxAccesses(const halMemcpy3DParams& box) {
+    size_t dstSpan = 0, srcSpan = 0;  // planBox found that neither overflows
+    boxSpan(box, box.dstPitch, box.dstSlicePitch, &dstSpan);
+    boxSpan(box, box.srcPitch, box.srcSlicePitch, &srcSpan);
+    return {check::Access{box.dst, dstSpan, check::AccessMode::kWrite},
+            check::Access{box.src, srcSpan, check::AccessMode::kRead}};
+}
+
 Operand locate(const void* pointer) {
     Operand operand;
     operand.pointer = pointer;
@@ -290,11 +298,8 @@ halError enqueueBox(halStream_t* stream, const halMemcpy3DParams& box, const Cop
     if (local && device->vtable->memcpy3DAsync != nullptr) {
         halMemcpy3DParams resolved = box;
         resolved.kind = plan.kind;
-        size_t dstSpan = 0, srcSpan = 0;  // planBox found that neither overflows
-        boxSpan(box, box.dstPitch, box.dstSlicePitch, &dstSpan);
-        boxSpan(box, box.srcPitch, box.srcSlicePitch, &srcSpan);
-        const check::Declared declared{{box.dst, dstSpan, check::AccessMode::kWrite},
-                                       {box.src, srcSpan, check::AccessMode::kRead}};
+        const std::array<check::Access, 2> accesses = boxAccesses(box);
+        const check::Declared declared(accesses.data(), accesses.size());
         return submit(stream, operation, {box.dst, box.src},
                       [&] { return device->vtable->memcpy3DAsync(stream->native, &resolved); });
     }

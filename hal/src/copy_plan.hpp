@@ -2,6 +2,7 @@
 #ifndef POLYHAL_HAL_SRC_COPY_PLAN_HPP_
 #define POLYHAL_HAL_SRC_COPY_PLAN_HPP_
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 
@@ -38,6 +39,10 @@ halError planCopy(const char* operation, void* dst, size_t dstMax, const void* s
 
 // Checks a non-empty box as planCopy checks a linear copy, over the bytes each end spans.
 halError planBox(const char* operation, const halMemcpy3DParams& box, CopyPlan* plan);
+
+// What the race detector sees of a box planBox accepted: the bytes it spans at each end, the
+// destination written and the source read.
+std::array<check::Access, 2> boxAccesses(const halMemcpy3DParams& box);
 
 // Reads a caller's halMemcpy3DParams (checking its size) into `box`.
 halError readBox(const char* operation, const halMemcpy3DParams* params, halMemcpy3DParams* box);

@@ -1,9 +1,12 @@
 // Implements graph.hpp: captured operations and their replay.
 #include "graph.hpp"
 
+#include <array>
 #include <cstring>
+#include <utility>
 
 #include "capture.hpp"
+#include "copy_plan.hpp"
 #include "log.hpp"
 #include "native_graph.hpp"
 #include "stream_ops.hpp"
@@ -18,9 +21,9 @@ class MemsetOp final : public GraphOp {
     halError enqueue(halStream_t* stream) const override {
         return stream->device->vtable->memsetAsync(stream->native, dst_, value_, count_);
     }
-    void addDependencies(std::vector<const void*>* uses,
-                         std::vector<KernelRef>*) const override {
-        uses->push_back(dst_);
+    void addFootprint(GraphFootprint* footprint) const override {
+        footprint->uses.push_back(dst_);
+        footprint->accesses.push_back({dst_, count_, check::AccessMode::kWrite});
     }
     void describe(NativeGraphDescription* description) const override {
         description->addMemset(dst_, value_, count_);
@@ -39,10 +42,11 @@ class CopyOp final : public GraphOp {
     halError enqueue(halStream_t* stream) const override {
         return stream->device->vtable->memcpyAsync(stream->native, dst_, src_, count_, kind_);
     }
-    void addDependencies(std::vector<const void*>* uses,
-                         std::vector<KernelRef>*) const override {
-        uses->push_back(dst_);
-        uses->push_back(src_);
+    void addFootprint(GraphFootprint* footprint) const override {
+        footprint->uses.push_back(dst_);
+        footprint->uses.push_back(src_);
+        footprint->accesses.push_back({dst_, count_, check::AccessMode::kWrite});
+        footprint->accesses.push_back({src_, count_, check::AccessMode::kRead});
     }
     void describe(NativeGraphDescription* description) const override {
         description->addCopy(dst_, src_, count_, kind_);
@@ -61,10 +65,11 @@ class BoxOp final : public GraphOp {
     halError enqueue(halStream_t* stream) const override {
         return stream->device->vtable->memcpy3DAsync(stream->native, &box_);
     }
-    void addDependencies(std::vector<const void*>* uses,
-                         std::vector<KernelRef>*) const override {
-        uses->push_back(box_.dst);
-        uses->push_back(box_.src);
+    void addFootprint(GraphFootprint* footprint) const override {
+        footprint->uses.push_back(box_.dst);
+        footprint->uses.push_back(box_.src);
+        const std::array<check::Access, 2> accesses = boxAccesses(box_);
+        footprint->accesses.insert(footprint->accesses.end(), accesses.begin(), accesses.end());
     }
     void describe(NativeGraphDescription* description) const override { description->addBox(box_); }
 
@@ -75,12 +80,13 @@ class BoxOp final : public GraphOp {
 class KernelOp final : public GraphOp {
   public:
     KernelOp(const halFunction_t* function, halDim3 grid, halDim3 block, size_t sharedBytes,
-             const halKernelArg* args, uint32_t numArgs)
+             const halKernelArg* args, const halKernelArgAccess* access, uint32_t numArgs)
         : function_(function),
           serial_(function->serial),
           grid_(grid),
           block_(block),
           sharedBytes_(sharedBytes) {
+        if (access != nullptr) access_.assign(access, access + numArgs);
         // The values, copied now: the caller's argument storage may be gone by the launch.
         size_t total = 0;
         for (uint32_t i = 0; i < numArgs; ++i) total += args[i].size;
@@ -98,16 +104,17 @@ class KernelOp final : public GraphOp {
                                                     block_, sharedBytes_, args_.data(),
                                                     static_cast<uint32_t>(args_.size()));
     }
-    void addDependencies(std::vector<const void*>* uses,
-                         std::vector<KernelRef>* kernels) const override {
+    void addFootprint(GraphFootprint* footprint) const override {
         // As an eager launch: every pointer-sized value may point into a pool block.
         for (const halKernelArg& arg : args_) {
             if (arg.size != sizeof(void*)) continue;
             const void* value = nullptr;
             std::memcpy(&value, arg.value, sizeof value);
-            uses->push_back(value);
+            footprint->uses.push_back(value);
         }
-        kernels->push_back({function_, serial_});
+        footprint->kernels.push_back({function_, serial_});
+        check::addKernelAccesses(args_.data(), access_.empty() ? nullptr : access_.data(),
+                                 static_cast<uint32_t>(args_.size()), &footprint->accesses);
     }
     void describe(NativeGraphDescription* description) const override {
         description->addKernel(function_->native, grid_, block_, sharedBytes_, args_.data(),
@@ -121,6 +128,7 @@ class KernelOp final : public GraphOp {
     size_t sharedBytes_;
     std::vector<unsigned char> values_;
     std::vector<halKernelArg> args_;
+    std::vector<halKernelArgAccess> access_;  // empty: every argument read and written
 };
 
 class HostFunctionOp final : public GraphOp {
@@ -150,10 +158,13 @@ class ChildGraphOp final : public GraphOp {
     void describe(NativeGraphDescription* description) const override {
         body_->describe(description);
     }
-    void addDependencies(std::vector<const void*>* uses,
-                         std::vector<KernelRef>* kernels) const override {
-        uses->insert(uses->end(), body_->uses().begin(), body_->uses().end());
-        kernels->insert(kernels->end(), body_->kernels().begin(), body_->kernels().end());
+    void addFootprint(GraphFootprint* footprint) const override {
+        const GraphFootprint& child = body_->footprint();
+        footprint->uses.insert(footprint->uses.end(), child.uses.begin(), child.uses.end());
+        footprint->kernels.insert(footprint->kernels.end(), child.kernels.begin(),
+                                  child.kernels.end());
+        footprint->accesses.insert(footprint->accesses.end(), child.accesses.begin(),
+                                   child.accesses.end());
     }
 
   private:
@@ -165,7 +176,7 @@ class ChildGraphOp final : public GraphOp {
 GraphBody::GraphBody(Device* device, std::vector<std::unique_ptr<GraphOp>> ops,
                      std::vector<void*> ownedMemory)
     : device_(device), ops_(std::move(ops)), ownedMemory_(std::move(ownedMemory)) {
-    for (const auto& op : ops_) op->addDependencies(&uses_, &kernels_);
+    for (const auto& op : ops_) op->addFootprint(&footprint_);
 }
 
 GraphBody::~GraphBody() {
@@ -189,7 +200,7 @@ GraphBody::~GraphBody() {
 }
 
 const KernelRef* GraphBody::firstGoneKernel() const {
-    for (const KernelRef& kernel : kernels_) {
+    for (const KernelRef& kernel : footprint_.kernels) {
         const halFunction_t* live = runtime().functions.validate(kernel.function);
         if (live == nullptr || live->serial != kernel.serial) return &kernel;
     }
@@ -241,8 +252,8 @@ std::unique_ptr<GraphOp> makeBoxOp(const halMemcpy3DParams& box) {
 
 std::unique_ptr<GraphOp> makeKernelOp(const halFunction_t* function, halDim3 grid, halDim3 block,
                                       size_t sharedBytes, const halKernelArg* args,
-                                      uint32_t numArgs) {
-    return std::make_unique<KernelOp>(function, grid, block, sharedBytes, args, numArgs);
+                                      const halKernelArgAccess* access, uint32_t numArgs) {
+    return std::make_unique<KernelOp>(function, grid, block, sharedBytes, args, access, numArgs);
 }
 
 std::unique_ptr<GraphOp> makeHostFunctionOp(halHostFn fn, void* userData) {
@@ -256,22 +267,36 @@ std::unique_ptr<GraphOp> makeGraphOp(std::shared_ptr<const GraphBody> body) {
 halError launchGraph(halGraph_t* graph, halStream_t* stream, const char* operation) {
     Device* device = stream->device;
     const GraphBody& body = *graph->body;
+    const GraphFootprint& footprint = body.footprint();
     if (halError e = body.checkLive(operation)) return e;
     std::lock_guard<std::mutex> lock(graph->launchMutex);
     trace::Timing* timing = trace::beforeSubmit(stream);
-    halError status = HAL_SUCCESS;
-    if (graph->launched) status = device->vtable->streamWaitEvent(stream->native, graph->finished);
-    if (status == HAL_SUCCESS) {
-        status = body.enqueue(stream);
-        // A launch refused part way still runs the operations enqueued before the refusal: the
-        // next launch must follow them as well.
-        const halError recorded = device->vtable->eventRecord(graph->finished, stream->native);
-        if (recorded == HAL_SUCCESS) graph->launched = true;
-        if (status == HAL_SUCCESS) status = recorded;
+    if (graph->launched) {
+        if (halError e = device->vtable->streamWaitEvent(stream->native, graph->finished)) {
+            trace::abandon(timing);
+            return checked(e, device, operation);
+        }
+        // The pool and the race detector learn the wait: the launch follows the previous one,
+        // on whichever stream that ran.
+        device->pool->streamWaited(stream->poolStream, graph->finishedClock);
     }
-    // Whatever the plugin accepted may run: the pool must know of it even when a later step
-    // was refused.
-    noteSubmitted(stream, body.uses().data(), body.uses().size());
+    check::beforeSubmit(stream);
+    const check::Declared declared(footprint.accesses.data(), footprint.accesses.size());
+    halError status = body.enqueue(stream);
+    // A launch refused part way still runs the operations enqueued before the refusal: the pool
+    // must know of them, and the next launch must follow them as well.
+    const uint64_t ticket = noteSubmitted(stream, footprint.uses.data(), footprint.uses.size());
+    check::submitted(stream, operation, footprint.uses.data(), footprint.uses.size(), ticket);
+    // What `finished` follows, taken before its record (as recordEvent does): work another
+    // thread enqueues on the stream after the record is not claimed.
+    static thread_local allocator::VectorClock captured;
+    device->pool->captureInto(stream->poolStream, &captured);
+    const halError recorded = device->vtable->eventRecord(graph->finished, stream->native);
+    if (recorded == HAL_SUCCESS) {
+        graph->launched = true;
+        std::swap(graph->finishedClock, captured);
+    }
+    if (status == HAL_SUCCESS) status = recorded;
     if (status != HAL_SUCCESS) {
         trace::abandon(timing);
         return checked(status, device, operation);

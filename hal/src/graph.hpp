@@ -20,6 +20,13 @@ struct KernelRef {
     uint64_t serial;
 };
 
+// What a graph's operations touch and need, gathered once when the graph is built.
+struct GraphFootprint {
+    std::vector<const void*> uses;        // the pointers, for the pool
+    std::vector<KernelRef> kernels;       // the functions, checked before each launch
+    std::vector<check::Access> accesses;  // what they read and write, for the race detector
+};
+
 // One captured operation.
 class GraphOp {
   public:
@@ -27,13 +34,8 @@ class GraphOp {
     // Enqueues the operation on `stream` (of the capture's device) through its plugin; returns
     // the plugin's result, unadopted.
     virtual halError enqueue(halStream_t* stream) const = 0;
-    // Adds the pointers the operation touches (for the pool) and the kernel functions it needs
-    // alive (checked before each launch).
-    virtual void addDependencies(std::vector<const void*>* uses,
-                                 std::vector<KernelRef>* kernels) const {
-        (void)uses;
-        (void)kernels;
-    }
+    // Adds what the operation touches and needs.
+    virtual void addFootprint(GraphFootprint* footprint) const { (void)footprint; }
     // Appends the operation to the description of a native graph.
     virtual void describe(NativeGraphDescription* description) const = 0;
 };
@@ -60,8 +62,7 @@ class GraphBody {
     halError replay(halStream_t* stream) const;
     // Appends the operations, flattened, to `description`.
     void describe(NativeGraphDescription* description) const;
-    const std::vector<const void*>& uses() const { return uses_; }
-    const std::vector<KernelRef>& kernels() const { return kernels_; }
+    const GraphFootprint& footprint() const { return footprint_; }
     // Is every kernel it launches still the function it captured (its module loaded)?
     bool kernelsLive() const { return firstGoneKernel() == nullptr; }
     // Does the graph own memory (halMallocAsync in its capture)?
@@ -74,8 +75,7 @@ class GraphBody {
 
     Device* device_;
     std::vector<std::unique_ptr<GraphOp>> ops_;
-    std::vector<const void*> uses_;
-    std::vector<KernelRef> kernels_;
+    GraphFootprint footprint_;
     std::vector<void*> ownedMemory_;
     halPluginGraph native_ = nullptr;
 };
@@ -84,9 +84,10 @@ class GraphBody {
 std::unique_ptr<GraphOp> makeMemsetOp(void* dst, unsigned char value, size_t count);
 std::unique_ptr<GraphOp> makeCopyOp(void* dst, const void* src, size_t count, halMemcpyKind kind);
 std::unique_ptr<GraphOp> makeBoxOp(const halMemcpy3DParams& box);
+// `access` as halLaunchKernelWithAccess's (NULL: every argument read and written).
 std::unique_ptr<GraphOp> makeKernelOp(const halFunction_t* function, halDim3 grid, halDim3 block,
                                       size_t sharedBytes, const halKernelArg* args,
-                                      uint32_t numArgs);
+                                      const halKernelArgAccess* access, uint32_t numArgs);
 std::unique_ptr<GraphOp> makeHostFunctionOp(halHostFn fn, void* userData);
 std::unique_ptr<GraphOp> makeGraphOp(std::shared_ptr<const GraphBody> body);
 

@@ -54,6 +54,8 @@ struct halGraph_t {
     // previous one.
     std::mutex launchMutex;
     halPluginEvent finished = nullptr;
+    // What the latest launch's `finished` record follows, in the pool's terms.
+    polyhal::allocator::VectorClock finishedClock;
     bool launched = false;
 };
 

@@ -142,6 +142,15 @@ struct Vadd {
     }
 };
 
+// A graph of what `record` enqueues on `stream` while it captures.
+halGraph captureGraph(halStream stream, const std::function<void()>& record) {
+    REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL));
+    record();
+    halGraph graph = nullptr;
+    REQUIRE_OK(halStreamEndCapture(stream, &graph));
+    return graph;
+}
+
 void raiseFlag(void* flag) {
     static_cast<std::atomic<bool>*>(flag)->store(true, std::memory_order_release);
 }
@@ -417,6 +426,17 @@ const std::map<std::string, Program>& programs() {
              REQUIRE_OK(halFree(scratch));
              if (!synchronised) copyFromFreed(s.b, scratch, kBytes, s.s1);
          }},
+        // A graph's write read by another stream: a launch is one operation of its stream,
+        // ordered as any other.
+        {"graph_launch_read_unordered",
+         [](bool synchronised) {
+             Setup s;
+             const halGraph graph = captureGraph(s.s1, [&] { set(s.a, kBytes, s.s1); });
+             REQUIRE_OK(halGraphLaunch(graph, s.s1));
+             if (synchronised) s.order(s.s2, s.s1, s.e1);
+             copy(s.b, s.a, kBytes, s.s2);
+             REQUIRE_OK(halGraphDestroy(graph));
+         }},
         // Kernels: PyTorch's side-stream pattern with a kernel producing what another stream
         // downloads.
         {"kernel_output_downloaded",
@@ -426,6 +446,40 @@ const std::map<std::string, Program>& programs() {
              vadd.launch(s.a, s.a, s.b, s.s1, true);
              if (synchronised) s.order(s.s2, s.s1, s.e1);
              copy(s.g, s.b, kBytes, s.s2);
+         }},
+        // Two launches of graphs writing the same block: launches of one graph follow each
+        // other whatever their streams, launches of two graphs do not.
+        {"graph_relaunch_other_stream",
+         [](bool synchronised) {
+             Setup s;
+             const halGraph first = captureGraph(s.s1, [&] { set(s.a, kBytes, s.s1); });
+             const halGraph second = captureGraph(s.s2, [&] { set(s.a, kBytes, s.s2); });
+             REQUIRE_OK(halGraphLaunch(first, s.s1));
+             REQUIRE_OK(halGraphLaunch(synchronised ? first : second, s.s2));
+             REQUIRE_OK(halGraphDestroy(first));
+             REQUIRE_OK(halGraphDestroy(second));
+         }},
+        // Two graphs whose kernels share their inputs: the launches keep the kernels' declared
+        // accesses, so only the output they share is a race.
+        {"kernel_graph_shared_inputs",
+         [](bool synchronised) {
+             Setup s;
+             void* c1 = nullptr;
+             void* c2 = nullptr;
+             REQUIRE_OK(halMalloc(&c1, kBytes));
+             REQUIRE_OK(halMalloc(&c2, kBytes));
+             Vadd vadd;
+             const halGraph first =
+                 captureGraph(s.s1, [&] { vadd.launch(s.a, s.b, c1, s.s1, true); });
+             const halGraph second = captureGraph(
+                 s.s2, [&] { vadd.launch(s.a, s.b, synchronised ? c2 : c1, s.s2, true); });
+             REQUIRE_OK(halGraphLaunch(first, s.s1));
+             REQUIRE_OK(halGraphLaunch(second, s.s2));
+             REQUIRE_OK(halSynchronizeDevice());
+             REQUIRE_OK(halGraphDestroy(first));
+             REQUIRE_OK(halGraphDestroy(second));
+             REQUIRE_OK(halFree(c1));
+             REQUIRE_OK(halFree(c2));
          }},
         // Two kernels on unordered streams sharing their inputs: only the declaration that they
         // read them makes that correct in the detector's eyes (halLaunchKernel's arguments are

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <vector>
 
 struct halStream_t;
 struct halEvent_t;
@@ -57,6 +58,11 @@ struct Access {
     size_t bytes;
     AccessMode mode;
 };
+
+// Appends what a kernel launch touches, as the detector sees it: each pointer-sized argument,
+// as `access` says (NULL: read and write), from its value to the end of its allocation.
+void addKernelAccesses(const halKernelArg* args, const halKernelArgAccess* access,
+                       uint32_t numArgs, std::vector<Access>* accesses);
 
 // The accesses of the operation the calling thread submits while this lives, as the detector
 // should see them; without one, the operation's uses count as read and write of their whole

@@ -7,6 +7,7 @@
 // (s, t) finish (a synchronisation, or a query that found it done) before submitting it. The
 // pool's own completion polling does not count: the program did not wait for it.
 #include <algorithm>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <memory>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "../device.hpp"
+#include "../enum_bits.hpp"
 #include "../objects.hpp"
 #include "findings.hpp"
 #include "hooks.hpp"
@@ -406,6 +408,21 @@ void record(halStream_t* stream, const char* name, uint64_t ticket, const Access
 }
 
 }  // namespace
+
+void addKernelAccesses(const halKernelArg* args, const halKernelArgAccess* access,
+                       uint32_t numArgs, std::vector<Access>* accesses) {
+    for (uint32_t i = 0; i < numArgs; ++i) {
+        const uint32_t mode =
+            access != nullptr ? enumBits(access[i]) : uint32_t{HAL_KERNEL_ARG_READ_WRITE};
+        if (args[i].size != sizeof(void*) || mode == HAL_KERNEL_ARG_NO_ACCESS) continue;
+        const void* pointer = nullptr;
+        std::memcpy(&pointer, args[i].value, sizeof pointer);
+        accesses->push_back(Access{pointer, kToEndOfAllocation,
+                                   mode == HAL_KERNEL_ARG_READ_ONLY    ? AccessMode::kRead
+                                   : mode == HAL_KERNEL_ARG_WRITE_ONLY ? AccessMode::kWrite
+                                                                       : AccessMode::kReadWrite});
+    }
+}
 
 namespace slow {
 

@@ -12,6 +12,7 @@ const char* kindName(Kind kind) {
     switch (kind) {
     case Kind::Context: return "context";
     case Kind::CommandList: return "command list";
+    case Kind::CommandQueue: return "command queue";
     case Kind::EventPool: return "event pool";
     case Kind::Event: return "event";
     case Kind::Module: return "module";

@@ -150,6 +150,15 @@ halError Stream::waitFor(const SlotRef& slot) {
     return HAL_SUCCESS;
 }
 
+halError Stream::signalHostStepLocked(const SlotRef& started) {
+    if (halError error = joinCopiesLocked(); error != HAL_SUCCESS) return error;
+    if (!hostFuncs_) hostFuncs_ = std::make_unique<HostFuncThread>(this);
+    POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendBarrier, list_, started->event, 0, nullptr);
+    started->submitted = true;
+    ordered_ = true;
+    return HAL_SUCCESS;
+}
+
 halError Stream::launchHostFunc(HostFuncCall call) {
     const SlotRef started = call.started;
     const SlotRef finished = call.finished;
@@ -162,11 +171,7 @@ halError Stream::launchHostFunc(HostFuncCall call) {
     finished->addWaitAcknowledgement(acknowledgement);
 
     std::lock_guard<std::mutex> lock(mutex_);
-    if (halError error = joinCopiesLocked(); error != HAL_SUCCESS) return error;
-    if (!hostFuncs_) hostFuncs_ = std::make_unique<HostFuncThread>(this);
-    POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendBarrier, list_, started->event, 0, nullptr);
-    started->submitted = true;
-    ordered_ = true;
+    if (halError error = signalHostStepLocked(started); error != HAL_SUCCESS) return error;
     POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendBarrier, list_, acknowledgement->event, 1,
                                &finished->event);
     acknowledgement->submitted = true;
@@ -186,11 +191,7 @@ halError Stream::launchRegularList(HostFuncCall call) {
     calls.push_back(std::move(call));
 
     std::lock_guard<std::mutex> lock(mutex_);
-    if (halError error = joinCopiesLocked(); error != HAL_SUCCESS) return error;
-    if (!hostFuncs_) hostFuncs_ = std::make_unique<HostFuncThread>(this);
-    POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendBarrier, list_, started->event, 0, nullptr);
-    started->submitted = true;
-    ordered_ = true;
+    if (halError error = signalHostStepLocked(started); error != HAL_SUCCESS) return error;
     // `end` belongs to the graph, not to the slot pool: the graph keeps it until its launches
     // have finished (`finished`), so the wait needs no acknowledgement. Reset on the device
     // once waited for, before the next launch can be submitted, which waits for `finished`.

@@ -90,6 +90,9 @@ class Stream {
 
   private:
     halError orderAfterPriorCommandsLocked();
+    // Starts the host-function thread if need be and appends a barrier that signals `started`
+    // once everything appended so far (copies included) has finished.
+    halError signalHostStepLocked(const SlotRef& started);
     // Makes later work of list_ wait for the copies appended so far.
     halError joinCopiesLocked();
     halError copyListLocked(ze_command_list_handle_t* list);

@@ -168,10 +168,7 @@ ze_result_t ZE_APICALL commandListCreateImmediate(ze_context_handle_t context,
                                                   ze_command_list_handle_t* list) {
     std::lock_guard<std::mutex> lock(state().mutex);
     expectLive(context, Kind::Context, "zeCommandListCreateImmediate");
-    if (device->driver != context->driver) {
-        breach("zeCommandListCreateImmediate: device %p is not a device of context %p",
-               static_cast<void*>(device), static_cast<void*>(context));
-    }
+    expectDeviceOfContext(device, context, "zeCommandListCreateImmediate");
     if (desc->index >= queueCount(desc->ordinal)) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     ze_command_list_handle_t created = startEngine(context, device, desc->ordinal, desc->index);
     addHandle(created, Kind::CommandList);
@@ -184,10 +181,7 @@ ze_result_t ZE_APICALL commandListCreate(ze_context_handle_t context, ze_device_
                                          ze_command_list_handle_t* list) {
     std::lock_guard<std::mutex> lock(state().mutex);
     expectLive(context, Kind::Context, "zeCommandListCreate");
-    if (device->driver != context->driver) {
-        breach("zeCommandListCreate: device %p is not a device of context %p",
-               static_cast<void*>(device), static_cast<void*>(context));
-    }
+    expectDeviceOfContext(device, context, "zeCommandListCreate");
     if (queueCount(desc->commandQueueGroupOrdinal) == 0) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     auto* created = new _ze_command_list_handle_t;
     created->context = context;

@@ -69,10 +69,7 @@ ze_result_t ZE_APICALL commandQueueCreate(ze_context_handle_t context, ze_device
                                           ze_command_queue_handle_t* queue) {
     std::lock_guard<std::mutex> lock(state().mutex);
     expectLive(context, Kind::Context, "zeCommandQueueCreate");
-    if (device->driver != context->driver) {
-        breach("zeCommandQueueCreate: device %p is not a device of context %p",
-               static_cast<void*>(device), static_cast<void*>(context));
-    }
+    expectDeviceOfContext(device, context, "zeCommandQueueCreate");
     if (desc->index >= queueCount(desc->ordinal)) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     auto* created = new _ze_command_queue_handle_t{
         context, device, desc->ordinal, startEngine(context, device, desc->ordinal, desc->index)};

@@ -57,6 +57,10 @@ void removeHandle(const void* handle);
 // Breaks the run unless `handle` is a live handle of `kind` (callers hold the mutex).
 void expectLive(const void* handle, Kind kind, const char* call);
 
+// Breaks the run unless `device` is a device of `context`'s driver (callers hold the mutex).
+void expectDeviceOfContext(ze_device_handle_t device, ze_context_handle_t context,
+                           const char* call);
+
 // The allocation holding [ptr, ptr + size), or null when ptr is in none. Breaks the run when
 // ptr is inside an allocation that the range overruns. Callers hold the mutex.
 const Allocation* findAllocation(const void* ptr, size_t size, const char* call);

@@ -61,6 +61,17 @@ struct Gate {
     }
 };
 
+// The conformance suite's kernels (SPIR-V), loaded on `device`.
+halPluginModule loadCtsKernels(halPluginDevice device) {
+    std::ifstream file(POLYHAL_CTS_SPIRV, std::ios::binary);
+    const std::vector<char> image((std::istreambuf_iterator<char>(file)),
+                                  std::istreambuf_iterator<char>());
+    REQUIRE(!image.empty());
+    halPluginModule module = nullptr;
+    REQUIRE(plugin().moduleLoadData(device, image.data(), image.size(), &module) == HAL_SUCCESS);
+    return module;
+}
+
 }  // namespace
 
 TEST_CASE("peer copies between devices of one context go in stream order, without blocking",
@@ -198,12 +209,7 @@ TEST_CASE("kernels reach allocations above 4 GB", "[kernels]") {
     // The double's device memory is a sparse memory file: POLYHAL_ZE_DOUBLE_MEMORY sets 8 GiB.
     REQUIRE(info.totalMemory > (uint64_t{5} << 30));
 
-    std::ifstream file(POLYHAL_CTS_SPIRV, std::ios::binary);
-    const std::vector<char> image((std::istreambuf_iterator<char>(file)),
-                                  std::istreambuf_iterator<char>());
-    REQUIRE(!image.empty());
-    halPluginModule module = nullptr;
-    REQUIRE(ze.moduleLoadData(device, image.data(), image.size(), &module) == HAL_SUCCESS);
+    const halPluginModule module = loadCtsKernels(device);
     halPluginFunction fill = nullptr;
     REQUIRE(ze.moduleGetFunction(module, "fill_u32", &fill) == HAL_SUCCESS);
 
@@ -308,12 +314,7 @@ TEST_CASE(
 
     halPluginDevice device = nullptr;
     REQUIRE(ze.deviceOpen(0, &device) == HAL_SUCCESS);
-    std::ifstream file(POLYHAL_CTS_SPIRV, std::ios::binary);
-    const std::vector<char> image((std::istreambuf_iterator<char>(file)),
-                                  std::istreambuf_iterator<char>());
-    REQUIRE(!image.empty());
-    halPluginModule module = nullptr;
-    REQUIRE(ze.moduleLoadData(device, image.data(), image.size(), &module) == HAL_SUCCESS);
+    const halPluginModule module = loadCtsKernels(device);
     halPluginFunction fill = nullptr;
     REQUIRE(ze.moduleGetFunction(module, "fill_u32", &fill) == HAL_SUCCESS);
     constexpr size_t kWords = 1024;

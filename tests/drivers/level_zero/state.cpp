@@ -61,6 +61,14 @@ void expectLive(const void* handle, Kind kind, const char* call) {
     }
 }
 
+void expectDeviceOfContext(ze_device_handle_t device, ze_context_handle_t context,
+                           const char* call) {
+    if (device->driver != context->driver) {
+        breach("%s: device %p is not a device of context %p", call, static_cast<void*>(device),
+               static_cast<void*>(context));
+    }
+}
+
 const Allocation* findAllocation(const void* ptr, size_t size, const char* call) {
     const auto address = reinterpret_cast<uintptr_t>(ptr);
     auto& allocations = state().allocations;

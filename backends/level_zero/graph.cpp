@@ -105,8 +105,9 @@ halError appendBox(ze_command_list_handle_t list, const halMemcpy3DParams& box) 
 halError appendKernel(ze_command_list_handle_t list, const halPluginGraphOp& op) {
     const auto& kernel = op.params.kernel;
     Function& function = plugin::fromHandle<Function>(kernel.function);
-    // Level Zero takes the group size and arguments into the command when it is appended: a
-    // kernel launched twice by one graph (or eagerly meanwhile) keeps each launch's own.
+    // Level Zero uses the group size and arguments set when the launch is appended (the
+    // specification of zeKernelSetArgumentValue): a kernel launched twice by one graph, or
+    // eagerly meanwhile, keeps each launch's own.
     std::lock_guard<std::mutex> lock(function.launchMutex);
     if (halError error = setLaunchArguments(function, kernel.block, kernel.dynamicSharedBytes,
                                             kernel.args, kernel.numArgs);

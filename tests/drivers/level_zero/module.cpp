@@ -145,10 +145,7 @@ ze_result_t ZE_APICALL moduleCreate(ze_context_handle_t context, ze_device_handl
                                     ze_module_build_log_handle_t* buildLog) {
     std::lock_guard<std::mutex> lock(state().mutex);
     expectLive(context, Kind::Context, "zeModuleCreate");
-    if (device->driver != context->driver) {
-        breach("zeModuleCreate: device %p is not a device of context %p",
-               static_cast<void*>(device), static_cast<void*>(context));
-    }
+    expectDeviceOfContext(device, context, "zeModuleCreate");
     if (buildLog != nullptr) *buildLog = nullptr;
     if (desc->format != ZE_MODULE_FORMAT_IL_SPIRV) {
         if (buildLog != nullptr) *buildLog = makeLog("the driver double builds SPIR-V only");

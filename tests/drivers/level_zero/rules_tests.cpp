@@ -127,6 +127,35 @@ struct Session {
     }
     ze_command_list_handle_t newList() const { return newList(context); }
 
+    // A regular command list of command queue group `ordinal` (0 computes, 1 only copies).
+    ze_command_list_handle_t newRegularList(uint32_t ordinal = 0) const {
+        const ze_command_list_desc_t desc{ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, nullptr, ordinal, 0};
+        ze_command_list_handle_t list = nullptr;
+        EXPECT_ZE(zeCommandListCreate(context, device, &desc, &list));
+        return list;
+    }
+
+    ze_command_queue_handle_t newQueue(uint32_t ordinal = 0) const {
+        const ze_command_queue_desc_t desc{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+                                           nullptr,
+                                           ordinal,
+                                           0,
+                                           0,
+                                           ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
+                                           ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+        ze_command_queue_handle_t queue = nullptr;
+        EXPECT_ZE(zeCommandQueueCreate(context, device, &desc, &queue));
+        return queue;
+    }
+
+    // A closed regular list whose execution waits for `never` (never signalled).
+    ze_command_list_handle_t heldList(ze_event_handle_t never) const {
+        ze_command_list_handle_t list = newRegularList();
+        EXPECT_ZE(zeCommandListAppendBarrier(list, nullptr, 1, &never));
+        EXPECT_ZE(zeCommandListClose(list));
+        return list;
+    }
+
     void* deviceMemory(ze_context_handle_t in, size_t size) const {
         const ze_device_mem_alloc_desc_t desc{ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, nullptr, 0,
                                               0};
@@ -471,4 +500,179 @@ TEST_CASE(
                          }),
                          "is closed while 1 appended command(s) using it have not finished");
     }
+}
+
+TEST_CASE("a regular command list runs on a command queue each time it is executed",
+          "[rules][regular]") {
+    const ChildOutcome outcome = runInChild([] {
+        Session session;
+        const ze_host_mem_alloc_desc_t desc{ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, nullptr, 0};
+        void* buffers[3] = {};
+        for (void*& buffer : buffers) {
+            EXPECT_ZE(zeMemAllocHost(session.context, &desc, 4, 4, &buffer));
+        }
+        auto value = [&](int i) -> uint32_t& { return *static_cast<uint32_t*>(buffers[i]); };
+        ze_event_handle_t start = session.newEvent();
+        ze_event_handle_t end = session.newEvent();
+        ze_command_list_handle_t list = session.newRegularList();
+        EXPECT_ZE(zeCommandListAppendBarrier(list, nullptr, 1, &start));
+        EXPECT_ZE(zeCommandListAppendEventReset(list, start));
+        EXPECT_ZE(
+            zeCommandListAppendMemoryCopy(list, buffers[1], buffers[0], 4, nullptr, 0, nullptr));
+        EXPECT_ZE(zeCommandListAppendBarrier(list, nullptr, 0, nullptr));
+        EXPECT_ZE(
+            zeCommandListAppendMemoryCopy(list, buffers[2], buffers[1], 4, nullptr, 0, nullptr));
+        EXPECT_ZE(zeCommandListAppendBarrier(list, end, 0, nullptr));
+        EXPECT_ZE(zeCommandListClose(list));
+        ze_command_queue_handle_t queue = session.newQueue();
+        for (uint32_t run = 1; run <= 3; ++run) {
+            value(0) = run;
+            EXPECT_ZE(zeCommandQueueExecuteCommandLists(queue, 1, &list, nullptr));
+            // Recorded, not run: the list waits for `start`.
+            if (zeCommandQueueSynchronize(queue, 0) != ZE_RESULT_NOT_READY) std::_Exit(5);
+            EXPECT_ZE(zeEventHostSignal(start));
+            EXPECT_ZE(zeEventHostSynchronize(end, UINT64_MAX));
+            EXPECT_ZE(zeCommandQueueSynchronize(queue, UINT64_MAX));
+            if (value(2) != run) std::_Exit(4);  // the barrier ordered the copies
+            EXPECT_ZE(zeEventHostReset(end));
+        }
+        EXPECT_ZE(zeCommandListReset(list));
+        EXPECT_ZE(zeCommandListClose(list));
+        EXPECT_ZE(zeCommandQueueExecuteCommandLists(queue, 1, &list, nullptr));
+        EXPECT_ZE(zeCommandQueueSynchronize(queue, UINT64_MAX));
+        EXPECT_ZE(zeCommandListDestroy(list));
+        EXPECT_ZE(zeCommandQueueDestroy(queue));
+    });
+    INFO(outcome.stderrText);
+    CHECK(outcome.exited);
+}
+
+TEST_CASE("a regular command list is not appended to once closed", "[rules][regular]") {
+    expectBrokenRule(runInChild([] {
+                         Session session;
+                         ze_command_list_handle_t list = session.newRegularList();
+                         EXPECT_ZE(zeCommandListClose(list));
+                         zeCommandListAppendBarrier(list, nullptr, 0, nullptr);
+                     }),
+                     "is closed; reset it");
+}
+
+TEST_CASE("a command queue executes only closed regular lists of its device and group",
+          "[rules][regular]") {
+    SECTION("a list not closed") {
+        expectBrokenRule(runInChild([] {
+                             Session session;
+                             ze_command_list_handle_t list = session.newRegularList();
+                             EXPECT_ZE(zeCommandListAppendBarrier(list, nullptr, 0, nullptr));
+                             zeCommandQueueExecuteCommandLists(session.newQueue(), 1, &list,
+                                                               nullptr);
+                         }),
+                         "is not closed");
+    }
+    SECTION("a list of another command queue group") {
+        expectBrokenRule(runInChild([] {
+                             Session session;
+                             ze_command_list_handle_t list = session.newRegularList(1);
+                             EXPECT_ZE(zeCommandListClose(list));
+                             zeCommandQueueExecuteCommandLists(session.newQueue(0), 1, &list,
+                                                               nullptr);
+                         }),
+                         "command queue group 1; the queue is of device");
+    }
+    SECTION("an immediate list") {
+        expectBrokenRule(runInChild([] {
+                             Session session;
+                             ze_command_list_handle_t list = session.newList();
+                             zeCommandQueueExecuteCommandLists(session.newQueue(), 1, &list,
+                                                               nullptr);
+                         }),
+                         "is an immediate command list");
+    }
+    SECTION("closing an immediate list") {
+        expectBrokenRule(runInChild([] {
+                             Session session;
+                             zeCommandListClose(session.newList());
+                         }),
+                         "only regular command lists are closed, reset and executed");
+    }
+}
+
+TEST_CASE("a regular list is not executed again while an execution of it is pending",
+          "[rules][regular]") {
+    expectBrokenRule(runInChild([] {
+                         Session session;
+                         ze_command_list_handle_t list = session.heldList(session.newEvent());
+                         ze_command_queue_handle_t queue = session.newQueue();
+                         EXPECT_ZE(zeCommandQueueExecuteCommandLists(queue, 1, &list, nullptr));
+                         zeCommandQueueExecuteCommandLists(queue, 1, &list, nullptr);
+                     }),
+                     "while an earlier execution of it has not finished");
+}
+
+TEST_CASE("regular lists and queues are reset or destroyed only once their executions finished",
+          "[rules][regular]") {
+    SECTION("the list destroyed") {
+        expectBrokenRule(
+            runInChild([] {
+                Session session;
+                ze_command_list_handle_t list = session.heldList(session.newEvent());
+                EXPECT_ZE(zeCommandQueueExecuteCommandLists(session.newQueue(), 1, &list, nullptr));
+                zeCommandListDestroy(list);
+            }),
+            "execution(s) on a command queue that have not finished");
+    }
+    SECTION("the list reset") {
+        expectBrokenRule(
+            runInChild([] {
+                Session session;
+                ze_command_list_handle_t list = session.heldList(session.newEvent());
+                EXPECT_ZE(zeCommandQueueExecuteCommandLists(session.newQueue(), 1, &list, nullptr));
+                zeCommandListReset(list);
+            }),
+            "execution(s) on a command queue that have not finished");
+    }
+    SECTION("the queue destroyed") {
+        expectBrokenRule(runInChild([] {
+                             Session session;
+                             ze_command_list_handle_t list = session.heldList(session.newEvent());
+                             ze_command_queue_handle_t queue = session.newQueue();
+                             EXPECT_ZE(zeCommandQueueExecuteCommandLists(queue, 1, &list, nullptr));
+                             zeCommandQueueDestroy(queue);
+                         }),
+                         "of executed lists that have not finished");
+    }
+}
+
+TEST_CASE("a regular list is not executed once memory its commands use was freed",
+          "[rules][regular]") {
+    expectBrokenRule(
+        runInChild([] {
+            Session session;
+            void* from = session.deviceMemory(session.context, 64);
+            void* to = session.deviceMemory(session.context, 64);
+            ze_command_list_handle_t list = session.newRegularList();
+            EXPECT_ZE(zeCommandListAppendMemoryCopy(list, to, from, 64, nullptr, 0, nullptr));
+            EXPECT_ZE(zeCommandListClose(list));
+            EXPECT_ZE(zeMemFree(session.context, from));
+            zeCommandQueueExecuteCommandLists(session.newQueue(), 1, &list, nullptr);
+        }),
+        "freed since it was appended");
+}
+
+TEST_CASE("an event is not reset on the device while a signal of it is pending",
+          "[rules][regular]") {
+    expectBrokenRule(runInChild([] {
+                         Session session;
+                         ze_event_handle_t never = session.newEvent();
+                         ze_event_handle_t event = session.newEvent();
+                         ze_command_list_handle_t held = session.newList();
+                         EXPECT_ZE(zeCommandListAppendBarrier(held, nullptr, 1, &never));
+                         EXPECT_ZE(zeCommandListAppendBarrier(held, event, 0, nullptr));
+                         ze_event_handle_t done = session.newEvent();
+                         ze_command_list_handle_t other = session.newList();
+                         EXPECT_ZE(zeCommandListAppendEventReset(other, event));
+                         EXPECT_ZE(zeCommandListAppendBarrier(other, done, 0, nullptr));
+                         zeEventHostSynchronize(done, UINT64_MAX);
+                     }),
+                     "is reset while a command that signals it has not run yet");
 }

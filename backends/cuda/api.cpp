@@ -1,4 +1,5 @@
-// The out-of-line parts of CudaApi: what a CUDA launch checks and sets up before cuLaunchKernel.
+// The out-of-line parts of CudaApi: what a CUDA launch checks and sets up before cuLaunchKernel,
+// and the graph nodes (gpu_common/graph.hpp).
 #include <mutex>
 
 #include "api.hpp"
@@ -78,6 +79,70 @@ halError CudaApi::allowDynamicSharedMemory(CUfunction function, size_t bytes) no
     return gpu::call<CudaApi>(symbols.functionSetAttribute, function,
                               CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                               static_cast<int>(bytes));
+}
+
+// CU_POINTER_ATTRIBUTE_MEMORY_TYPE: pageable memory, which the driver does not know, is
+// CUDA_ERROR_INVALID_VALUE; managed memory is counted as pageable (a graph leaves it out).
+halError CudaApi::memoryKind(const void* pointer, gpu::MemoryKind* kind) noexcept {
+    unsigned type = 0;
+    const CUresult result = symbols.pointerGetAttribute.address(
+        &type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, toDevicePointer(pointer));
+    if (result == CUDA_ERROR_INVALID_VALUE) {
+        *kind = gpu::MemoryKind::kPageable;
+        return HAL_SUCCESS;
+    }
+    if (result != CUDA_SUCCESS) {
+        return gpu::failCall<CudaApi>(toHalError(result), result, symbols.pointerGetAttribute.name);
+    }
+    *kind = type == CU_MEMORYTYPE_DEVICE ? gpu::MemoryKind::kDevice
+            : type == CU_MEMORYTYPE_HOST ? gpu::MemoryKind::kPageLocked
+                                         : gpu::MemoryKind::kPageable;
+    return HAL_SUCCESS;
+}
+
+// One row of bytes.
+halError CudaApi::addMemsetNode(GraphNode* node, Graph graph, const GraphNode* after, size_t count,
+                                Context context, void* dst, unsigned char value,
+                                size_t bytes) noexcept {
+    CUDA_MEMSET_NODE_PARAMS params{};
+    params.dst = toDevicePointer(dst);
+    params.value = value;
+    params.elementSize = 1;
+    params.width = bytes;
+    params.height = 1;
+    return gpu::call<CudaApi>(symbols.graphAddMemsetNode, node, graph, after, count, &params,
+                              context);
+}
+
+// A CUDA_MEMCPY3D of one slice: a 1-D copy is one row.
+halError CudaApi::addCopyNode(GraphNode* node, Graph graph, const GraphNode* after, size_t count,
+                              Context context, void* dst, size_t dstPitch, const void* src,
+                              size_t srcPitch, size_t width, size_t height,
+                              halMemcpyKind kind) noexcept {
+    auto copy = describeCopy<CUDA_MEMCPY3D>(dst, dstPitch, src, srcPitch, width, height, kind);
+    copy.Depth = 1;
+    return gpu::call<CudaApi>(symbols.graphAddMemcpyNode, node, graph, after, count, &copy,
+                              context);
+}
+
+halError CudaApi::addKernelNode(GraphNode* node, Graph graph, const GraphNode* after,
+                                size_t count, Function function, halDim3 grid, halDim3 block,
+                                size_t dynamicSharedBytes, void** params) noexcept {
+    CUDA_KERNEL_NODE_PARAMS kernel{};
+    kernel.func = function;
+    kernel.gridDimX = grid.x;
+    kernel.gridDimY = grid.y;
+    kernel.gridDimZ = grid.z;
+    kernel.blockDimX = block.x;
+    kernel.blockDimY = block.y;
+    kernel.blockDimZ = block.z;
+    kernel.sharedMemBytes = static_cast<unsigned>(dynamicSharedBytes);
+    kernel.kernelParams = params;
+    return gpu::call<CudaApi>(symbols.graphAddKernelNode, node, graph, after, count, &kernel);
+}
+
+halError CudaApi::instantiate(GraphExec* exec, Graph graph) noexcept {
+    return gpu::call<CudaApi>(symbols.graphInstantiate, exec, graph, 0ull);
 }
 
 }  // namespace polyhal::cuda

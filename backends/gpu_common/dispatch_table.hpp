@@ -35,6 +35,7 @@
 
 #include "gpu_common/device.hpp"
 #include "gpu_common/event.hpp"
+#include "gpu_common/graph.hpp"
 #include "gpu_common/memory.hpp"
 #include "gpu_common/module.hpp"
 #include "gpu_common/platform.hpp"

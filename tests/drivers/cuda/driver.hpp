@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "address_space.hpp"
+#include "graph.hpp"
 #include "handles.hpp"
 #include "host_kernels.hpp"
 #include "ipc_events.hpp"
@@ -88,6 +89,14 @@ struct CUmod_st {
     std::map<std::string, std::unique_ptr<CUfunc_st>> functions;
 };
 
+struct CUgraph_st {
+    polyhal::doubles::Graph graph;
+};
+
+struct CUgraphExec_st {
+    std::shared_ptr<polyhal::doubles::GraphExecutable> executable;
+};
+
 struct CUctx_st {
     int device;
     std::atomic<CUresult> sticky{CUDA_SUCCESS};  // a kernel fault poisons the context
@@ -109,6 +118,9 @@ constexpr const char* kStream = "CUstream";
 constexpr const char* kEvent = "CUevent";
 constexpr const char* kModule = "CUmodule";
 constexpr const char* kFunction = "CUfunction";
+constexpr const char* kGraph = "CUgraph";
+constexpr const char* kGraphExec = "CUgraphExec";
+constexpr const char* kUserObject = "CUuserObject";
 
 // Driver-wide state (driver.cpp), never destroyed: streams may still run, and the plugin may
 // still call in, while the process exits. g_mutex guards g_initialized and g_devices' retains.
@@ -117,6 +129,8 @@ extern bool g_initialized;
 extern std::vector<Device>& g_devices;
 extern AddressSpace& g_memory;
 extern HandleRegistry& g_handles;
+// cuGraphLaunch calls that succeeded (polyhalCudaDoubleGraphLaunches).
+extern std::atomic<uint64_t> g_graphLaunches;
 
 // Every entry: the driver is initialised and the caller is not a host function.
 CUresult enter(const char* function);
@@ -137,6 +151,28 @@ int ipcEventsSupported(CUdevice device);
 extern std::atomic<int> g_failingPushes;
 // Releases a primary context: its handles die, its streams drain, its memory goes.
 void destroyContext(std::unique_ptr<CUctx_st> context);
+
+// A kernel launch as checked and packed at the call: its arguments are copied then, so that a
+// launch or a graph's kernel node never reads the caller's storage again.
+struct KernelRun {
+    const HostKernel* kernel;
+    CUctx_st* context;  // the function's, whose device runs it and whose sticky error it sets
+    halDim3 grid;
+    halDim3 block;
+    unsigned sharedBytes;
+    std::vector<std::vector<unsigned char>> arguments;
+    void execute() const;
+};
+// The checks cuLaunchKernel and cuGraphAddKernelNode share; `caller` names the rule's function.
+CUresult prepareLaunch(const char* caller, CUfunction function, halDim3 grid, halDim3 block,
+                       unsigned sharedBytes, void** params, void** extra,
+                       std::shared_ptr<const KernelRun>* prepared);
+
+// One end of a cuMemcpy2D or CUDA_MEMCPY3D copy: where its `rows` rows are, checked against the
+// memory type the caller says they are in.
+CUresult locateRows(const char* function, const char* end, CUmemorytype type, const void* host,
+                    CUdeviceptr device, size_t x, size_t y, size_t pitch, size_t width,
+                    size_t rows, Place* place);
 
 template <class T>
 T* requireLive(const char* function, T* handle, const char* kind) {

@@ -74,7 +74,8 @@ class GraphBuilder {
     GraphBuilder(const GraphBuilder&) = delete;
     GraphBuilder& operator=(const GraphBuilder&) = delete;
     ~GraphBuilder() {
-        if (graph_ != nullptr) Api::symbols.graphDestroy.address(graph_);
+        // Nothing to report a failure to: the build's own error, if any, is the one returned.
+        if (graph_ != nullptr) (void)Api::symbols.graphDestroy.address(graph_);
     }
 
     halError begin() noexcept { return call<Api>(Api::symbols.graphCreate, &graph_, 0u); }
@@ -107,7 +108,7 @@ class GraphBuilder {
         if (halError error = call<Api>(vendor.graphRetainUserObject, graph_, object, 1u,
                                        Api::kGraphUserObjectMove)) {
             armed->release = nullptr;
-            vendor.userObjectRelease.address(object, 1u);
+            (void)vendor.userObjectRelease.address(object, 1u);
             return error;
         }
         if (halError error = Api::instantiate(exec, graph_)) {

@@ -152,17 +152,6 @@ extern std::atomic<int> g_failingPushes;
 // Releases a primary context: its handles die, its streams drain, its memory goes.
 void destroyContext(std::unique_ptr<CUctx_st> context);
 
-// A kernel launch as checked and packed at the call: its arguments are copied then, so that a
-// launch or a graph's kernel node never reads the caller's storage again.
-struct KernelRun {
-    const HostKernel* kernel;
-    CUctx_st* context;  // the function's, whose device runs it and whose sticky error it sets
-    halDim3 grid;
-    halDim3 block;
-    unsigned sharedBytes;
-    std::vector<std::vector<unsigned char>> arguments;
-    void execute() const;
-};
 // The checks cuLaunchKernel and cuGraphAddKernelNode share; `caller` names the rule's function.
 CUresult prepareLaunch(const char* caller, CUfunction function, halDim3 grid, halDim3 block,
                        unsigned sharedBytes, void** params, void** extra,

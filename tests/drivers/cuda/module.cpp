@@ -9,20 +9,11 @@ using namespace polyhal::doubles::cuda;
 
 namespace polyhal::doubles::cuda {
 
-void KernelRun::execute() const {
-    if (runHostKernel(*kernel, grid, block, sharedBytes, arguments) != 0) {
-        context->sticky.store(CUDA_ERROR_LAUNCH_FAILED);
-    }
-}
-
 CUresult prepareLaunch(const char* caller, CUfunction function, halDim3 grid, halDim3 block,
                        unsigned sharedBytes, void** params, void** extra,
                        std::shared_ptr<const KernelRun>* prepared) {
     if (extra != nullptr) return CUDA_ERROR_NOT_SUPPORTED;
-    if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 ||
-        block.z == 0 || uint64_t{block.x} * block.y * block.z > kMaxThreadsPerBlock) {
-        return CUDA_ERROR_INVALID_VALUE;
-    }
+    if (!validLaunchShape(grid, block, kMaxThreadsPerBlock)) return CUDA_ERROR_INVALID_VALUE;
     if (sharedBytes > static_cast<unsigned>(function->maxDynamicShared)) {
         return CUDA_ERROR_INVALID_VALUE;
     }
@@ -41,7 +32,7 @@ CUresult prepareLaunch(const char* caller, CUfunction function, halDim3 grid, ha
     const std::string problem = packArguments(*kernel, params, g_memory, reaches, &run->arguments);
     if (!problem.empty()) breach(kVendor, "%s: %s", caller, problem.c_str());
     run->kernel = kernel;
-    run->context = context;
+    run->fault = [context] { context->sticky.store(CUDA_ERROR_LAUNCH_FAILED); };
     run->grid = grid;
     run->block = block;
     run->sharedBytes = sharedBytes;

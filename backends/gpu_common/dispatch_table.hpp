@@ -21,6 +21,9 @@
 //   memcpyAsync(), memcpy2DAsync(), launchHostFunc()
 //                                                  what the vendors do in different ways
 //   checkArguments(), allowDynamicSharedMemory()   what a launch checks and sets up first
+//   Graph, GraphNode, GraphExec, UserObject, HostNodeParams, kUserObjectNoDestructorSync,
+//   kGraphUserObjectMove, kNativeGraphsSince, memoryKind(), addMemsetNode(), addCopyNode(),
+//   addKernelNode(), instantiate()                 native graphs (graph.hpp)
 //   kStreamNonBlocking, kEventDisableTiming, kEventBlockingSync, kEventInterprocess,
 //   kHostAllocPortable,
 //   kIpcMemLazyEnablePeerAccess,

@@ -3,17 +3,21 @@
 // breach of the driver's rules ends the run with the rule named (rules.hpp). This header holds
 // the driver's objects, its state and the checks every function makes; the functions are in
 // driver.cpp (initialisation, errors), context.cpp (devices, contexts), memory.cpp, stream.cpp
-// (streams, events, host functions) and module.cpp (modules, kernels).
+// (streams, events, host functions), module.cpp (modules, kernels) and graph.cpp (graphs, user
+// objects).
 //
 // Rules enforced: a current context on the calling thread for every call that acts in one;
 // streams, events, functions and memory used only in their own context (an event may be waited
 // on from another context, as CUDA allows); handles alive (not destroyed, context not released);
 // no driver call from a host function; kernel parameters matching the kernel's declared
 // parameters; only interprocess events exported, and an imported event not used once its
-// exporter destroyed it. Results the driver returns instead (a memset of pageable host memory, a
+// exporter destroyed it; graph nodes depending only on nodes of their own graph, each once;
+// an executable launched only on a stream of its nodes' context; user objects not released
+// more often than referenced. Results the driver returns instead (a memset of pageable host memory, a
 // dynamic shared memory size above the function's limit, an interprocess event without
-// CU_EVENT_DISABLE_TIMING, a handle opened in its own process) are returned as the driver returns
-// them.
+// CU_EVENT_DISABLE_TIMING, a handle opened in its own process, a memset node of pageable
+// memory, a user object without CU_USER_OBJECT_NO_DESTRUCTOR_SYNC) are returned as the driver
+// returns them.
 //
 // POLYHAL_CUDA_DOUBLE_VERSION is the driver version the build imitates: functions newer than it
 // are not exported, so the plugin's symbol resolution is checked against older drivers.

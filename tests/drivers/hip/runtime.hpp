@@ -2,14 +2,17 @@
 // host engine (tests/drivers/common), with HIP's documented semantics; a breach of HIP's rules
 // ends the run with the rule named (rules.hpp). This header holds the runtime's objects, its
 // state and the checks every function makes; the functions are in runtime.cpp (initialisation,
-// errors), device.cpp, memory.cpp, stream.cpp (streams, callbacks, events) and module.cpp.
+// errors), device.cpp, memory.cpp, stream.cpp (streams, callbacks, events), module.cpp and
+// graph.cpp (graphs, user objects).
 //
 // Rules enforced: handles alive (not destroyed); a stream, an event and a kernel used together
 // belong to one device, and the calls that act on "the current device" (allocations, stream,
 // event and module creation) get the device the handle-less call means; no runtime call from a
 // stream callback; kernel parameters matching the kernel's declared parameters; a copy's
 // direction matching where its pointers lie; only interprocess events exported, and an imported
-// event not used once its exporter destroyed it. A memset of pageable host memory, an
+// event not used once its exporter destroyed it; graph nodes depending only on nodes of their
+// own graph; an executable launched only on a stream of its nodes' device; user objects not
+// released more often than referenced. A memset (or memset node) of pageable host memory, an
 // interprocess event without hipEventDisableTiming and a handle opened in its own process are
 // refused as the runtime refuses them.
 #ifndef POLYHAL_TESTS_DRIVERS_HIP_RUNTIME_HPP_

@@ -1,8 +1,10 @@
 // The out-of-line parts of CudaApi: what a CUDA launch checks and sets up before cuLaunchKernel,
 // and the graph nodes (gpu_common/graph.hpp).
 #include <mutex>
+#include <variant>
 
 #include "api.hpp"
+#include "gpu_common/engine/objects.hpp"
 
 namespace polyhal::cuda {
 namespace {
@@ -100,45 +102,64 @@ halError CudaApi::memoryKind(const void* pointer, gpu::MemoryKind* kind) noexcep
     return HAL_SUCCESS;
 }
 
-// One row of bytes.
-halError CudaApi::addMemsetNode(GraphNode* node, Graph graph, const GraphNode* after, size_t count,
-                                Context context, void* dst, unsigned char value,
-                                size_t bytes) noexcept {
-    CUDA_MEMSET_NODE_PARAMS params{};
-    params.dst = toDevicePointer(dst);
-    params.value = value;
-    params.elementSize = 1;
-    params.width = bytes;
-    params.height = 1;
-    return gpu::call<CudaApi>(symbols.graphAddMemsetNode, node, graph, after, count, &params,
-                              context);
+namespace {
+
+CUresult addMemsetNode(const gpu::NodeSite<CudaApi>& site, const gpu::MemsetRow& row,
+                       CUgraphNode* node) noexcept {
+    // dst, pitch (unused for one row), value, elementSize, width, height.
+    const CUDA_MEMSET_NODE_PARAMS params{
+        CudaApi::toDevicePointer(row.dst), 0, row.value, 1, row.bytes, 1};
+    return CudaApi::symbols.graphAddMemsetNode.address(node, site.graph, site.after,
+                                                       site.dependencies(), &params, site.context);
 }
 
-// A CUDA_MEMCPY3D of one slice: a 1-D copy is one row.
-halError CudaApi::addCopyNode(GraphNode* node, Graph graph, const GraphNode* after, size_t count,
-                              Context context, void* dst, size_t dstPitch, const void* src,
-                              size_t srcPitch, size_t width, size_t height,
-                              halMemcpyKind kind) noexcept {
-    auto copy = describeCopy<CUDA_MEMCPY3D>(dst, dstPitch, src, srcPitch, width, height, kind);
+// A CUDA_MEMCPY3D of one slice.
+CUresult addCopyNode(const gpu::NodeSite<CudaApi>& site, const gpu::CopyRows& rows,
+                     CUgraphNode* node) noexcept {
+    auto copy = describeCopy<CUDA_MEMCPY3D>(rows.dst, rows.dstPitch, rows.src, rows.srcPitch,
+                                            rows.width, rows.height, rows.kind);
     copy.Depth = 1;
-    return gpu::call<CudaApi>(symbols.graphAddMemcpyNode, node, graph, after, count, &copy,
-                              context);
+    return CudaApi::symbols.graphAddMemcpyNode.address(node, site.graph, site.after,
+                                                       site.dependencies(), &copy, site.context);
 }
 
-halError CudaApi::addKernelNode(GraphNode* node, Graph graph, const GraphNode* after,
-                                size_t count, Function function, halDim3 grid, halDim3 block,
-                                size_t dynamicSharedBytes, void** params) noexcept {
-    CUDA_KERNEL_NODE_PARAMS kernel{};
-    kernel.func = function;
-    kernel.gridDimX = grid.x;
-    kernel.gridDimY = grid.y;
-    kernel.gridDimZ = grid.z;
-    kernel.blockDimX = block.x;
-    kernel.blockDimY = block.y;
-    kernel.blockDimZ = block.z;
-    kernel.sharedMemBytes = static_cast<unsigned>(dynamicSharedBytes);
-    kernel.kernelParams = params;
-    return gpu::call<CudaApi>(symbols.graphAddKernelNode, node, graph, after, count, &kernel);
+// The node runs in the function's context.
+CUresult addKernelNode(const gpu::NodeSite<CudaApi>& site, const gpu::KernelLaunch& launch,
+                       CUgraphNode* node) noexcept {
+    // No `extra`; no CUkernel and no context: the function's.
+    const CUDA_KERNEL_NODE_PARAMS kernel{gpu::fromFunctionHandle<CudaApi>(launch.function),
+                                         launch.grid.x,
+                                         launch.grid.y,
+                                         launch.grid.z,
+                                         launch.block.x,
+                                         launch.block.y,
+                                         launch.block.z,
+                                         static_cast<unsigned>(launch.dynamicSharedBytes),
+                                         launch.params,
+                                         nullptr,
+                                         nullptr,
+                                         nullptr};
+    return CudaApi::symbols.graphAddKernelNode.address(node, site.graph, site.after,
+                                                       site.dependencies(), &kernel);
+}
+
+}  // namespace
+
+halError CudaApi::addNode(const gpu::NodeSite<CudaApi>& site, const gpu::NodeRequest& request,
+                          GraphNode* node) noexcept {
+    if (const auto* row = std::get_if<gpu::MemsetRow>(&request)) {
+        const CUresult result = addMemsetNode(site, *row, node);
+        if (result == CUDA_SUCCESS) return HAL_SUCCESS;
+        return gpu::failCall<CudaApi>(toHalError(result), result, symbols.graphAddMemsetNode.name);
+    }
+    if (const auto* rows = std::get_if<gpu::CopyRows>(&request)) {
+        const CUresult result = addCopyNode(site, *rows, node);
+        if (result == CUDA_SUCCESS) return HAL_SUCCESS;
+        return gpu::failCall<CudaApi>(toHalError(result), result, symbols.graphAddMemcpyNode.name);
+    }
+    const CUresult result = addKernelNode(site, *std::get_if<gpu::KernelLaunch>(&request), node);
+    if (result == CUDA_SUCCESS) return HAL_SUCCESS;
+    return gpu::failCall<CudaApi>(toHalError(result), result, symbols.graphAddKernelNode.name);
 }
 
 halError CudaApi::instantiate(GraphExec* exec, Graph graph) noexcept {

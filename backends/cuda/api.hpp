@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "gpu_common/engine/memory_kind.hpp"
+#include "gpu_common/engine/graph_node.hpp"
 #include "gpu_common/engine/vendor_call.hpp"
 #include "symbols.hpp"
 
@@ -101,18 +101,12 @@ struct CudaApi {
                                   halMemcpyKind kind) noexcept;
     static halError launchHostFunc(Stream stream, halHostFn fn, void* userData) noexcept;
 
-    // Graph nodes (gpu_common/graph.hpp), each after `count` (0 or 1) nodes at `after`; api.cpp.
+    // Graph nodes (gpu_common/graph.hpp; api.cpp): CU_POINTER_ATTRIBUTE_MEMORY_TYPE, and
+    // cuGraphAddMemsetNode, cuGraphAddMemcpyNode (a CUDA_MEMCPY3D of one slice) or
+    // cuGraphAddKernelNode_v2 for a request.
     static halError memoryKind(const void* pointer, gpu::MemoryKind* kind) noexcept;
-    static halError addMemsetNode(GraphNode* node, Graph graph, const GraphNode* after,
-                                  size_t count, Context context, void* dst, unsigned char value,
-                                  size_t bytes) noexcept;
-    static halError addCopyNode(GraphNode* node, Graph graph, const GraphNode* after, size_t count,
-                                Context context, void* dst, size_t dstPitch, const void* src,
-                                size_t srcPitch, size_t width, size_t height,
-                                halMemcpyKind kind) noexcept;
-    static halError addKernelNode(GraphNode* node, Graph graph, const GraphNode* after,
-                                  size_t count, Function function, halDim3 grid, halDim3 block,
-                                  size_t dynamicSharedBytes, void** params) noexcept;
+    static halError addNode(const gpu::NodeSite<CudaApi>& site, const gpu::NodeRequest& request,
+                            GraphNode* node) noexcept;
     static halError instantiate(GraphExec* exec, Graph graph) noexcept;
 
     // api.cpp

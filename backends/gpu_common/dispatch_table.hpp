@@ -22,8 +22,8 @@
 //                                                  what the vendors do in different ways
 //   checkArguments(), allowDynamicSharedMemory()   what a launch checks and sets up first
 //   Graph, GraphNode, GraphExec, UserObject, HostNodeParams, kUserObjectNoDestructorSync,
-//   kGraphUserObjectMove, kNativeGraphsSince, memoryKind(), addMemsetNode(), addCopyNode(),
-//   addKernelNode(), instantiate()                 native graphs (graph.hpp)
+//   kGraphUserObjectMove, kNativeGraphsSince, memoryKind(), addNode(), instantiate()
+//                                                  native graphs (graph.hpp, engine/graph_node.hpp)
 //   kStreamNonBlocking, kEventDisableTiming, kEventBlockingSync, kEventInterprocess,
 //   kHostAllocPortable,
 //   kIpcMemLazyEnablePeerAccess,

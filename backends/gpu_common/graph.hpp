@@ -11,7 +11,7 @@
 #include <new>
 
 #include "gpu_common/engine/current_device.hpp"
-#include "gpu_common/engine/memory_kind.hpp"
+#include "gpu_common/engine/graph_node.hpp"
 #include "gpu_common/engine/objects.hpp"
 #include "gpu_common/engine/vendor_call.hpp"
 #include "gpu_common/module.hpp"
@@ -37,12 +37,12 @@ const char* firstMissing(const Symbol<Fn>&... functions) noexcept {
 template <class Api>
 halError requireGraphFunctions() noexcept {
     const auto& vendor = Api::symbols;
-    const char* missing = firstMissing(
-        vendor.graphCreate, vendor.graphDestroy, vendor.graphAddMemsetNode,
-        vendor.graphAddMemcpyNode, vendor.graphAddKernelNode, vendor.graphAddHostNode,
-        vendor.graphInstantiate, vendor.graphLaunch, vendor.graphExecDestroy,
-        vendor.userObjectCreate, vendor.userObjectRelease, vendor.graphRetainUserObject,
-        vendor.pointerGetAttribute);
+    const char* missing =
+        firstMissing(vendor.graphCreate, vendor.graphDestroy, vendor.graphAddMemsetNode,
+                     vendor.graphAddMemcpyNode, vendor.graphAddKernelNode, vendor.graphAddHostNode,
+                     vendor.graphInstantiate, vendor.graphLaunch, vendor.graphExecDestroy,
+                     vendor.userObjectCreate, vendor.userObjectRelease,
+                     vendor.graphRetainUserObject, vendor.pointerGetAttribute);
     if (missing == nullptr) return HAL_SUCCESS;
     return plugin::fail(HAL_ERROR_NOT_SUPPORTED, "%s lacks %s (native graphs need %s)",
                         Api::kLibraryDescription, missing, Api::kNativeGraphsSince);
@@ -93,9 +93,8 @@ class GraphBuilder {
     // and instantiates it.
     halError instantiate(const halPluginGraphDesc& desc, typename Api::GraphExec* exec) noexcept {
         const auto& vendor = Api::symbols;
-        auto payload =
-            std::unique_ptr<GraphRelease>(new (std::nothrow) GraphRelease{desc.release,
-                                                                          desc.releaseContext});
+        auto payload = std::unique_ptr<GraphRelease>(
+            new (std::nothrow) GraphRelease{desc.release, desc.releaseContext});
         if (payload == nullptr) {
             return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "no host memory for a graph's release");
         }
@@ -120,44 +119,48 @@ class GraphBuilder {
 
   private:
     halError addNode(const halPluginGraphOp& op, Node* node) noexcept {
-        const Node* after = hasPrevious_ ? &previous_ : nullptr;
-        const size_t count = hasPrevious_ ? 1 : 0;
+        const NodeSite<Api> site{graph_, hasPrevious_ ? &previous_ : nullptr, device_.context};
         switch (op.kind) {
         case HAL_PLUGIN_GRAPH_OP_MEMSET: {
             const auto& memset = op.params.memset;
-            if (halError error = requireKind(memset.dst, MemoryKind::kDevice, "a memset's destination")) {
+            if (halError error =
+                    requireKind(memset.dst, MemoryKind::kDevice, "a memset's destination")) {
                 return error;
             }
-            return Api::addMemsetNode(node, graph_, after, count, device_.context, memset.dst,
-                                      memset.value, memset.count);
+            return Api::addNode(site, MemsetRow{memset.dst, memset.value, memset.count}, node);
         }
         case HAL_PLUGIN_GRAPH_OP_COPY: {
             const auto& copy = op.params.copy;
             if (halError error = requirePageLockedHostEnds(copy.dst, copy.src, copy.kind)) {
                 return error;
             }
-            return Api::addCopyNode(node, graph_, after, count, device_.context, copy.dst,
-                                    copy.count, copy.src, copy.count, copy.count, 1, copy.kind);
+            return Api::addNode(
+                site,
+                CopyRows{copy.dst, copy.count, copy.src, copy.count, copy.count, 1, copy.kind},
+                node);
         }
         case HAL_PLUGIN_GRAPH_OP_COPY_3D: return addBox(op.params.copy3D, node);
         case HAL_PLUGIN_GRAPH_OP_KERNEL: {
             const auto& kernel = op.params.kernel;
-            const typename Api::Function function = fromFunctionHandle<Api>(kernel.function);
-            if (halError error = checkLaunch<Api>(function, kernel.dynamicSharedBytes,
-                                                  kernel.args, kernel.numArgs)) {
+            if (halError error =
+                    checkLaunch<Api>(fromFunctionHandle<Api>(kernel.function),
+                                     kernel.dynamicSharedBytes, kernel.args, kernel.numArgs)) {
                 return error;
             }
             // The vendor copies the values when the node is added.
             KernelParams params;
             if (halError error = params.init(kernel.args, kernel.numArgs)) return error;
-            return Api::addKernelNode(node, graph_, after, count, function, kernel.grid,
-                                      kernel.block, kernel.dynamicSharedBytes, params.get());
+            return Api::addNode(site,
+                                KernelLaunch{kernel.function, kernel.grid, kernel.block,
+                                             kernel.dynamicSharedBytes, params.get()},
+                                node);
         }
         case HAL_PLUGIN_GRAPH_OP_HOST_FUNCTION: {
             typename Api::HostNodeParams params{};
             params.fn = op.params.hostFunction.fn;
             params.userData = op.params.hostFunction.userData;
-            return call<Api>(Api::symbols.graphAddHostNode, node, graph_, after, count, &params);
+            return call<Api>(Api::symbols.graphAddHostNode, node, graph_, site.after,
+                             site.dependencies(), &params);
         }
         default: break;
         }
@@ -176,13 +179,15 @@ class GraphBuilder {
                 previous_ = *node;
                 hasPrevious_ = true;
             }
-            if (halError error = Api::addCopyNode(
-                    node, graph_, hasPrevious_ ? &previous_ : nullptr, hasPrevious_ ? 1 : 0,
-                    device_.context, dst + slice * box.dstSlicePitch, box.dstPitch,
-                    src + slice * box.srcSlicePitch, box.srcPitch, box.width, box.height,
-                    box.kind)) {
-                return error;
-            }
+            const NodeSite<Api> site{graph_, hasPrevious_ ? &previous_ : nullptr, device_.context};
+            const CopyRows rows{dst + slice * box.dstSlicePitch,
+                                box.dstPitch,
+                                src + slice * box.srcSlicePitch,
+                                box.srcPitch,
+                                box.width,
+                                box.height,
+                                box.kind};
+            if (halError error = Api::addNode(site, rows, node)) return error;
         }
         return HAL_SUCCESS;
     }
@@ -192,8 +197,10 @@ class GraphBuilder {
     // a graph.
     halError requirePageLockedHostEnds(const void* dst, const void* src,
                                        halMemcpyKind kind) noexcept {
-        const bool hostSource = kind == HAL_MEMCPY_HOST_TO_DEVICE || kind == HAL_MEMCPY_HOST_TO_HOST;
-        const bool hostTarget = kind == HAL_MEMCPY_DEVICE_TO_HOST || kind == HAL_MEMCPY_HOST_TO_HOST;
+        const bool hostSource =
+            kind == HAL_MEMCPY_HOST_TO_DEVICE || kind == HAL_MEMCPY_HOST_TO_HOST;
+        const bool hostTarget =
+            kind == HAL_MEMCPY_DEVICE_TO_HOST || kind == HAL_MEMCPY_HOST_TO_HOST;
         if (hostSource) {
             if (halError error = requireKind(src, MemoryKind::kPageLocked, "a copy's source")) {
                 return error;
@@ -232,8 +239,7 @@ halError graphCreate(halPluginDevice deviceHandle, const halPluginGraphDesc* des
                             "the graph's description is older than this backend's");
     }
     if (halError error = requireGraphFunctions<Api>()) return error;
-    auto graph =
-        std::unique_ptr<NativeGraph<Api>>(new (std::nothrow) NativeGraph<Api>{device, {}});
+    auto graph = std::unique_ptr<NativeGraph<Api>>(new (std::nothrow) NativeGraph<Api>{device, {}});
     if (graph == nullptr) {
         return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "no host memory for a graph");
     }

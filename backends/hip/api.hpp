@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "gpu_common/engine/memory_kind.hpp"
+#include "gpu_common/engine/graph_node.hpp"
 #include "gpu_common/engine/vendor_call.hpp"
 #include "symbols.hpp"
 
@@ -104,19 +104,12 @@ struct HipApi {
                                   size_t srcPitch, size_t width, size_t height,
                                   halMemcpyKind kind) noexcept;
     // api.cpp
-    // Graph nodes (gpu_common/graph.hpp), each after `count` (0 or 1) nodes at `after`; HIP's
-    // nodes belong to the current device, so `context` goes unused.
+    // Graph nodes (gpu_common/graph.hpp), of the current device: hipPointerGetAttributes read
+    // by its pointers, and hipGraphAddMemsetNode, hipGraphAddMemcpyNode1D (a row; a pitched
+    // slice: hipGraphAddMemcpyNode) or hipGraphAddKernelNode for a request.
     static halError memoryKind(const void* pointer, gpu::MemoryKind* kind) noexcept;
-    static halError addMemsetNode(GraphNode* node, Graph graph, const GraphNode* after,
-                                  size_t count, Context context, void* dst, unsigned char value,
-                                  size_t bytes) noexcept;
-    static halError addCopyNode(GraphNode* node, Graph graph, const GraphNode* after, size_t count,
-                                Context context, void* dst, size_t dstPitch, const void* src,
-                                size_t srcPitch, size_t width, size_t height,
-                                halMemcpyKind kind) noexcept;
-    static halError addKernelNode(GraphNode* node, Graph graph, const GraphNode* after,
-                                  size_t count, Function function, halDim3 grid, halDim3 block,
-                                  size_t dynamicSharedBytes, void** params) noexcept;
+    static halError addNode(const gpu::NodeSite<HipApi>& site, const gpu::NodeRequest& request,
+                            GraphNode* node) noexcept;
     static halError instantiate(GraphExec* exec, Graph graph) noexcept;
     static halError launchHostFunc(Stream stream, halHostFn fn, void* userData) noexcept;
 

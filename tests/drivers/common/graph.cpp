@@ -21,6 +21,22 @@ NodeWork copyNodeWork(const Place& to, size_t toPitch, const Place& from, size_t
     };
 }
 
+NodeWork boxNodeWork(const Place& to, size_t toPitch, size_t toSliceRows, const Place& from,
+                     size_t fromPitch, size_t fromSliceRows, size_t width, size_t height,
+                     size_t depth) {
+    std::vector<NodeWork> slices;
+    for (size_t slice = 0; slice < depth; ++slice) {
+        Place sliceTo = to;
+        Place sliceFrom = from;
+        sliceTo.host = static_cast<unsigned char*>(to.host) + slice * toSliceRows * toPitch;
+        sliceFrom.host = static_cast<unsigned char*>(from.host) + slice * fromSliceRows * fromPitch;
+        slices.push_back(copyNodeWork(sliceTo, toPitch, sliceFrom, fromPitch, width, height));
+    }
+    return [slices = std::move(slices)](Stream& stream) {
+        for (const NodeWork& slice : slices) slice(stream);
+    };
+}
+
 NodeWork fillNodeWork(const Place& to, unsigned char value, size_t count) {
     return [=](Stream& stream) { submitFill(stream, to, value, count); };
 }
@@ -42,9 +58,8 @@ bool UserObject::release(unsigned count) {
     } while (!references_.compare_exchange_weak(held, held - count));
     if (held != count) return true;
     handles_.remove(this);
-    destructorQueue().submit([destroy = destroy_, data = data_] {
-        runOnHostFunctionThread(destroy, data);
-    });
+    destructorQueue().submit(
+        [destroy = destroy_, data = data_] { runOnHostFunctionThread(destroy, data); });
     delete this;
     return true;
 }

@@ -51,6 +51,11 @@ struct GraphNode {
 // ends when it runs, whatever memory they lie in.
 NodeWork copyNodeWork(const Place& to, size_t toPitch, const Place& from, size_t fromPitch,
                       size_t width, size_t height);
+// `depth` slices of `height` rows of `width` bytes; slices start `toSliceRows` and
+// `fromSliceRows` rows apart.
+NodeWork boxNodeWork(const Place& to, size_t toPitch, size_t toSliceRows, const Place& from,
+                     size_t fromPitch, size_t fromSliceRows, size_t width, size_t height,
+                     size_t depth);
 NodeWork fillNodeWork(const Place& to, unsigned char value, size_t count);
 // On the driver's host-function thread, as a host function of the stream.
 NodeWork hostNodeWork(void (*fn)(void*), void* userData);

@@ -515,9 +515,10 @@ TEST_CASE("a kernel node keeps the argument values it was added with",
     CHECK(outcome.exitCode == 0);
 }
 
-TEST_CASE("a user object's destructor runs once, after its graph, its executables and their "
-          "launches are gone",
-          "[cuda_double][rules][graph]") {
+TEST_CASE(
+    "a user object's destructor runs once, after its graph, its executables and their "
+    "launches are gone",
+    "[cuda_double][rules][graph]") {
     const ChildOutcome outcome = runInChild([] {
         useDevice(0);
         static std::atomic<int> destroyed{0};
@@ -543,12 +544,7 @@ TEST_CASE("a user object's destructor runs once, after its graph, its executable
         if (destroyed != 0) std::_Exit(2);
         open = true;
         require(cuStreamSynchronize(stream));
-        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-        while (destroyed == 0 && std::chrono::steady_clock::now() < deadline) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        std::_Exit(destroyed == 1 ? 0 : 3);
+        polyhal::doubles::exitOnceCounted(destroyed, 1);
     });
     INFO("child stderr: " << outcome.stderrText);
     CHECK(outcome.exitCode == 0);
@@ -559,8 +555,8 @@ TEST_CASE("user objects: what the driver refuses", "[cuda_double][rules][graph]"
     const ChildOutcome flags = runInChild([] {
         useDevice(0);
         CUuserObject object = nullptr;
-        std::_Exit(cuUserObjectCreate(&object, nullptr, [](void*) {}, 1, 0) ==
-                           CUDA_ERROR_INVALID_VALUE
+        std::_Exit(cuUserObjectCreate(
+                       &object, nullptr, [](void*) {}, 1, 0) == CUDA_ERROR_INVALID_VALUE
                        ? 0
                        : 2);
     });
@@ -586,8 +582,8 @@ TEST_CASE("user objects: what the driver refuses", "[cuda_double][rules][graph]"
     requireBreach(runInChild([] {
                       useDevice(0);
                       CUuserObject object = nullptr;
-                      require(cuUserObjectCreate(&object, nullptr, [](void*) {}, 1,
-                                                 CU_USER_OBJECT_NO_DESTRUCTOR_SYNC));
+                      require(cuUserObjectCreate(
+                          &object, nullptr, [](void*) {}, 1, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC));
                       cuUserObjectRelease(object, 2);
                   }),
                   "cuUserObjectRelease: 2 references released, more than the object has");

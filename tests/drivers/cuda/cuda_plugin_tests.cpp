@@ -7,9 +7,9 @@
 #include <dlfcn.h>
 #include <polyhal/hal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
-#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "every_entry.hpp"
+#include "graph_scenario.hpp"
 
 namespace {
 
@@ -272,29 +273,15 @@ size_t liveUserObjects() {
     return driver().get<size_t (*)(const char*)>("polyhalCudaDoubleLiveHandles")("CUuserObject");
 }
 
-void countCall(void* calls) {
-    ++*static_cast<std::atomic<int>*>(calls);
-}
-
 }  // namespace
 
-TEST_CASE("a graph of device memory, page-locked memory, kernels and host functions is one "
-          "cuGraphLaunch per launch",
-          "[cuda][graph]") {
+TEST_CASE(
+    "a graph of device memory, page-locked memory, kernels and host functions is one "
+    "cuGraphLaunch per launch",
+    "[cuda][graph]") {
+    using polyhal::doubles::GraphScenario;
     REQUIRE_OK(halInit());
     REQUIRE_OK(halSetDevice(0));
-    constexpr uint32_t kCount = 64;
-    constexpr size_t kBytes = kCount * sizeof(uint32_t);
-    halStream stream = nullptr;
-    REQUIRE_OK(halCreateStream(&stream));
-    void* device = nullptr;
-    void* staging = nullptr;
-    void* host = nullptr;
-    REQUIRE_OK(halMalloc(&device, kBytes));
-    REQUIRE_OK(halMalloc(&staging, kBytes));
-    REQUIRE_OK(halMallocHost(&host, 3 * kBytes));
-    auto* bytes = static_cast<unsigned char*>(host);
-    std::fill(bytes, bytes + 3 * kBytes, 0);
     const std::string image = testKernels();
     halModule module = nullptr;
     halFunction fill = nullptr;
@@ -302,36 +289,17 @@ TEST_CASE("a graph of device memory, page-locked memory, kernels and host functi
         REQUIRE_OK(halModuleLoadData(&module, image.data(), image.size()));
         REQUIRE_OK(halModuleGetFunction(&fill, module, "fill_u32"));
     }
-    std::atomic<int> calls{0};
-
-    REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL));
-    REQUIRE_OK(halMemsetAsync(device, kBytes, 0x5A, kBytes, stream));
+    GraphScenario scenario;
+    halStream stream = scenario.stream();
+    unsigned char* host = scenario.pinned();
     uint32_t value = 7;  // by value: changed after the capture, the graph keeps 7
-    const uint32_t n = kCount;
-    if (fill != nullptr) {
-        const halKernelArg args[] = {{&device, sizeof device}, {&value, sizeof value}, {&n, sizeof n}};
-        REQUIRE_OK(halLaunchKernel(fill, {1, 1, 1}, {kCount, 1, 1}, 0, args, 3, stream));
-    }
-    REQUIRE_OK(halLaunchHostFunc(stream, countCall, &calls));
-    REQUIRE_OK(halMemcpyAsync(host, kBytes, device, kBytes, HAL_MEMCPY_DEVICE_TO_HOST, stream));
-    REQUIRE_OK(halMemcpyAsync(staging, kBytes, host, kBytes, HAL_MEMCPY_HOST_TO_DEVICE, stream));
-    // Two slices of two rows of 8 bytes, rows 16 and slices 48 bytes apart (not a whole number
-    // of rows: one node per slice).
-    halMemcpy3DParams box{};
-    box.size = sizeof box;
-    box.dst = bytes + kBytes;
-    box.dstPitch = 16;
-    box.dstSlicePitch = 40;
-    box.src = staging;
-    box.srcPitch = 16;
-    box.srcSlicePitch = 48;
-    box.width = 8;
-    box.height = 2;
-    box.depth = 2;
-    box.kind = HAL_MEMCPY_DEVICE_TO_HOST;
-    REQUIRE_OK(halMemcpy3DAsync(&box, stream));
-    halGraph graph = nullptr;
-    REQUIRE_OK(halStreamEndCapture(stream, &graph));
+    const uint32_t n = GraphScenario::kBytes / sizeof(uint32_t);
+    halGraph graph = scenario.capture(host, host + GraphScenario::kBytes, [&] {
+        if (fill == nullptr) return;
+        const halKernelArg args[] = {
+            {&scenario.device(), sizeof(void*)}, {&value, sizeof value}, {&n, sizeof n}};
+        REQUIRE_OK(halLaunchKernel(fill, {1, 1, 1}, {n, 1, 1}, 0, args, 3, stream));
+    });
     value = 9;
 
     const size_t userObjects = liveUserObjects();
@@ -339,18 +307,11 @@ TEST_CASE("a graph of device memory, page-locked memory, kernels and host functi
     for (int i = 0; i < 3; ++i) REQUIRE_OK(halGraphLaunch(graph, stream));
     REQUIRE_OK(halSynchronizeStream(stream));
     CHECK(graphLaunches() - before == 3);  // native: the core did not replay
-    CHECK(calls == 3);
-    std::vector<uint32_t> words(kCount);
-    std::memcpy(words.data(), host, kBytes);
-    CHECK(words == std::vector<uint32_t>(kCount, fill != nullptr ? 7u : 0x5A5A5A5Au));
-    for (size_t slice = 0; slice < 2; ++slice) {
-        for (size_t row = 0; row < 2; ++row) {
-            const unsigned char* got = bytes + kBytes + slice * 40 + row * 16;
-            const unsigned char* want = bytes + slice * 48 + row * 16;
-            CHECK(std::vector<unsigned char>(got, got + 8) ==
-                  std::vector<unsigned char>(want, want + 8));
-        }
-    }
+    CHECK(scenario.calls() == 3);
+    std::vector<uint32_t> words(n);
+    std::memcpy(words.data(), host, GraphScenario::kBytes);
+    CHECK(words == std::vector<uint32_t>(n, fill != nullptr ? 7u : 0x6B6B6B6Bu));
+    GraphScenario::checkBox(host + GraphScenario::kBytes, host);
 
     // The release waits for the destroy and for the last launch, and does not hold the caller.
     Gate gate;
@@ -358,21 +319,16 @@ TEST_CASE("a graph of device memory, page-locked memory, kernels and host functi
     REQUIRE_OK(halGraphLaunch(graph, stream));
     REQUIRE_OK(halGraphDestroy(graph));
     CHECK(liveUserObjects() == userObjects);
-    CHECK(calls == 3);
+    CHECK(scenario.calls() == 3);
     gate.open = true;
     REQUIRE_OK(halSynchronizeStream(stream));
-    CHECK(calls == 4);
+    CHECK(scenario.calls() == 4);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     while (liveUserObjects() == userObjects && std::chrono::steady_clock::now() < deadline) {
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     CHECK(liveUserObjects() == userObjects - 1);
-
     if (module != nullptr) REQUIRE_OK(halModuleUnload(module));
-    REQUIRE_OK(halFree(device));
-    REQUIRE_OK(halFree(staging));
-    REQUIRE_OK(halFreeHost(host));
-    REQUIRE_OK(halDestroyStream(stream));
 }
 
 TEST_CASE("a graph that copies pageable host memory is replayed, with the eager results",
@@ -386,8 +342,8 @@ TEST_CASE("a graph that copies pageable host memory is replayed, with the eager 
     std::vector<unsigned char> pageable(256, 0);
     REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL));
     REQUIRE_OK(halMemsetAsync(device, 256, 0x33, 256, stream));
-    REQUIRE_OK(halMemcpyAsync(pageable.data(), 256, device, 256, HAL_MEMCPY_DEVICE_TO_HOST,
-                              stream));
+    REQUIRE_OK(
+        halMemcpyAsync(pageable.data(), 256, device, 256, HAL_MEMCPY_DEVICE_TO_HOST, stream));
     halGraph graph = nullptr;
     REQUIRE_OK(halStreamEndCapture(stream, &graph));
     const uint64_t before = graphLaunches();

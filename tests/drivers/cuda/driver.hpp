@@ -13,8 +13,8 @@
 // parameters; only interprocess events exported, and an imported event not used once its
 // exporter destroyed it; graph nodes depending only on nodes of their own graph, each once;
 // an executable launched only on a stream of its nodes' context; user objects not released
-// more often than referenced. Results the driver returns instead (a memset of pageable host memory, a
-// dynamic shared memory size above the function's limit, an interprocess event without
+// more often than referenced. Results the driver returns instead (a memset of pageable host memory,
+// a dynamic shared memory size above the function's limit, an interprocess event without
 // CU_EVENT_DISABLE_TIMING, a handle opened in its own process, a memset node of pageable
 // memory, a user object without CU_USER_OBJECT_NO_DESTRUCTOR_SYNC) are returned as the driver
 // returns them.
@@ -164,8 +164,8 @@ CUresult prepareLaunch(const char* caller, CUfunction function, halDim3 grid, ha
 // One end of a cuMemcpy2D or CUDA_MEMCPY3D copy: where its `rows` rows are, checked against the
 // memory type the caller says they are in.
 CUresult locateRows(const char* function, const char* end, CUmemorytype type, const void* host,
-                    CUdeviceptr device, size_t x, size_t y, size_t pitch, size_t width,
-                    size_t rows, Place* place);
+                    CUdeviceptr device, size_t x, size_t y, size_t pitch, size_t width, size_t rows,
+                    Place* place);
 
 template <class T>
 T* requireLive(const char* function, T* handle, const char* kind) {

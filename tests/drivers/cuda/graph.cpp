@@ -13,9 +13,11 @@ CUgraphNode toHandle(GraphNode* node) {
     return reinterpret_cast<CUgraphNode>(node);
 }
 
+#if POLYHAL_CUDA_DOUBLE_VERSION >= 11030
 UserObject* fromHandle(CUuserObject object) {
     return reinterpret_cast<UserObject*>(object);
 }
+#endif
 
 // Adds `node` after `dependencies`, which must be nodes of `graph`.
 CUresult addNode(const char* function, CUgraphNode* added, CUgraph graph,
@@ -96,31 +98,20 @@ CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode* node, CUgraph graph,
     const size_t dstRows = (copy->Depth - 1) * dstHeight + copy->Height;
     Place to{};
     Place from{};
-    if (CUresult located = locateRows(__func__, "destination", copy->dstMemoryType,
-                                      copy->dstHost, copy->dstDevice, copy->dstXInBytes,
-                                      copy->dstZ * dstHeight + copy->dstY, copy->dstPitch,
-                                      copy->WidthInBytes, dstRows, &to)) {
+    if (CUresult located =
+            locateRows(__func__, "destination", copy->dstMemoryType, copy->dstHost, copy->dstDevice,
+                       copy->dstXInBytes, copy->dstZ * dstHeight + copy->dstY, copy->dstPitch,
+                       copy->WidthInBytes, dstRows, &to)) {
         return located;
     }
-    if (CUresult located = locateRows(__func__, "source", copy->srcMemoryType, copy->srcHost,
-                                      copy->srcDevice, copy->srcXInBytes,
-                                      copy->srcZ * srcHeight + copy->srcY, copy->srcPitch,
-                                      copy->WidthInBytes, rows, &from)) {
+    if (CUresult located =
+            locateRows(__func__, "source", copy->srcMemoryType, copy->srcHost, copy->srcDevice,
+                       copy->srcXInBytes, copy->srcZ * srcHeight + copy->srcY, copy->srcPitch,
+                       copy->WidthInBytes, rows, &from)) {
         return located;
     }
-    std::vector<NodeWork> slices;
-    for (size_t slice = 0; slice < copy->Depth; ++slice) {
-        Place sliceTo = to;
-        Place sliceFrom = from;
-        sliceTo.host = static_cast<unsigned char*>(to.host) + slice * dstHeight * copy->dstPitch;
-        sliceFrom.host =
-            static_cast<unsigned char*>(from.host) + slice * srcHeight * copy->srcPitch;
-        slices.push_back(copyNodeWork(sliceTo, copy->dstPitch, sliceFrom, copy->srcPitch,
-                                      copy->WidthInBytes, copy->Height));
-    }
-    NodeWork work = [slices = std::move(slices)](Stream& stream) {
-        for (const NodeWork& slice : slices) slice(stream);
-    };
+    NodeWork work = boxNodeWork(to, copy->dstPitch, dstHeight, from, copy->srcPitch, srcHeight,
+                                copy->WidthInBytes, copy->Height, copy->Depth);
     return addNode(__func__, node, graph, dependencies, count, {std::move(work), context->device});
 }
 

@@ -193,8 +193,8 @@ namespace polyhal::doubles::cuda {
 
 // Arrays are not something polyhal uses.
 CUresult locateRows(const char* function, const char* end, CUmemorytype type, const void* host,
-                    CUdeviceptr device, size_t x, size_t y, size_t pitch, size_t width,
-                    size_t rows, Place* place) {
+                    CUdeviceptr device, size_t x, size_t y, size_t pitch, size_t width, size_t rows,
+                    Place* place) {
     const void* base = nullptr;
     switch (type) {
     case CU_MEMORYTYPE_HOST: base = host; break;
@@ -209,12 +209,12 @@ CUresult locateRows(const char* function, const char* end, CUmemorytype type, co
         return CUDA_ERROR_INVALID_VALUE;
     }
     if (type == CU_MEMORYTYPE_DEVICE && place->kind != Place::kDevice) {
-        breach(kVendor, "%s: the %s is said to be device memory, but %p is host memory",
-               function, end, static_cast<const void*>(first));
+        breach(kVendor, "%s: the %s is said to be device memory, but %p is host memory", function,
+               end, static_cast<const void*>(first));
     }
     if (type == CU_MEMORYTYPE_HOST && place->kind == Place::kDevice) {
-        breach(kVendor, "%s: the %s is said to be host memory, but %p is device memory",
-               function, end, static_cast<const void*>(first));
+        breach(kVendor, "%s: the %s is said to be host memory, but %p is device memory", function,
+               end, static_cast<const void*>(first));
     }
     return CUDA_SUCCESS;
 }
@@ -238,9 +238,9 @@ CUresult CUDAAPI cuMemcpy2DAsync(const CUDA_MEMCPY2D* copy, CUstream streamHandl
                                       copy->dstPitch, copy->WidthInBytes, copy->Height, &to)) {
         return located;
     }
-    if (CUresult located = locateRows(__func__, "source", copy->srcMemoryType, copy->srcHost, copy->srcDevice,
-                                      copy->srcXInBytes, copy->srcY, copy->srcPitch,
-                                      copy->WidthInBytes, copy->Height, &from)) {
+    if (CUresult located = locateRows(__func__, "source", copy->srcMemoryType, copy->srcHost,
+                                      copy->srcDevice, copy->srcXInBytes, copy->srcY,
+                                      copy->srcPitch, copy->WidthInBytes, copy->Height, &from)) {
         return located;
     }
     if (CUresult sticky = stream->context->sticky.load()) return sticky;

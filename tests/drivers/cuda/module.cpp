@@ -190,9 +190,9 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction function, unsigned gridX, unsigned gr
     requireOwnContext(__func__, function->module->context, "the function");
     if (CUresult sticky = stream->context->sticky.load()) return sticky;
     std::shared_ptr<const KernelRun> run;
-    if (CUresult prepared = prepareLaunch(__func__, function, {gridX, gridY, gridZ},
-                                          {blockX, blockY, blockZ}, sharedBytes, params, extra,
-                                          &run)) {
+    if (CUresult prepared =
+            prepareLaunch(__func__, function, {gridX, gridY, gridZ}, {blockX, blockY, blockZ},
+                          sharedBytes, params, extra, &run)) {
         return prepared;
     }
     stream->timeline.submit([run] { run->execute(); });

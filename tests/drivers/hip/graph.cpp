@@ -117,27 +117,15 @@ hipError_t hipGraphAddMemcpyNode(hipGraphNode_t* node, hipGraph_t graph,
     auto* dst = static_cast<unsigned char*>(dstPtr.ptr) +
                 (copy->dstPos.z * dstHeight + copy->dstPos.y) * dstPtr.pitch + copy->dstPos.x;
     const auto* src = static_cast<const unsigned char*>(srcPtr.ptr) +
-                      (copy->srcPos.z * srcHeight + copy->srcPos.y) * srcPtr.pitch +
-                      copy->srcPos.x;
+                      (copy->srcPos.z * srcHeight + copy->srcPos.y) * srcPtr.pitch + copy->srcPos.x;
     Place to{};
     Place from{};
     if (hipError_t located = locateCopy(dst, span(dstPtr.pitch, dstHeight), src,
                                         span(srcPtr.pitch, srcHeight), copy->kind, &to, &from)) {
         return located;
     }
-    std::vector<NodeWork> slices;
-    for (size_t slice = 0; slice < extent.depth; ++slice) {
-        Place sliceTo = to;
-        Place sliceFrom = from;
-        sliceTo.host = static_cast<unsigned char*>(to.host) + slice * dstHeight * dstPtr.pitch;
-        sliceFrom.host =
-            static_cast<unsigned char*>(from.host) + slice * srcHeight * srcPtr.pitch;
-        slices.push_back(copyNodeWork(sliceTo, dstPtr.pitch, sliceFrom, srcPtr.pitch,
-                                      extent.width, extent.height));
-    }
-    NodeWork work = [slices = std::move(slices)](Stream& stream) {
-        for (const NodeWork& slice : slices) slice(stream);
-    };
+    NodeWork work = boxNodeWork(to, dstPtr.pitch, dstHeight, from, srcPtr.pitch, srcHeight,
+                                extent.width, extent.height, extent.depth);
     return addNode(__func__, node, graph, dependencies, count, {std::move(work), currentDevice()});
 }
 
@@ -153,9 +141,9 @@ hipError_t hipGraphAddKernelNode(hipGraphNode_t* node, hipGraph_t graph,
     const dim3 grid = params->gridDim;
     const dim3 block = params->blockDim;
     std::shared_ptr<const KernelRun> run;
-    if (hipError_t prepared = prepareLaunch(__func__, function, {grid.x, grid.y, grid.z},
-                                            {block.x, block.y, block.z}, params->sharedMemBytes,
-                                            params->kernelParams, params->extra, &run)) {
+    if (hipError_t prepared =
+            prepareLaunch(__func__, function, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z},
+                          params->sharedMemBytes, params->kernelParams, params->extra, &run)) {
         return prepared;
     }
     NodeWork work = [run](Stream& stream) { stream.submit([run] { run->execute(); }); };

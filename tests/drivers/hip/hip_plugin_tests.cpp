@@ -9,12 +9,12 @@
 #include <polyhal/hal.h>
 
 #include <algorithm>
-#include <atomic>
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <vector>
 
 #include "every_entry.hpp"
+#include "graph_scenario.hpp"
 
 namespace {
 
@@ -55,81 +55,37 @@ uint64_t graphLaunches() {
     return runtimeFunction<uint64_t (*)()>("polyhalHipDoubleGraphLaunches")();
 }
 
-void countCall(void* calls) {
-    ++*static_cast<std::atomic<int>*>(calls);
-}
-
 }  // namespace
 
-TEST_CASE("a graph of device and page-locked memory and host functions is one hipGraphLaunch "
-          "per launch; one that copies pageable memory is replayed",
-          "[hip][graph]") {
+TEST_CASE(
+    "a graph of device and page-locked memory and host functions is one hipGraphLaunch "
+    "per launch; one that copies pageable memory is replayed",
+    "[hip][graph]") {
+    using polyhal::doubles::GraphScenario;
     REQUIRE(halInit() == HAL_SUCCESS);
     REQUIRE(halSetDevice(0) == HAL_SUCCESS);
-    constexpr size_t kBytes = 256;
-    halStream stream = nullptr;
-    void* device = nullptr;
-    void* pinned = nullptr;
-    REQUIRE(halCreateStream(&stream) == HAL_SUCCESS);
-    REQUIRE(halMalloc(&device, kBytes) == HAL_SUCCESS);
-    REQUIRE(halMallocHost(&pinned, 2 * kBytes) == HAL_SUCCESS);
-    auto* bytes = static_cast<unsigned char*>(pinned);
-    std::fill(bytes, bytes + 2 * kBytes, 0);
-    std::vector<unsigned char> pageable(kBytes, 0);
-    std::atomic<int> calls{0};
+    GraphScenario scenario;
+    unsigned char* pinned = scenario.pinned();
+    const std::vector<unsigned char> filled(GraphScenario::kBytes, 0x6B);
 
-    const auto capture = [&](void* target) {
-        REQUIRE(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL) == HAL_SUCCESS);
-        REQUIRE(halMemsetAsync(device, kBytes, 0x6B, kBytes, stream) == HAL_SUCCESS);
-        REQUIRE(halLaunchHostFunc(stream, countCall, &calls) == HAL_SUCCESS);
-        REQUIRE(halMemcpyAsync(target, kBytes, device, kBytes, HAL_MEMCPY_DEVICE_TO_HOST,
-                               stream) == HAL_SUCCESS);
-        halMemcpy3DParams box{};
-        box.size = sizeof box;
-        box.dst = bytes + kBytes;
-        box.dstPitch = 32;
-        box.dstSlicePitch = 80;
-        box.src = device;
-        box.srcPitch = 16;
-        box.srcSlicePitch = 48;
-        box.width = 8;
-        box.height = 2;
-        box.depth = 2;
-        box.kind = HAL_MEMCPY_DEVICE_TO_HOST;
-        REQUIRE(halMemcpy3DAsync(&box, stream) == HAL_SUCCESS);
-        halGraph graph = nullptr;
-        REQUIRE(halStreamEndCapture(stream, &graph) == HAL_SUCCESS);
-        return graph;
-    };
-
-    halGraph native = capture(pinned);
+    halGraph native = scenario.capture(pinned, pinned + GraphScenario::kBytes);
     uint64_t before = graphLaunches();
-    REQUIRE(halGraphLaunch(native, stream) == HAL_SUCCESS);
-    REQUIRE(halGraphLaunch(native, stream) == HAL_SUCCESS);
-    REQUIRE(halSynchronizeStream(stream) == HAL_SUCCESS);
+    REQUIRE(halGraphLaunch(native, scenario.stream()) == HAL_SUCCESS);
+    REQUIRE(halGraphLaunch(native, scenario.stream()) == HAL_SUCCESS);
+    REQUIRE(halSynchronizeStream(scenario.stream()) == HAL_SUCCESS);
     CHECK(graphLaunches() - before == 2);
-    CHECK(calls == 2);
-    CHECK(std::vector<unsigned char>(bytes, bytes + kBytes) ==
-          std::vector<unsigned char>(kBytes, 0x6B));
-    for (size_t slice = 0; slice < 2; ++slice) {
-        for (size_t row = 0; row < 2; ++row) {
-            const unsigned char* got = bytes + kBytes + slice * 80 + row * 32;
-            CHECK(std::vector<unsigned char>(got, got + 8) == std::vector<unsigned char>(8, 0x6B));
-        }
-    }
-    CHECK(bytes[kBytes + 8] == 0);  // between rows: untouched
+    CHECK(scenario.calls() == 2);
+    CHECK(std::vector<unsigned char>(pinned, pinned + GraphScenario::kBytes) == filled);
+    GraphScenario::checkBox(pinned + GraphScenario::kBytes, pinned);
     REQUIRE(halGraphDestroy(native) == HAL_SUCCESS);
 
-    halGraph replayed = capture(pageable.data());
+    std::vector<unsigned char> pageable(GraphScenario::kBytes, 0);
+    halGraph replayed = scenario.capture(pageable.data(), pinned + GraphScenario::kBytes);
     before = graphLaunches();
-    REQUIRE(halGraphLaunch(replayed, stream) == HAL_SUCCESS);
-    REQUIRE(halSynchronizeStream(stream) == HAL_SUCCESS);
+    REQUIRE(halGraphLaunch(replayed, scenario.stream()) == HAL_SUCCESS);
+    REQUIRE(halSynchronizeStream(scenario.stream()) == HAL_SUCCESS);
     CHECK(graphLaunches() == before);
-    CHECK(calls == 3);
-    CHECK(pageable == std::vector<unsigned char>(kBytes, 0x6B));
+    CHECK(scenario.calls() == 3);
+    CHECK(pageable == filled);
     REQUIRE(halGraphDestroy(replayed) == HAL_SUCCESS);
-
-    REQUIRE(halFree(device) == HAL_SUCCESS);
-    REQUIRE(halFreeHost(pinned) == HAL_SUCCESS);
-    REQUIRE(halDestroyStream(stream) == HAL_SUCCESS);
 }

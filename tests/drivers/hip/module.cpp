@@ -106,9 +106,9 @@ hipError_t hipModuleLaunchKernel(hipFunction_t function, unsigned gridX, unsigne
         return sticky;
     }
     std::shared_ptr<const KernelRun> run;
-    if (hipError_t prepared = prepareLaunch(__func__, function, {gridX, gridY, gridZ},
-                                            {blockX, blockY, blockZ}, sharedBytes, params, extra,
-                                            &run)) {
+    if (hipError_t prepared =
+            prepareLaunch(__func__, function, {gridX, gridY, gridZ}, {blockX, blockY, blockZ},
+                          sharedBytes, params, extra, &run)) {
         return prepared;
     }
     stream->timeline.submit([run] { run->execute(); });

@@ -355,3 +355,42 @@ TEST_CASE("a graph that copies pageable host memory is replayed, with the eager 
     REQUIRE_OK(halFree(device));
     REQUIRE_OK(halDestroyStream(stream));
 }
+
+TEST_CASE("a graph whose build fails part-way leaves no driver graph behind", "[cuda][graph]") {
+    REQUIRE_OK(halInit());
+    REQUIRE_OK(halSetDevice(0));
+    const std::string image = testKernels();
+    if (image.empty()) return;
+    halModule module = nullptr;
+    halFunction fill = nullptr;
+    REQUIRE_OK(halModuleLoadData(&module, image.data(), image.size()));
+    REQUIRE_OK(halModuleGetFunction(&fill, module, "fill_u32"));
+    halStream stream = nullptr;
+    REQUIRE_OK(halCreateStream(&stream));
+    void* out = nullptr;
+    REQUIRE_OK(halMalloc(&out, 256));
+    auto liveHandles = driver().get<size_t (*)(const char*)>("polyhalCudaDoubleLiveHandles");
+    const size_t graphs = liveHandles("CUgraph");
+    const size_t userObjects = liveHandles("CUuserObject");
+    // The kernel's second parameter is 4 bytes: the build adds the memset node, then refuses
+    // the kernel as the eager launch refuses it.
+    const uint64_t wideValue = 5;
+    const uint32_t n = 64;
+    const halKernelArg wrongSize[] = {
+        {&out, sizeof out}, {&wideValue, sizeof wideValue}, {&n, sizeof n}};
+    REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL));
+    REQUIRE_OK(halMemsetAsync(out, 256, 0, 256, stream));
+    REQUIRE_OK(halLaunchKernel(fill, {1, 1, 1}, {64, 1, 1}, 0, wrongSize, 3, stream));
+    halGraph graph = nullptr;
+    REQUIRE_OK(halStreamEndCapture(stream, &graph));  // the core replays it
+    CHECK(liveHandles("CUgraph") == graphs);
+    CHECK(liveHandles("CUuserObject") == userObjects);
+    const uint64_t before = graphLaunches();
+    CHECK(halGraphLaunch(graph, stream) == HAL_ERROR_INVALID_VALUE);  // the replayed launch's
+    CHECK(graphLaunches() == before);
+    REQUIRE_OK(halSynchronizeStream(stream));
+    REQUIRE_OK(halGraphDestroy(graph));
+    REQUIRE_OK(halFree(out));
+    REQUIRE_OK(halDestroyStream(stream));
+    REQUIRE_OK(halModuleUnload(module));
+}

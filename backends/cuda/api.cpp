@@ -1,7 +1,10 @@
-// The out-of-line parts of CudaApi: what a CUDA launch checks and sets up before cuLaunchKernel.
+// The out-of-line parts of CudaApi: what a CUDA launch checks and sets up before cuLaunchKernel,
+// and the graph nodes (gpu_common/graph.hpp).
 #include <mutex>
+#include <variant>
 
 #include "api.hpp"
+#include "gpu_common/engine/objects.hpp"
 
 namespace polyhal::cuda {
 namespace {
@@ -78,6 +81,89 @@ halError CudaApi::allowDynamicSharedMemory(CUfunction function, size_t bytes) no
     return gpu::call<CudaApi>(symbols.functionSetAttribute, function,
                               CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                               static_cast<int>(bytes));
+}
+
+// CU_POINTER_ATTRIBUTE_MEMORY_TYPE: pageable memory, which the driver does not know, is
+// CUDA_ERROR_INVALID_VALUE; managed memory is counted as pageable (a graph leaves it out).
+halError CudaApi::memoryKind(const void* pointer, gpu::MemoryKind* kind) noexcept {
+    unsigned type = 0;
+    const CUresult result = symbols.pointerGetAttribute.address(
+        &type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, toDevicePointer(pointer));
+    if (result == CUDA_ERROR_INVALID_VALUE) {
+        *kind = gpu::MemoryKind::kPageable;
+        return HAL_SUCCESS;
+    }
+    if (result != CUDA_SUCCESS) {
+        return gpu::failCall<CudaApi>(toHalError(result), result, symbols.pointerGetAttribute.name);
+    }
+    *kind = type == CU_MEMORYTYPE_DEVICE ? gpu::MemoryKind::kDevice
+            : type == CU_MEMORYTYPE_HOST ? gpu::MemoryKind::kPageLocked
+                                         : gpu::MemoryKind::kPageable;
+    return HAL_SUCCESS;
+}
+
+namespace {
+
+CUresult addMemsetNode(const gpu::NodeSite<CudaApi>& site, const gpu::MemsetRow& row,
+                       CUgraphNode* node) noexcept {
+    // dst, pitch (unused for one row), value, elementSize, width, height.
+    const CUDA_MEMSET_NODE_PARAMS params{
+        CudaApi::toDevicePointer(row.dst), 0, row.value, 1, row.bytes, 1};
+    return CudaApi::symbols.graphAddMemsetNode.address(node, site.graph, site.after,
+                                                       site.dependencies(), &params, site.context);
+}
+
+// A CUDA_MEMCPY3D of one slice.
+CUresult addCopyNode(const gpu::NodeSite<CudaApi>& site, const gpu::CopyRows& rows,
+                     CUgraphNode* node) noexcept {
+    auto copy = describeCopy<CUDA_MEMCPY3D>(rows.dst, rows.dstPitch, rows.src, rows.srcPitch,
+                                            rows.width, rows.height, rows.kind);
+    copy.Depth = 1;
+    return CudaApi::symbols.graphAddMemcpyNode.address(node, site.graph, site.after,
+                                                       site.dependencies(), &copy, site.context);
+}
+
+// The node runs in the function's context.
+CUresult addKernelNode(const gpu::NodeSite<CudaApi>& site, const gpu::KernelLaunch& launch,
+                       CUgraphNode* node) noexcept {
+    // No `extra`; no CUkernel and no context: the function's.
+    const CUDA_KERNEL_NODE_PARAMS kernel{gpu::fromFunctionHandle<CudaApi>(launch.function),
+                                         launch.grid.x,
+                                         launch.grid.y,
+                                         launch.grid.z,
+                                         launch.block.x,
+                                         launch.block.y,
+                                         launch.block.z,
+                                         static_cast<unsigned>(launch.dynamicSharedBytes),
+                                         launch.params,
+                                         nullptr,
+                                         nullptr,
+                                         nullptr};
+    return CudaApi::symbols.graphAddKernelNode.address(node, site.graph, site.after,
+                                                       site.dependencies(), &kernel);
+}
+
+}  // namespace
+
+halError CudaApi::addNode(const gpu::NodeSite<CudaApi>& site, const gpu::NodeRequest& request,
+                          GraphNode* node) noexcept {
+    if (const auto* row = std::get_if<gpu::MemsetRow>(&request)) {
+        const CUresult result = addMemsetNode(site, *row, node);
+        if (result == CUDA_SUCCESS) return HAL_SUCCESS;
+        return gpu::failCall<CudaApi>(toHalError(result), result, symbols.graphAddMemsetNode.name);
+    }
+    if (const auto* rows = std::get_if<gpu::CopyRows>(&request)) {
+        const CUresult result = addCopyNode(site, *rows, node);
+        if (result == CUDA_SUCCESS) return HAL_SUCCESS;
+        return gpu::failCall<CudaApi>(toHalError(result), result, symbols.graphAddMemcpyNode.name);
+    }
+    const CUresult result = addKernelNode(site, *std::get_if<gpu::KernelLaunch>(&request), node);
+    if (result == CUDA_SUCCESS) return HAL_SUCCESS;
+    return gpu::failCall<CudaApi>(toHalError(result), result, symbols.graphAddKernelNode.name);
+}
+
+halError CudaApi::instantiate(GraphExec* exec, Graph graph) noexcept {
+    return gpu::call<CudaApi>(symbols.graphInstantiate, exec, graph, 0ull);
 }
 
 }  // namespace polyhal::cuda

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "gpu_common/engine/graph_node.hpp"
 #include "gpu_common/engine/vendor_call.hpp"
 #include "symbols.hpp"
 
@@ -40,6 +41,11 @@ struct CudaApi {
     using JitOption = CUjit_option;
     using IpcMemHandle = CUipcMemHandle;
     using IpcEventHandle = CUipcEventHandle;
+    using Graph = CUgraph;
+    using GraphNode = CUgraphNode;
+    using GraphExec = CUgraphExec;
+    using UserObject = CUuserObject;
+    using HostNodeParams = CUDA_HOST_NODE_PARAMS;
 
     static constexpr unsigned kStreamNonBlocking = CU_STREAM_NON_BLOCKING;
     static constexpr unsigned kEventDisableTiming = CU_EVENT_DISABLE_TIMING;
@@ -60,6 +66,10 @@ struct CudaApi {
     static constexpr bool kHasIpcEventAttribute = true;
     static constexpr CUdevice_attribute kAttributeIpcEventSupported =
         CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED;
+    static constexpr unsigned kUserObjectNoDestructorSync = CU_USER_OBJECT_NO_DESTRUCTOR_SYNC;
+    static constexpr unsigned kGraphUserObjectMove = CU_GRAPH_USER_OBJECT_MOVE;
+    // The oldest driver with every function native graphs call (cuGraphAddKernelNode_v2).
+    static constexpr const char* kNativeGraphsSince = "CUDA 12.0";
     static constexpr JitOption kJitErrorLogBuffer = CU_JIT_ERROR_LOG_BUFFER;
     static constexpr JitOption kJitErrorLogBufferSize = CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES;
 
@@ -90,6 +100,14 @@ struct CudaApi {
                                   size_t srcPitch, size_t width, size_t height,
                                   halMemcpyKind kind) noexcept;
     static halError launchHostFunc(Stream stream, halHostFn fn, void* userData) noexcept;
+
+    // Graph nodes (gpu_common/graph.hpp; api.cpp): CU_POINTER_ATTRIBUTE_MEMORY_TYPE, and
+    // cuGraphAddMemsetNode, cuGraphAddMemcpyNode (a CUDA_MEMCPY3D of one slice) or
+    // cuGraphAddKernelNode_v2 for a request.
+    static halError memoryKind(const void* pointer, gpu::MemoryKind* kind) noexcept;
+    static halError addNode(const gpu::NodeSite<CudaApi>& site, const gpu::NodeRequest& request,
+                            GraphNode* node) noexcept;
+    static halError instantiate(GraphExec* exec, Graph graph) noexcept;
 
     // api.cpp
     static halError checkArguments(Function function, const halKernelArg* args,
@@ -135,27 +153,36 @@ inline halError CudaApi::memcpyAsync(Stream stream, void* dst, const void* src, 
                               count, stream);
 }
 
-// Host ends are described as host memory, pageable or not (the driver stages pageable memory as
-// cuMemcpyAsync does); device ends as device memory, so a wrong kind is the driver's error, not
-// a copy from the wrong place.
-inline halError CudaApi::memcpy2DAsync(Stream stream, void* dst, size_t dstPitch, const void* src,
-                                       size_t srcPitch, size_t width, size_t height,
-                                       halMemcpyKind kind) noexcept {
+// A pitched copy as the driver's CUDA_MEMCPY2D or CUDA_MEMCPY3D describes it. Host ends are
+// described as host memory, pageable or not (the driver stages pageable memory as cuMemcpyAsync
+// does); device ends as device memory, so a wrong kind is the driver's error, not a copy from the
+// wrong place. The driver reads the host or the device address of an end, as its memory type
+// says.
+template <class Copy>
+Copy describeCopy(void* dst, size_t dstPitch, const void* src, size_t srcPitch, size_t width,
+                  size_t height, halMemcpyKind kind) noexcept {
     const bool fromDevice =
         kind == HAL_MEMCPY_DEVICE_TO_HOST || kind == HAL_MEMCPY_DEVICE_TO_DEVICE;
     const bool toDevice = kind == HAL_MEMCPY_HOST_TO_DEVICE || kind == HAL_MEMCPY_DEVICE_TO_DEVICE;
-    // The driver reads the host or the device address of an end, as its memory type says.
-    CUDA_MEMCPY2D copy{};
+    Copy copy{};
     copy.srcMemoryType = fromDevice ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
     copy.srcHost = src;
-    copy.srcDevice = toDevicePointer(src);
+    copy.srcDevice = CudaApi::toDevicePointer(src);
     copy.srcPitch = srcPitch;
     copy.dstMemoryType = toDevice ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
     copy.dstHost = dst;
-    copy.dstDevice = toDevicePointer(dst);
+    copy.dstDevice = CudaApi::toDevicePointer(dst);
     copy.dstPitch = dstPitch;
     copy.WidthInBytes = width;
     copy.Height = height;
+    return copy;
+}
+
+inline halError CudaApi::memcpy2DAsync(Stream stream, void* dst, size_t dstPitch, const void* src,
+                                       size_t srcPitch, size_t width, size_t height,
+                                       halMemcpyKind kind) noexcept {
+    const auto copy =
+        describeCopy<CUDA_MEMCPY2D>(dst, dstPitch, src, srcPitch, width, height, kind);
     return gpu::call<CudaApi>(symbols.memcpy2DAsync, &copy, stream);
 }
 

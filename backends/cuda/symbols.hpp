@@ -9,6 +9,8 @@
 //   cuEventElapsedTime_v2 (12.8)  else cuEventElapsedTime, same prototype and meaning
 //   cuMemFreeAsync (11.2)         else cuMemFree, which waits for the whole device
 //   cuFuncGetParamInfo (12.4)     else launch arguments are not checked against the kernel
+//   cuGraphAddKernelNode_v2 (12.0), cuGraphInstantiateWithFlags (11.4), user objects (11.3)
+//                                 else graphs are replayed by the core (gpu_common/graph.hpp)
 // tests/drivers/cuda runs the plugin against doubles of a 13.0, a 12.2 and an 11.0 driver.
 #ifndef POLYHAL_BACKENDS_CUDA_SYMBOLS_HPP_
 #define POLYHAL_BACKENDS_CUDA_SYMBOLS_HPP_
@@ -70,7 +72,20 @@
     OPTIONAL(ipcOpenMemHandle,  cuIpcOpenMemHandle)                                  \
     OPTIONAL(ipcCloseMemHandle, cuIpcCloseMemHandle)                                 \
     OPTIONAL(ipcGetEventHandle,  cuIpcGetEventHandle)                                \
-    OPTIONAL(ipcOpenEventHandle, cuIpcOpenEventHandle)
+    OPTIONAL(ipcOpenEventHandle, cuIpcOpenEventHandle)                               \
+    OPTIONAL(pointerGetAttribute,   cuPointerGetAttribute)                           \
+    OPTIONAL(graphCreate,           cuGraphCreate)                                   \
+    OPTIONAL(graphDestroy,          cuGraphDestroy)                                  \
+    OPTIONAL(graphAddMemsetNode,    cuGraphAddMemsetNode)                            \
+    OPTIONAL(graphAddMemcpyNode,    cuGraphAddMemcpyNode)                            \
+    OPTIONAL(graphAddKernelNode,    cuGraphAddKernelNode)                            \
+    OPTIONAL(graphAddHostNode,      cuGraphAddHostNode)                              \
+    OPTIONAL(graphInstantiate,      cuGraphInstantiateWithFlags)                     \
+    OPTIONAL(graphLaunch,           cuGraphLaunch)                                   \
+    OPTIONAL(graphExecDestroy,      cuGraphExecDestroy)                              \
+    OPTIONAL(userObjectCreate,      cuUserObjectCreate)                              \
+    OPTIONAL(userObjectRelease,     cuUserObjectRelease)                             \
+    OPTIONAL(graphRetainUserObject, cuGraphRetainUserObject)
 // clang-format on
 
 namespace polyhal::cuda {

@@ -21,6 +21,9 @@
 //   memcpyAsync(), memcpy2DAsync(), launchHostFunc()
 //                                                  what the vendors do in different ways
 //   checkArguments(), allowDynamicSharedMemory()   what a launch checks and sets up first
+//   Graph, GraphNode, GraphExec, UserObject, HostNodeParams, kUserObjectNoDestructorSync,
+//   kGraphUserObjectMove, kNativeGraphsSince, memoryKind(), addNode(), instantiate()
+//                                                  native graphs (graph.hpp, engine/graph_node.hpp)
 //   kStreamNonBlocking, kEventDisableTiming, kEventBlockingSync, kEventInterprocess,
 //   kHostAllocPortable,
 //   kIpcMemLazyEnablePeerAccess,
@@ -35,6 +38,7 @@
 
 #include "gpu_common/device.hpp"
 #include "gpu_common/event.hpp"
+#include "gpu_common/graph.hpp"
 #include "gpu_common/memory.hpp"
 #include "gpu_common/module.hpp"
 #include "gpu_common/platform.hpp"

@@ -85,35 +85,62 @@ halError moduleGetFunction(halPluginModule handle, const char* name,
     return HAL_SUCCESS;
 }
 
-// The vendor copies the argument values at launch, so pointers to the caller's storage suffice.
+// The vendor's kernelParams for a launch: a pointer to each argument's value, where the caller
+// keeps it (the vendor copies the values at the launch, and at a kernel node's creation).
+class KernelParams {
+  public:
+    KernelParams() = default;
+    KernelParams(const KernelParams&) = delete;
+    KernelParams& operator=(const KernelParams&) = delete;
+
+    halError init(const halKernelArg* args, uint32_t numArgs) noexcept {
+        if (numArgs > kInlineArgs) {
+            heap_.reset(new (std::nothrow) void*[numArgs]);
+            if (heap_ == nullptr) {
+                return plugin::fail(HAL_ERROR_OUT_OF_MEMORY,
+                                    "no host memory for %u kernel arguments", numArgs);
+            }
+            params_ = heap_.get();
+        }
+        for (uint32_t i = 0; i < numArgs; ++i) params_[i] = const_cast<void*>(args[i].value);
+        numArgs_ = numArgs;
+        return HAL_SUCCESS;
+    }
+    void** get() noexcept { return numArgs_ > 0 ? params_ : nullptr; }
+
+  private:
+    static constexpr uint32_t kInlineArgs = 32;
+    void* inline_[kInlineArgs];
+    std::unique_ptr<void*[]> heap_;
+    void** params_ = inline_;
+    uint32_t numArgs_ = 0;
+};
+
 // It reads each parameter at the size the kernel declares, as many as it declares, so the
 // arguments are checked against the kernel first where the vendor can say (Api::checkArguments).
+template <class Api>
+halError checkLaunch(typename Api::Function function, size_t dynamicSharedBytes,
+                     const halKernelArg* args, uint32_t numArgs) noexcept {
+    if (halError error = Api::checkArguments(function, args, numArgs)) return error;
+    return Api::allowDynamicSharedMemory(function, dynamicSharedBytes);
+}
+
 template <class Api>
 halError launchKernel(halPluginStream streamHandle, halPluginFunction functionHandle, halDim3 grid,
                       halDim3 block, size_t dynamicSharedBytes, const halKernelArg* args,
                       uint32_t numArgs) noexcept {
     const Stream<Api>& stream = plugin::fromHandle<Stream<Api>>(streamHandle);
     const typename Api::Function function = fromFunctionHandle<Api>(functionHandle);
-    constexpr uint32_t kInlineArgs = 32;
-    void* inlineParams[kInlineArgs];
-    std::unique_ptr<void*[]> heapParams;
-    void** params = inlineParams;
-    if (numArgs > kInlineArgs) {
-        heapParams.reset(new (std::nothrow) void*[numArgs]);
-        if (heapParams == nullptr) {
-            return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "no host memory for %u kernel arguments",
-                                numArgs);
-        }
-        params = heapParams.get();
-    }
-    for (uint32_t i = 0; i < numArgs; ++i) params[i] = const_cast<void*>(args[i].value);
+    KernelParams params;
+    if (halError error = params.init(args, numArgs)) return error;
     const CurrentDevice<Api> current(*stream.device);
     if (halError error = current.error()) return error;
-    if (halError error = Api::checkArguments(function, args, numArgs)) return error;
-    if (halError error = Api::allowDynamicSharedMemory(function, dynamicSharedBytes)) return error;
+    if (halError error = checkLaunch<Api>(function, dynamicSharedBytes, args, numArgs)) {
+        return error;
+    }
     return call<Api>(Api::symbols.launchKernel, function, grid.x, grid.y, grid.z, block.x, block.y,
                      block.z, static_cast<unsigned>(dynamicSharedBytes), stream.native,
-                     numArgs > 0 ? params : nullptr, static_cast<void**>(nullptr));
+                     params.get(), static_cast<void**>(nullptr));
 }
 
 }  // namespace polyhal::gpu

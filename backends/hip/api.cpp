@@ -1,8 +1,11 @@
-// The out-of-line parts of HipApi: host functions in stream order through stream callbacks.
+// The out-of-line parts of HipApi: host functions in stream order through stream callbacks, and
+// the graph nodes (gpu_common/graph.hpp).
 #include <memory>
 #include <new>
+#include <variant>
 
 #include "api.hpp"
+#include "gpu_common/engine/objects.hpp"
 
 namespace polyhal::hip {
 
@@ -35,6 +38,103 @@ halError HipApi::launchHostFunc(Stream stream, halHostFn fn, void* userData) noe
     }
     hostCall.release();
     return HAL_SUCCESS;
+}
+
+// Pageable memory is hipErrorInvalidValue (HIP 5), or a success without a device pointer (HIP 6's
+// hipMemoryTypeUnregistered): the enum's values differ between the two, the pointers do not.
+// Managed memory is counted as pageable (a graph leaves it out).
+halError HipApi::memoryKind(const void* pointer, gpu::MemoryKind* kind) noexcept {
+    hipPointerAttribute_t attributes{};
+    const hipError_t result = symbols.pointerGetAttribute.address(&attributes, pointer);
+    if (result == hipErrorInvalidValue ||
+        (result == hipSuccess && (attributes.devicePointer == nullptr || attributes.isManaged))) {
+        *kind = gpu::MemoryKind::kPageable;
+        return HAL_SUCCESS;
+    }
+    if (result != hipSuccess) {
+        return gpu::failCall<HipApi>(toHalError(result), result, symbols.pointerGetAttribute.name);
+    }
+    *kind =
+        attributes.hostPointer != nullptr ? gpu::MemoryKind::kPageLocked : gpu::MemoryKind::kDevice;
+    return HAL_SUCCESS;
+}
+
+namespace {
+
+hipError_t addMemsetNode(const gpu::NodeSite<HipApi>& site, const gpu::MemsetRow& row,
+                         hipGraphNode_t* node) noexcept {
+    hipMemsetParams params{};
+    params.dst = row.dst;
+    params.value = row.value;
+    params.elementSize = 1;
+    params.width = row.bytes;
+    params.height = 1;
+    return HipApi::symbols.graphAddMemsetNode.address(node, site.graph, site.after,
+                                                      site.dependencies(), &params);
+}
+
+// A row as hipGraphAddMemcpyNode1D; a pitched slice as hipGraphAddMemcpyNode's 3-D copy of
+// depth 1 between pitched pointers (extent in bytes).
+hipError_t addCopyNode(const gpu::NodeSite<HipApi>& site, const gpu::CopyRows& rows,
+                       hipGraphNode_t* node) noexcept {
+    const hipMemcpyKind kind = toHipMemcpyKind(rows.kind);
+    if (rows.height == 1) {
+        return HipApi::symbols.graphAddMemcpyNode.address(node, site.graph, site.after,
+                                                          site.dependencies(), rows.dst, rows.src,
+                                                          rows.width, kind);
+    }
+    hipMemcpy3DParms copy{};
+    copy.srcPtr =
+        make_hipPitchedPtr(const_cast<void*>(rows.src), rows.srcPitch, rows.width, rows.height);
+    copy.dstPtr = make_hipPitchedPtr(rows.dst, rows.dstPitch, rows.width, rows.height);
+    copy.extent = make_hipExtent(rows.width, rows.height, 1);
+    copy.kind = kind;
+    return HipApi::symbols.graphAddMemcpyNode3D.address(node, site.graph, site.after,
+                                                        site.dependencies(), &copy);
+}
+
+// The runtime takes a module's hipFunction_t as a kernel node's function, as its own capture of
+// hipModuleLaunchKernel records it.
+hipError_t addKernelNode(const gpu::NodeSite<HipApi>& site, const gpu::KernelLaunch& launch,
+                         hipGraphNode_t* node) noexcept {
+    hipKernelNodeParams kernel{};
+    kernel.func = static_cast<void*>(gpu::fromFunctionHandle<HipApi>(launch.function));
+    kernel.gridDim = dim3(launch.grid.x, launch.grid.y, launch.grid.z);
+    kernel.blockDim = dim3(launch.block.x, launch.block.y, launch.block.z);
+    kernel.sharedMemBytes = static_cast<unsigned>(launch.dynamicSharedBytes);
+    kernel.kernelParams = launch.params;
+    return HipApi::symbols.graphAddKernelNode.address(node, site.graph, site.after,
+                                                      site.dependencies(), &kernel);
+}
+
+}  // namespace
+
+// HIP's nodes belong to the current device, which graphCreate made the graph's.
+halError HipApi::addNode(const gpu::NodeSite<HipApi>& site, const gpu::NodeRequest& request,
+                         GraphNode* node) noexcept {
+    const char* function = symbols.graphAddKernelNode.name;
+    hipError_t result = hipSuccess;
+    if (const auto* row = std::get_if<gpu::MemsetRow>(&request)) {
+        function = symbols.graphAddMemsetNode.name;
+        result = addMemsetNode(site, *row, node);
+    } else if (const auto* rows = std::get_if<gpu::CopyRows>(&request)) {
+        // The 1-D function is checked with the others (graph.hpp); the 3-D one only here.
+        const bool pitched = rows->height > 1;
+        if (pitched && symbols.graphAddMemcpyNode3D.address == nullptr) {
+            return plugin::fail(HAL_ERROR_NOT_SUPPORTED, "%s lacks %s", kLibraryDescription,
+                                symbols.graphAddMemcpyNode3D.name);
+        }
+        function = pitched ? symbols.graphAddMemcpyNode3D.name : symbols.graphAddMemcpyNode.name;
+        result = addCopyNode(site, *rows, node);
+    } else {
+        result = addKernelNode(site, *std::get_if<gpu::KernelLaunch>(&request), node);
+    }
+    if (result == hipSuccess) return HAL_SUCCESS;
+    return gpu::failCall<HipApi>(toHalError(result), result, function);
+}
+
+halError HipApi::instantiate(GraphExec* exec, Graph graph) noexcept {
+    return gpu::call<HipApi>(symbols.graphInstantiate, exec, graph, 0ull);
 }
 
 }  // namespace polyhal::hip

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "gpu_common/engine/graph_node.hpp"
 #include "gpu_common/engine/vendor_call.hpp"
 #include "symbols.hpp"
 
@@ -51,6 +52,11 @@ struct HipApi {
     using JitOption = hipJitOption;
     using IpcMemHandle = hipIpcMemHandle_t;
     using IpcEventHandle = hipIpcEventHandle_t;
+    using Graph = hipGraph_t;
+    using GraphNode = hipGraphNode_t;
+    using GraphExec = hipGraphExec_t;
+    using UserObject = hipUserObject_t;
+    using HostNodeParams = hipHostNodeParams;
 
     static constexpr unsigned kStreamNonBlocking = hipStreamNonBlocking;
     static constexpr unsigned kEventDisableTiming = hipEventDisableTiming;
@@ -68,6 +74,10 @@ struct HipApi {
         hipDeviceAttributeMemoryPoolsSupported;
     // HIP has no attribute telling whether a device can share events.
     static constexpr bool kHasIpcEventAttribute = false;
+    static constexpr unsigned kUserObjectNoDestructorSync = hipUserObjectNoDestructorSync;
+    static constexpr unsigned kGraphUserObjectMove = hipGraphUserObjectMove;
+    // The oldest runtime with every function native graphs call (the user objects).
+    static constexpr const char* kNativeGraphsSince = "HIP 5.3";
     static constexpr JitOption kJitErrorLogBuffer = hipJitOptionErrorLogBuffer;
     static constexpr JitOption kJitErrorLogBufferSize = hipJitOptionErrorLogBufferSizeBytes;
 
@@ -94,6 +104,13 @@ struct HipApi {
                                   size_t srcPitch, size_t width, size_t height,
                                   halMemcpyKind kind) noexcept;
     // api.cpp
+    // Graph nodes (gpu_common/graph.hpp), of the current device: hipPointerGetAttributes read
+    // by its pointers, and hipGraphAddMemsetNode, hipGraphAddMemcpyNode1D (a row; a pitched
+    // slice: hipGraphAddMemcpyNode) or hipGraphAddKernelNode for a request.
+    static halError memoryKind(const void* pointer, gpu::MemoryKind* kind) noexcept;
+    static halError addNode(const gpu::NodeSite<HipApi>& site, const gpu::NodeRequest& request,
+                            GraphNode* node) noexcept;
+    static halError instantiate(GraphExec* exec, Graph graph) noexcept;
     static halError launchHostFunc(Stream stream, halHostFn fn, void* userData) noexcept;
 
     // HIP has no counterpart of cuFuncGetParamInfo for module kernels: the arguments go

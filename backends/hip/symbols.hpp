@@ -5,7 +5,9 @@
 // unversioned name of a development install). Built against HIP 5.2's headers (Debian's
 // libamdhip64-dev); every function below is in HIP 5.2, hipFreeAsync (beta there) taken as
 // optional: without it, or on a device without memory-pool support, memory is released with
-// hipFree, which waits for the device.
+// hipFree, which waits for the device. The graph functions and hipPointerGetAttributes are taken
+// as optional too, and the user objects came with HIP 5.3 (user_objects.hpp): without any of
+// them the core replays graphs (gpu_common/graph.hpp).
 #ifndef POLYHAL_BACKENDS_HIP_SYMBOLS_HPP_
 #define POLYHAL_BACKENDS_HIP_SYMBOLS_HPP_
 
@@ -19,6 +21,8 @@
 #define __HIP_DISABLE_CPP_FUNCTIONS__
 #endif
 #include <hip/hip_runtime_api.h>
+
+#include "user_objects.hpp"
 
 #include "support/symbol_table.hpp"
 
@@ -69,7 +73,21 @@
     OPTIONAL(ipcOpenMemHandle,  hipIpcOpenMemHandle)             \
     OPTIONAL(ipcCloseMemHandle, hipIpcCloseMemHandle)            \
     OPTIONAL(ipcGetEventHandle,  hipIpcGetEventHandle)           \
-    OPTIONAL(ipcOpenEventHandle, hipIpcOpenEventHandle)
+    OPTIONAL(ipcOpenEventHandle, hipIpcOpenEventHandle)           \
+    OPTIONAL(pointerGetAttribute,   hipPointerGetAttributes)     \
+    OPTIONAL(graphCreate,           hipGraphCreate)              \
+    OPTIONAL(graphDestroy,          hipGraphDestroy)             \
+    OPTIONAL(graphAddMemsetNode,    hipGraphAddMemsetNode)       \
+    OPTIONAL(graphAddMemcpyNode,    hipGraphAddMemcpyNode1D)     \
+    OPTIONAL(graphAddMemcpyNode3D,  hipGraphAddMemcpyNode)       \
+    OPTIONAL(graphAddKernelNode,    hipGraphAddKernelNode)       \
+    OPTIONAL(graphAddHostNode,      hipGraphAddHostNode)         \
+    OPTIONAL(graphInstantiate,      hipGraphInstantiateWithFlags) \
+    OPTIONAL(graphLaunch,           hipGraphLaunch)              \
+    OPTIONAL(graphExecDestroy,      hipGraphExecDestroy)         \
+    OPTIONAL(userObjectCreate,      hipUserObjectCreate)         \
+    OPTIONAL(userObjectRelease,     hipUserObjectRelease)        \
+    OPTIONAL(graphRetainUserObject, hipGraphRetainUserObject)
 // clang-format on
 
 namespace polyhal::hip {

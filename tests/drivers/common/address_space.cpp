@@ -83,13 +83,18 @@ void submitCopy(Stream& stream, const Place& to, const Place& from, size_t count
     submitCopy2D(stream, to, count, from, count, count, 1);
 }
 
+void copyRows(void* target, size_t toPitch, const void* source, size_t fromPitch, size_t width,
+              size_t height) {
+    for (size_t row = 0; row < height; ++row) {
+        std::memmove(static_cast<unsigned char*>(target) + row * toPitch,
+                     static_cast<const unsigned char*>(source) + row * fromPitch, width);
+    }
+}
+
 void submitCopy2D(Stream& stream, const Place& to, size_t toPitch, const Place& from,
                   size_t fromPitch, size_t width, size_t height) {
     const auto copyRows = [toPitch, fromPitch, width, height](void* target, const void* source) {
-        for (size_t row = 0; row < height; ++row) {
-            std::memmove(static_cast<unsigned char*>(target) + row * toPitch,
-                         static_cast<const unsigned char*>(source) + row * fromPitch, width);
-        }
+        polyhal::doubles::copyRows(target, toPitch, source, fromPitch, width, height);
     };
     if (from.kind == Place::kPageable && to.kind != Place::kPageable) {
         const auto* source = static_cast<const unsigned char*>(from.host);

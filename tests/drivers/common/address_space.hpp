@@ -50,6 +50,10 @@ class AddressSpace {
     IpcMappings imports_;
 };
 
+// `height` rows of `width` bytes, row starts `toPitch` and `fromPitch` bytes apart, at once.
+void copyRows(void* target, size_t toPitch, const void* source, size_t fromPitch, size_t width,
+              size_t height);
+
 // A copy in `stream`'s order, with the host synchronisation both vendors document: from pageable
 // host memory the source is staged at the call and the transfer runs in stream order; to
 // pageable host memory (and between host buffers) the call returns once the copy has completed;

@@ -6,9 +6,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <csignal>
 #include <functional>
 #include <string>
+#include <thread>
 
 namespace polyhal::doubles {
 
@@ -44,6 +47,18 @@ inline ChildOutcome runInChild(const std::function<void()>& body) {
     if (WIFEXITED(status)) outcome.exitCode = WEXITSTATUS(status);
     if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status);
     return outcome;
+}
+
+// Inside runInChild's body: ends the child with 0 once `count`, which another thread raises,
+// has reached `expected` and stayed there a moment (a second raise would show), with 3 if it
+// does not within 10 s or goes beyond.
+[[noreturn]] inline void exitOnceCounted(const std::atomic<int>& count, int expected) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (count < expected && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    _exit(count == expected ? 0 : 3);
 }
 
 // For the rules between two processes, inside runInChild's body: forks a second process that

@@ -8,6 +8,7 @@
 #include <polyhal/cpu_kernel.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -44,6 +45,26 @@ std::string packArguments(const HostKernel& kernel, void* const* params, const A
 // value a block returned (the launch failed), else 0.
 int runHostKernel(const HostKernel& kernel, halDim3 grid, halDim3 block, size_t sharedBytes,
                   const std::vector<std::vector<unsigned char>>& arguments);
+
+// A launch as checked and packed at the call: its arguments are copied then, so that an eager
+// launch or a graph's kernel node never reads the caller's storage again.
+struct KernelRun {
+    const HostKernel* kernel;
+    halDim3 grid;
+    halDim3 block;
+    size_t sharedBytes;
+    std::vector<std::vector<unsigned char>> arguments;
+    std::function<void()> fault;  // what a failed block does (the vendor's sticky error)
+    void execute() const {
+        if (runHostKernel(*kernel, grid, block, sharedBytes, arguments) != 0) fault();
+    }
+};
+
+// A grid and a block both vendors accept: no zero extent, at most `maxThreads` per block.
+inline bool validLaunchShape(halDim3 grid, halDim3 block, unsigned maxThreads) {
+    return grid.x != 0 && grid.y != 0 && grid.z != 0 && block.x != 0 && block.y != 0 &&
+           block.z != 0 && uint64_t{block.x} * block.y * block.z <= maxThreads;
+}
 
 }  // namespace polyhal::doubles
 

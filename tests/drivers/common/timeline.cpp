@@ -59,6 +59,10 @@ bool onHostFunctionThread() noexcept {
     return HostFunctionThread::instance().isCurrentThread();
 }
 
+void runOnHostFunctionThread(void (*fn)(void*), void* userData) {
+    HostFunctionThread::instance().run([&] { fn(userData); });
+}
+
 void Marker::complete() {
     std::lock_guard<std::mutex> lock(mutex_);
     done_ = true;
@@ -109,7 +113,7 @@ void Stream::waitFor(std::shared_ptr<Marker> marker) {
 }
 
 void Stream::submitHostFunction(void (*fn)(void*), void* userData) {
-    submit([fn, userData] { HostFunctionThread::instance().run([&] { fn(userData); }); });
+    submit([fn, userData] { runOnHostFunctionThread(fn, userData); });
 }
 
 bool Stream::idle() const {

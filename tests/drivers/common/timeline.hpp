@@ -16,6 +16,10 @@
 
 namespace polyhal::doubles {
 
+// Runs `fn(userData)` on the driver's host-function thread and returns once it has returned: where
+// host functions and user-object destructors run, so that a vendor call from inside them is caught.
+void runOnHostFunctionThread(void (*fn)(void*), void* userData);
+
 // A point in a stream: complete once the stream has run everything submitted before it.
 class Marker {
   public:

@@ -356,3 +356,235 @@ TEST_CASE("IPC events: a record in one process is what a wait in the other sees"
     INFO("child stderr: " << outcome.stderrText);
     CHECK(outcome.exitCode == 0);
 }
+
+// ---- Graphs ----
+
+namespace {
+
+CUgraphNode addMemset(CUgraph graph, const CUgraphNode* after, size_t count, CUdeviceptr dst,
+                      size_t bytes, unsigned char value, CUcontext context) {
+    CUDA_MEMSET_NODE_PARAMS params{};
+    params.dst = dst;
+    params.value = value;
+    params.elementSize = 1;
+    params.width = bytes;
+    params.height = 1;
+    CUgraphNode node = nullptr;
+    require(cuGraphAddMemsetNode(&node, graph, after, count, &params, context));
+    return node;
+}
+
+CUgraphExec instantiate(CUgraph graph) {
+    CUgraphExec exec = nullptr;
+    require(cuGraphInstantiate(&exec, graph, 0));
+    return exec;
+}
+
+CUstream newStream() {
+    CUstream stream = nullptr;
+    require(cuStreamCreateWithPriority(&stream, CU_STREAM_NON_BLOCKING, 0));
+    return stream;
+}
+
+}  // namespace
+
+TEST_CASE("a node depends only on nodes of its own graph, each listed once",
+          "[cuda_double][rules][graph]") {
+    requireBreach(runInChild([] {
+                      CUcontext context = useDevice(0);
+                      CUdeviceptr memory = 0;
+                      require(cuMemAlloc(&memory, 64));
+                      CUgraph first = nullptr;
+                      CUgraph second = nullptr;
+                      require(cuGraphCreate(&first, 0));
+                      require(cuGraphCreate(&second, 0));
+                      CUgraphNode foreign = addMemset(first, nullptr, 0, memory, 64, 1, context);
+                      addMemset(second, &foreign, 1, memory, 64, 2, context);
+                  }),
+                  "cuGraphAddMemsetNode: dependency 0 is not a node of this graph");
+    requireBreach(runInChild([] {
+                      CUcontext context = useDevice(0);
+                      CUdeviceptr memory = 0;
+                      require(cuMemAlloc(&memory, 64));
+                      CUgraph graph = nullptr;
+                      require(cuGraphCreate(&graph, 0));
+                      CUgraphNode node = addMemset(graph, nullptr, 0, memory, 64, 1, context);
+                      const CUgraphNode twice[] = {node, node};
+                      addMemset(graph, twice, 2, memory, 64, 2, context);
+                  }),
+                  "dependency 1 is listed twice");
+}
+
+TEST_CASE("a destroyed executable or graph is not used", "[cuda_double][rules][graph]") {
+    requireBreach(runInChild([] {
+                      CUcontext context = useDevice(0);
+                      CUdeviceptr memory = 0;
+                      require(cuMemAlloc(&memory, 64));
+                      CUgraph graph = nullptr;
+                      require(cuGraphCreate(&graph, 0));
+                      addMemset(graph, nullptr, 0, memory, 64, 1, context);
+                      CUgraphExec exec = instantiate(graph);
+                      require(cuGraphExecDestroy(exec));
+                      cuGraphLaunch(exec, newStream());
+                  }),
+                  "cuGraphLaunch: CUgraphExec");
+    requireBreach(runInChild([] {
+                      CUcontext context = useDevice(0);
+                      CUdeviceptr memory = 0;
+                      require(cuMemAlloc(&memory, 64));
+                      CUgraph graph = nullptr;
+                      require(cuGraphCreate(&graph, 0));
+                      require(cuGraphDestroy(graph));
+                      addMemset(graph, nullptr, 0, memory, 64, 1, context);
+                  }),
+                  "cuGraphAddMemsetNode: CUgraph");
+}
+
+TEST_CASE("an executable runs on a stream of its nodes' context", "[cuda_double][rules][graph]") {
+    setenv("POLYHAL_CUDA_DOUBLE_DEVICES", "2", 1);
+    requireBreach(runInChild([] {
+                      CUcontext context = useDevice(0);
+                      CUdeviceptr memory = 0;
+                      require(cuMemAlloc(&memory, 64));
+                      CUgraph graph = nullptr;
+                      require(cuGraphCreate(&graph, 0));
+                      addMemset(graph, nullptr, 0, memory, 64, 1, context);
+                      CUgraphExec exec = instantiate(graph);
+                      CUcontext other = nullptr;
+                      require(cuDevicePrimaryCtxRetain(&other, 1));
+                      require(cuCtxSetCurrent(other));
+                      cuGraphLaunch(exec, newStream());
+                  }),
+                  "cuGraphLaunch: node 0 of the executable runs in another context than the "
+                  "stream's (device 1)");
+}
+
+TEST_CASE("no driver call from inside a host node", "[cuda_double][rules][graph]") {
+    requireBreach(runInChild([] {
+                      useDevice(0);
+                      static CUstream stream = newStream();
+                      CUgraph graph = nullptr;
+                      require(cuGraphCreate(&graph, 0));
+                      CUDA_HOST_NODE_PARAMS host{};
+                      host.fn = [](void*) { cuStreamQuery(stream); };
+                      CUgraphNode node = nullptr;
+                      require(cuGraphAddHostNode(&node, graph, nullptr, 0, &host));
+                      require(cuGraphLaunch(instantiate(graph), stream));
+                      cuStreamSynchronize(stream);
+                  }),
+                  "cuStreamQuery called from inside a host function");
+}
+
+TEST_CASE("a kernel node keeps the argument values it was added with",
+          "[cuda_double][rules][graph]") {
+    const ChildOutcome outcome = runInChild([] {
+        useDevice(0);
+        CUfunction fill = fillKernel();
+        CUstream stream = newStream();
+        CUdeviceptr out = 0;
+        require(cuMemAlloc(&out, 32 * sizeof(uint32_t)));
+        CUgraph graph = nullptr;
+        require(cuGraphCreate(&graph, 0));
+        {
+            // The argument storage is gone (overwritten) before the launch.
+            CUdeviceptr pointer = out;
+            uint32_t value = 7;
+            uint32_t n = 32;
+            void* params[] = {&pointer, &value, &n};
+            CUDA_KERNEL_NODE_PARAMS kernel{};
+            kernel.func = fill;
+            kernel.gridDimX = kernel.gridDimY = kernel.gridDimZ = 1;
+            kernel.blockDimX = 32;
+            kernel.blockDimY = kernel.blockDimZ = 1;
+            kernel.kernelParams = params;
+            CUgraphNode node = nullptr;
+            require(cuGraphAddKernelNode(&node, graph, nullptr, 0, &kernel));
+            pointer = 0;
+            value = 9;
+            n = 0;
+        }
+        require(cuGraphLaunch(instantiate(graph), stream));
+        uint32_t host[32] = {};
+        require(cuMemcpyAsync(reinterpret_cast<uintptr_t>(host), out, sizeof host, stream));
+        require(cuStreamSynchronize(stream));
+        for (uint32_t word : host) {
+            if (word != 7) std::_Exit(2);
+        }
+    });
+    INFO("child stderr: " << outcome.stderrText);
+    CHECK(outcome.exitCode == 0);
+}
+
+TEST_CASE(
+    "a user object's destructor runs once, after its graph, its executables and their "
+    "launches are gone",
+    "[cuda_double][rules][graph]") {
+    const ChildOutcome outcome = runInChild([] {
+        useDevice(0);
+        static std::atomic<int> destroyed{0};
+        static std::atomic<bool> open{false};
+        CUstream stream = newStream();
+        CUgraph graph = nullptr;
+        require(cuGraphCreate(&graph, 0));
+        CUDA_HOST_NODE_PARAMS hold{};
+        hold.fn = [](void*) {
+            while (!open) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        };
+        CUgraphNode node = nullptr;
+        require(cuGraphAddHostNode(&node, graph, nullptr, 0, &hold));
+        CUuserObject object = nullptr;
+        require(cuUserObjectCreate(
+            &object, nullptr, [](void*) { ++destroyed; }, 1, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC));
+        require(cuGraphRetainUserObject(graph, object, 1, CU_GRAPH_USER_OBJECT_MOVE));
+        CUgraphExec exec = instantiate(graph);
+        require(cuGraphDestroy(graph));
+        require(cuGraphLaunch(exec, stream));
+        require(cuGraphExecDestroy(exec));  // the launch still holds it
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        if (destroyed != 0) std::_Exit(2);
+        open = true;
+        require(cuStreamSynchronize(stream));
+        polyhal::doubles::exitOnceCounted(destroyed, 1);
+    });
+    INFO("child stderr: " << outcome.stderrText);
+    CHECK(outcome.exitCode == 0);
+}
+
+TEST_CASE("user objects: what the driver refuses", "[cuda_double][rules][graph]") {
+    // CU_USER_OBJECT_NO_DESTRUCTOR_SYNC is required.
+    const ChildOutcome flags = runInChild([] {
+        useDevice(0);
+        CUuserObject object = nullptr;
+        std::_Exit(cuUserObjectCreate(
+                       &object, nullptr, [](void*) {}, 1, 0) == CUDA_ERROR_INVALID_VALUE
+                       ? 0
+                       : 2);
+    });
+    CHECK(flags.exitCode == 0);
+    // A memset node of pageable host memory, as cuMemsetD8 refuses it.
+    const ChildOutcome memset = runInChild([] {
+        CUcontext context = useDevice(0);
+        static unsigned char pageable[64];
+        CUgraph graph = nullptr;
+        require(cuGraphCreate(&graph, 0));
+        CUDA_MEMSET_NODE_PARAMS params{};
+        params.dst = reinterpret_cast<uintptr_t>(pageable);
+        params.elementSize = 1;
+        params.width = sizeof pageable;
+        params.height = 1;
+        CUgraphNode node = nullptr;
+        std::_Exit(cuGraphAddMemsetNode(&node, graph, nullptr, 0, &params, context) ==
+                           CUDA_ERROR_INVALID_VALUE
+                       ? 0
+                       : 2);
+    });
+    CHECK(memset.exitCode == 0);
+    requireBreach(runInChild([] {
+                      useDevice(0);
+                      CUuserObject object = nullptr;
+                      require(cuUserObjectCreate(
+                          &object, nullptr, [](void*) {}, 1, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC));
+                      cuUserObjectRelease(object, 2);
+                  }),
+                  "cuUserObjectRelease: 2 references released, more than the object has");
+}

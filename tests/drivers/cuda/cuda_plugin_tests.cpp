@@ -7,10 +7,12 @@
 #include <dlfcn.h>
 #include <polyhal/hal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <future>
 #include <iterator>
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "every_entry.hpp"
+#include "graph_scenario.hpp"
 
 namespace {
 
@@ -246,6 +249,8 @@ TEST_CASE("halMemPoolTrim returns while another stream is held", "[cuda][memory]
     const bool returned = trimmed.wait_for(std::chrono::seconds(3)) == std::future_status::ready;
     const bool stillHeld = !gate.open && halQueryStream(held) == HAL_ERROR_NOT_READY;
     gate.open = true;
+    // The host function reads the gate until it returns: it must not outlive the gate.
+    REQUIRE_OK(halSynchronizeStream(held));
     CHECK(returned);
     CHECK(stillHeld);
     CHECK(trimmed.get() == HAL_SUCCESS);
@@ -256,4 +261,136 @@ TEST_CASE("halMemPoolTrim returns while another stream is held", "[cuda][memory]
     CHECK(stats.backendFrees == stats.backendAllocations);
     REQUIRE_OK(halDestroyStream(held));
     REQUIRE_OK(halDestroyStream(user));
+}
+
+namespace {
+
+uint64_t graphLaunches() {
+    return driver().get<uint64_t (*)()>("polyhalCudaDoubleGraphLaunches")();
+}
+
+size_t liveUserObjects() {
+    return driver().get<size_t (*)(const char*)>("polyhalCudaDoubleLiveHandles")("CUuserObject");
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a graph of device memory, page-locked memory, kernels and host functions is one "
+    "cuGraphLaunch per launch",
+    "[cuda][graph]") {
+    using polyhal::doubles::GraphScenario;
+    REQUIRE_OK(halInit());
+    REQUIRE_OK(halSetDevice(0));
+    const std::string image = testKernels();
+    halModule module = nullptr;
+    halFunction fill = nullptr;
+    if (!image.empty()) {
+        REQUIRE_OK(halModuleLoadData(&module, image.data(), image.size()));
+        REQUIRE_OK(halModuleGetFunction(&fill, module, "fill_u32"));
+    }
+    GraphScenario scenario;
+    halStream stream = scenario.stream();
+    unsigned char* host = scenario.pinned();
+    uint32_t value = 7;  // by value: changed after the capture, the graph keeps 7
+    const uint32_t n = GraphScenario::kBytes / sizeof(uint32_t);
+    halGraph graph = scenario.capture(host, host + GraphScenario::kBytes, [&] {
+        if (fill == nullptr) return;
+        const halKernelArg args[] = {
+            {&scenario.device(), sizeof(void*)}, {&value, sizeof value}, {&n, sizeof n}};
+        REQUIRE_OK(halLaunchKernel(fill, {1, 1, 1}, {n, 1, 1}, 0, args, 3, stream));
+    });
+    value = 9;
+
+    const size_t userObjects = liveUserObjects();
+    const uint64_t before = graphLaunches();
+    for (int i = 0; i < 3; ++i) REQUIRE_OK(halGraphLaunch(graph, stream));
+    REQUIRE_OK(halSynchronizeStream(stream));
+    CHECK(graphLaunches() - before == 3);  // native: the core did not replay
+    CHECK(scenario.calls() == 3);
+    std::vector<uint32_t> words(n);
+    std::memcpy(words.data(), host, GraphScenario::kBytes);
+    CHECK(words == std::vector<uint32_t>(n, fill != nullptr ? 7u : 0x6B6B6B6Bu));
+    GraphScenario::checkBox(host + GraphScenario::kBytes, host);
+
+    // The release waits for the destroy and for the last launch, and does not hold the caller.
+    Gate gate;
+    REQUIRE_OK(halLaunchHostFunc(stream, Gate::hold, &gate));
+    REQUIRE_OK(halGraphLaunch(graph, stream));
+    REQUIRE_OK(halGraphDestroy(graph));
+    CHECK(liveUserObjects() == userObjects);
+    CHECK(scenario.calls() == 3);
+    gate.open = true;
+    REQUIRE_OK(halSynchronizeStream(stream));
+    CHECK(scenario.calls() == 4);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (liveUserObjects() == userObjects && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    CHECK(liveUserObjects() == userObjects - 1);
+    if (module != nullptr) REQUIRE_OK(halModuleUnload(module));
+}
+
+TEST_CASE("a graph that copies pageable host memory is replayed, with the eager results",
+          "[cuda][graph]") {
+    REQUIRE_OK(halInit());
+    REQUIRE_OK(halSetDevice(0));
+    halStream stream = nullptr;
+    REQUIRE_OK(halCreateStream(&stream));
+    void* device = nullptr;
+    REQUIRE_OK(halMalloc(&device, 256));
+    std::vector<unsigned char> pageable(256, 0);
+    REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL));
+    REQUIRE_OK(halMemsetAsync(device, 256, 0x33, 256, stream));
+    REQUIRE_OK(
+        halMemcpyAsync(pageable.data(), 256, device, 256, HAL_MEMCPY_DEVICE_TO_HOST, stream));
+    halGraph graph = nullptr;
+    REQUIRE_OK(halStreamEndCapture(stream, &graph));
+    const uint64_t before = graphLaunches();
+    REQUIRE_OK(halGraphLaunch(graph, stream));
+    REQUIRE_OK(halSynchronizeStream(stream));
+    CHECK(graphLaunches() == before);
+    CHECK(pageable == std::vector<unsigned char>(256, 0x33));
+    REQUIRE_OK(halGraphDestroy(graph));
+    REQUIRE_OK(halFree(device));
+    REQUIRE_OK(halDestroyStream(stream));
+}
+
+TEST_CASE("a graph whose build fails part-way leaves no driver graph behind", "[cuda][graph]") {
+    REQUIRE_OK(halInit());
+    REQUIRE_OK(halSetDevice(0));
+    const std::string image = testKernels();
+    if (image.empty()) return;
+    halModule module = nullptr;
+    halFunction fill = nullptr;
+    REQUIRE_OK(halModuleLoadData(&module, image.data(), image.size()));
+    REQUIRE_OK(halModuleGetFunction(&fill, module, "fill_u32"));
+    halStream stream = nullptr;
+    REQUIRE_OK(halCreateStream(&stream));
+    void* out = nullptr;
+    REQUIRE_OK(halMalloc(&out, 256));
+    auto liveHandles = driver().get<size_t (*)(const char*)>("polyhalCudaDoubleLiveHandles");
+    const size_t graphs = liveHandles("CUgraph");
+    const size_t userObjects = liveHandles("CUuserObject");
+    // The kernel's second parameter is 4 bytes: the build adds the memset node, then refuses
+    // the kernel as the eager launch refuses it.
+    const uint64_t wideValue = 5;
+    const uint32_t n = 64;
+    const halKernelArg wrongSize[] = {
+        {&out, sizeof out}, {&wideValue, sizeof wideValue}, {&n, sizeof n}};
+    REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL));
+    REQUIRE_OK(halMemsetAsync(out, 256, 0, 256, stream));
+    REQUIRE_OK(halLaunchKernel(fill, {1, 1, 1}, {64, 1, 1}, 0, wrongSize, 3, stream));
+    halGraph graph = nullptr;
+    REQUIRE_OK(halStreamEndCapture(stream, &graph));  // the core replays it
+    CHECK(liveHandles("CUgraph") == graphs);
+    CHECK(liveHandles("CUuserObject") == userObjects);
+    const uint64_t before = graphLaunches();
+    CHECK(halGraphLaunch(graph, stream) == HAL_ERROR_INVALID_VALUE);  // the replayed launch's
+    CHECK(graphLaunches() == before);
+    REQUIRE_OK(halSynchronizeStream(stream));
+    REQUIRE_OK(halGraphDestroy(graph));
+    REQUIRE_OK(halFree(out));
+    REQUIRE_OK(halDestroyStream(stream));
+    REQUIRE_OK(halModuleUnload(module));
 }

@@ -13,6 +13,7 @@ std::vector<Device>& g_devices = *new std::vector<Device>();
 AddressSpace& g_memory = *new AddressSpace();
 HandleRegistry& g_handles = *new HandleRegistry();
 std::atomic<int> g_failingPushes{0};
+std::atomic<uint64_t> g_graphLaunches{0};
 
 namespace {
 
@@ -89,7 +90,10 @@ void destroyContext(std::unique_ptr<CUctx_st> context) {
         if (std::strcmp(kind, kModule) == 0) {
             return static_cast<const CUmod_st*>(handle)->context == dying;
         }
-        return static_cast<const CUfunc_st*>(handle)->module->context == dying;
+        if (std::strcmp(kind, kFunction) == 0) {
+            return static_cast<const CUfunc_st*>(handle)->module->context == dying;
+        }
+        return false;  // graphs, executables and user objects belong to no context
     });
     // Streams drain first. Events and modules the application did not destroy stay allocated,
     // so a leak checker reports them.
@@ -176,6 +180,11 @@ void polyhalCudaDoubleFailContextPushes(int count) {
 // How many handles of `kind` ("CUstream", "CUevent", "CUmodule" ...) are alive.
 size_t polyhalCudaDoubleLiveHandles(const char* kind) {
     return g_handles.count(kind);
+}
+
+// How many cuGraphLaunch calls succeeded: a graph the plugin runs natively is launched here.
+uint64_t polyhalCudaDoubleGraphLaunches() {
+    return g_graphLaunches.load();
 }
 
 // How often device `ordinal`'s primary context is retained (0: it does not exist).

@@ -3,17 +3,21 @@
 // breach of the driver's rules ends the run with the rule named (rules.hpp). This header holds
 // the driver's objects, its state and the checks every function makes; the functions are in
 // driver.cpp (initialisation, errors), context.cpp (devices, contexts), memory.cpp, stream.cpp
-// (streams, events, host functions) and module.cpp (modules, kernels).
+// (streams, events, host functions), module.cpp (modules, kernels) and graph.cpp (graphs, user
+// objects).
 //
 // Rules enforced: a current context on the calling thread for every call that acts in one;
 // streams, events, functions and memory used only in their own context (an event may be waited
 // on from another context, as CUDA allows); handles alive (not destroyed, context not released);
 // no driver call from a host function; kernel parameters matching the kernel's declared
 // parameters; only interprocess events exported, and an imported event not used once its
-// exporter destroyed it. Results the driver returns instead (a memset of pageable host memory, a
-// dynamic shared memory size above the function's limit, an interprocess event without
-// CU_EVENT_DISABLE_TIMING, a handle opened in its own process) are returned as the driver returns
-// them.
+// exporter destroyed it; graph nodes depending only on nodes of their own graph, each once;
+// an executable launched only on a stream of its nodes' context; user objects not released
+// more often than referenced. Results the driver returns instead (a memset of pageable host memory,
+// a dynamic shared memory size above the function's limit, an interprocess event without
+// CU_EVENT_DISABLE_TIMING, a handle opened in its own process, a memset node of pageable
+// memory, a user object without CU_USER_OBJECT_NO_DESTRUCTOR_SYNC) are returned as the driver
+// returns them.
 //
 // POLYHAL_CUDA_DOUBLE_VERSION is the driver version the build imitates: functions newer than it
 // are not exported, so the plugin's symbol resolution is checked against older drivers.
@@ -32,6 +36,7 @@
 #include <vector>
 
 #include "address_space.hpp"
+#include "graph.hpp"
 #include "handles.hpp"
 #include "host_kernels.hpp"
 #include "ipc_events.hpp"
@@ -88,6 +93,14 @@ struct CUmod_st {
     std::map<std::string, std::unique_ptr<CUfunc_st>> functions;
 };
 
+struct CUgraph_st {
+    polyhal::doubles::Graph graph;
+};
+
+struct CUgraphExec_st {
+    std::shared_ptr<polyhal::doubles::GraphExecutable> executable;
+};
+
 struct CUctx_st {
     int device;
     std::atomic<CUresult> sticky{CUDA_SUCCESS};  // a kernel fault poisons the context
@@ -109,6 +122,9 @@ constexpr const char* kStream = "CUstream";
 constexpr const char* kEvent = "CUevent";
 constexpr const char* kModule = "CUmodule";
 constexpr const char* kFunction = "CUfunction";
+constexpr const char* kGraph = "CUgraph";
+constexpr const char* kGraphExec = "CUgraphExec";
+constexpr const char* kUserObject = "CUuserObject";
 
 // Driver-wide state (driver.cpp), never destroyed: streams may still run, and the plugin may
 // still call in, while the process exits. g_mutex guards g_initialized and g_devices' retains.
@@ -117,6 +133,8 @@ extern bool g_initialized;
 extern std::vector<Device>& g_devices;
 extern AddressSpace& g_memory;
 extern HandleRegistry& g_handles;
+// cuGraphLaunch calls that succeeded (polyhalCudaDoubleGraphLaunches).
+extern std::atomic<uint64_t> g_graphLaunches;
 
 // Every entry: the driver is initialised and the caller is not a host function.
 CUresult enter(const char* function);
@@ -137,6 +155,17 @@ int ipcEventsSupported(CUdevice device);
 extern std::atomic<int> g_failingPushes;
 // Releases a primary context: its handles die, its streams drain, its memory goes.
 void destroyContext(std::unique_ptr<CUctx_st> context);
+
+// The checks cuLaunchKernel and cuGraphAddKernelNode share; `caller` names the rule's function.
+CUresult prepareLaunch(const char* caller, CUfunction function, halDim3 grid, halDim3 block,
+                       unsigned sharedBytes, void** params, void** extra,
+                       std::shared_ptr<const KernelRun>* prepared);
+
+// One end of a cuMemcpy2D or CUDA_MEMCPY3D copy: where its `rows` rows are, checked against the
+// memory type the caller says they are in.
+CUresult locateRows(const char* function, const char* end, CUmemorytype type, const void* host,
+                    CUdeviceptr device, size_t x, size_t y, size_t pitch, size_t width, size_t rows,
+                    Place* place);
 
 template <class T>
 T* requireLive(const char* function, T* handle, const char* kind) {

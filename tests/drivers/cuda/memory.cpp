@@ -187,40 +187,41 @@ CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dstContext, CUdevi
     return CUDA_SUCCESS;
 }
 
-// One end of a cuMemcpy2D: where the rows are, checked against the memory type the caller says
-// they are in. Arrays are not something polyhal uses.
-static CUresult locateRows(const char* end, CUmemorytype type, const void* host, CUdeviceptr device,
-                           size_t x, size_t y, size_t pitch, size_t width, size_t height,
-                           Place* place) {
+}  // extern "C"
+
+namespace polyhal::doubles::cuda {
+
+// Arrays are not something polyhal uses.
+CUresult locateRows(const char* function, const char* end, CUmemorytype type, const void* host,
+                    CUdeviceptr device, size_t x, size_t y, size_t pitch, size_t width, size_t rows,
+                    Place* place) {
     const void* base = nullptr;
     switch (type) {
     case CU_MEMORYTYPE_HOST: base = host; break;
     case CU_MEMORYTYPE_DEVICE:
     case CU_MEMORYTYPE_UNIFIED: base = toPointer(device); break;
     default:
-        breach(kVendor,
-               "cuMemcpy2DAsync: %s memory type %d is not host, device or "
-               "unified memory",
+        breach(kVendor, "%s: %s memory type %d is not host, device or unified memory", function,
                end, static_cast<int>(type));
     }
     const auto* first = static_cast<const unsigned char*>(base) + y * pitch + x;
-    if (!g_memory.locate(first, pitch * (height - 1) + width, place)) {
+    if (!g_memory.locate(first, pitch * (rows - 1) + width, place)) {
         return CUDA_ERROR_INVALID_VALUE;
     }
     if (type == CU_MEMORYTYPE_DEVICE && place->kind != Place::kDevice) {
-        breach(kVendor,
-               "cuMemcpy2DAsync: the %s is said to be device memory, but %p is host "
-               "memory",
+        breach(kVendor, "%s: the %s is said to be device memory, but %p is host memory", function,
                end, static_cast<const void*>(first));
     }
     if (type == CU_MEMORYTYPE_HOST && place->kind == Place::kDevice) {
-        breach(kVendor,
-               "cuMemcpy2DAsync: the %s is said to be host memory, but %p is device "
-               "memory",
+        breach(kVendor, "%s: the %s is said to be host memory, but %p is device memory", function,
                end, static_cast<const void*>(first));
     }
     return CUDA_SUCCESS;
 }
+
+}  // namespace polyhal::doubles::cuda
+
+extern "C" {
 
 CUresult CUDAAPI cuMemcpy2DAsync(const CUDA_MEMCPY2D* copy, CUstream streamHandle) {
     ENTER();
@@ -232,19 +233,35 @@ CUresult CUDAAPI cuMemcpy2DAsync(const CUDA_MEMCPY2D* copy, CUstream streamHandl
     if (copy->WidthInBytes == 0 || copy->Height == 0) return CUDA_SUCCESS;
     Place to{};
     Place from{};
-    if (CUresult located = locateRows("destination", copy->dstMemoryType, copy->dstHost,
+    if (CUresult located = locateRows(__func__, "destination", copy->dstMemoryType, copy->dstHost,
                                       copy->dstDevice, copy->dstXInBytes, copy->dstY,
                                       copy->dstPitch, copy->WidthInBytes, copy->Height, &to)) {
         return located;
     }
-    if (CUresult located = locateRows("source", copy->srcMemoryType, copy->srcHost, copy->srcDevice,
-                                      copy->srcXInBytes, copy->srcY, copy->srcPitch,
-                                      copy->WidthInBytes, copy->Height, &from)) {
+    if (CUresult located = locateRows(__func__, "source", copy->srcMemoryType, copy->srcHost,
+                                      copy->srcDevice, copy->srcXInBytes, copy->srcY,
+                                      copy->srcPitch, copy->WidthInBytes, copy->Height, &from)) {
         return located;
     }
     if (CUresult sticky = stream->context->sticky.load()) return sticky;
     polyhal::doubles::submitCopy2D(stream->timeline, to, copy->dstPitch, from, copy->srcPitch,
                                    copy->WidthInBytes, copy->Height);
+    return CUDA_SUCCESS;
+}
+
+// Only CU_POINTER_ATTRIBUTE_MEMORY_TYPE: device or page-locked host memory; pageable memory,
+// which the driver does not know, is CUDA_ERROR_INVALID_VALUE, as the driver returns it.
+CUresult CUDAAPI cuPointerGetAttribute(void* data, CUpointer_attribute attribute,
+                                       CUdeviceptr pointer) {
+    ENTER();
+    if (data == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    if (attribute != CU_POINTER_ATTRIBUTE_MEMORY_TYPE) return CUDA_ERROR_NOT_SUPPORTED;
+    Place place{};
+    if (!g_memory.locate(toPointer(pointer), 1, &place) || place.kind == Place::kPageable) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    *static_cast<unsigned*>(data) =
+        place.kind == Place::kDevice ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
     return CUDA_SUCCESS;
 }
 

@@ -7,6 +7,41 @@
 using namespace polyhal::doubles;
 using namespace polyhal::doubles::cuda;
 
+namespace polyhal::doubles::cuda {
+
+CUresult prepareLaunch(const char* caller, CUfunction function, halDim3 grid, halDim3 block,
+                       unsigned sharedBytes, void** params, void** extra,
+                       std::shared_ptr<const KernelRun>* prepared) {
+    if (extra != nullptr) return CUDA_ERROR_NOT_SUPPORTED;
+    if (!validLaunchShape(grid, block, kMaxThreadsPerBlock)) return CUDA_ERROR_INVALID_VALUE;
+    if (sharedBytes > static_cast<unsigned>(function->maxDynamicShared)) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    const HostKernel* kernel = function->host;
+    if (kernel == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
+    CUctx_st* context = function->module->context;
+    auto run = std::make_shared<KernelRun>();
+    const auto reaches = [context](int device) {
+        if (device == context->device) return true;
+        std::lock_guard<std::mutex> lock(context->mutex);
+        for (const CUctx_st* peer : context->peers) {
+            if (peer->device == device) return true;
+        }
+        return false;
+    };
+    const std::string problem = packArguments(*kernel, params, g_memory, reaches, &run->arguments);
+    if (!problem.empty()) breach(kVendor, "%s: %s", caller, problem.c_str());
+    run->kernel = kernel;
+    run->fault = [context] { context->sticky.store(CUDA_ERROR_LAUNCH_FAILED); };
+    run->grid = grid;
+    run->block = block;
+    run->sharedBytes = sharedBytes;
+    *prepared = std::move(run);
+    return CUDA_SUCCESS;
+}
+
+}  // namespace polyhal::doubles::cuda
+
 extern "C" {
 
 // ---- Modules and kernels ----
@@ -154,36 +189,13 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction function, unsigned gridX, unsigned gr
     CUstream_st* stream = requireStream(__func__, streamHandle);
     requireOwnContext(__func__, function->module->context, "the function");
     if (CUresult sticky = stream->context->sticky.load()) return sticky;
-    if (extra != nullptr) return CUDA_ERROR_NOT_SUPPORTED;
-    if (gridX == 0 || gridY == 0 || gridZ == 0 || blockX == 0 || blockY == 0 || blockZ == 0 ||
-        uint64_t{blockX} * blockY * blockZ > kMaxThreadsPerBlock) {
-        return CUDA_ERROR_INVALID_VALUE;
+    std::shared_ptr<const KernelRun> run;
+    if (CUresult prepared =
+            prepareLaunch(__func__, function, {gridX, gridY, gridZ}, {blockX, blockY, blockZ},
+                          sharedBytes, params, extra, &run)) {
+        return prepared;
     }
-    if (sharedBytes > static_cast<unsigned>(function->maxDynamicShared)) {
-        return CUDA_ERROR_INVALID_VALUE;
-    }
-    const HostKernel* kernel = function->host;
-    if (kernel == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
-    std::vector<std::vector<unsigned char>> arguments;
-    const auto reaches = [context = stream->context](int device) {
-        if (device == context->device) return true;
-        std::lock_guard<std::mutex> lock(context->mutex);
-        for (const CUctx_st* peer : context->peers) {
-            if (peer->device == device) return true;
-        }
-        return false;
-    };
-    const std::string problem =
-        polyhal::doubles::packArguments(*kernel, params, g_memory, reaches, &arguments);
-    if (!problem.empty()) breach(kVendor, "cuLaunchKernel: %s", problem.c_str());
-    CUctx_st* context = stream->context;
-    const halDim3 grid{gridX, gridY, gridZ};
-    const halDim3 block{blockX, blockY, blockZ};
-    stream->timeline.submit([=, arguments = std::move(arguments)] {
-        if (polyhal::doubles::runHostKernel(*kernel, grid, block, sharedBytes, arguments) != 0) {
-            context->sticky.store(CUDA_ERROR_LAUNCH_FAILED);
-        }
-    });
+    stream->timeline.submit([run] { run->execute(); });
     return CUDA_SUCCESS;
 }
 

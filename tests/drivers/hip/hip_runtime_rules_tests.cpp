@@ -9,6 +9,8 @@
 #endif
 #include <hip/hip_runtime_api.h>
 
+#include "hip/user_objects.hpp"
+
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -216,4 +218,144 @@ TEST_CASE("IPC events: a record in one process is what a wait in the other sees"
     });
     INFO("child stderr: " << outcome.stderrText);
     CHECK(outcome.exitCode == 0);
+}
+
+// ---- Graphs ----
+
+namespace {
+
+hipGraphNode_t addMemset(hipGraph_t graph, const hipGraphNode_t* after, size_t count, void* dst,
+                         size_t bytes, unsigned char value) {
+    hipMemsetParams params{};
+    params.dst = dst;
+    params.value = value;
+    params.elementSize = 1;
+    params.width = bytes;
+    params.height = 1;
+    hipGraphNode_t node = nullptr;
+    require(hipGraphAddMemsetNode(&node, graph, after, count, &params));
+    return node;
+}
+
+hipGraphExec_t instantiate(hipGraph_t graph) {
+    hipGraphExec_t exec = nullptr;
+    require(hipGraphInstantiateWithFlags(&exec, graph, 0));
+    return exec;
+}
+
+}  // namespace
+
+TEST_CASE("a node depends only on nodes of its own graph", "[hip_double][rules][graph]") {
+    requireBreach(runInChild([] {
+                      void* memory = nullptr;
+                      require(hipMalloc(&memory, 64));
+                      hipGraph_t first = nullptr;
+                      hipGraph_t second = nullptr;
+                      require(hipGraphCreate(&first, 0));
+                      require(hipGraphCreate(&second, 0));
+                      hipGraphNode_t foreign = addMemset(first, nullptr, 0, memory, 64, 1);
+                      addMemset(second, &foreign, 1, memory, 64, 2);
+                  }),
+                  "hipGraphAddMemsetNode: dependency 0 is not a node of this graph");
+}
+
+TEST_CASE("an executable runs on a stream of its nodes' device", "[hip_double][rules][graph]") {
+    requireBreach(runInChild([] {
+                      void* memory = nullptr;
+                      require(hipMalloc(&memory, 64));
+                      hipGraph_t graph = nullptr;
+                      require(hipGraphCreate(&graph, 0));
+                      addMemset(graph, nullptr, 0, memory, 64, 1);
+                      hipGraphExec_t exec = instantiate(graph);
+                      require(hipSetDevice(1));
+                      (void)hipGraphLaunch(exec, newStream());
+                  }),
+                  "hipGraphLaunch: node 0 of the executable is of another device than the "
+                  "stream's (device 1)");
+    requireBreach(runInChild([] {
+                      hipGraph_t graph = nullptr;
+                      require(hipGraphCreate(&graph, 0));
+                      hipGraphExec_t exec = instantiate(graph);
+                      require(hipGraphExecDestroy(exec));
+                      (void)hipGraphLaunch(exec, newStream());
+                  }),
+                  "hipGraphLaunch: hipGraphExec_t");
+}
+
+TEST_CASE("no runtime call from inside a host node", "[hip_double][rules][graph]") {
+    requireBreach(runInChild([] {
+                      static hipStream_t stream = newStream();
+                      hipGraph_t graph = nullptr;
+                      require(hipGraphCreate(&graph, 0));
+                      hipHostNodeParams host{};
+                      host.fn = [](void*) { (void)hipStreamQuery(stream); };
+                      hipGraphNode_t node = nullptr;
+                      require(hipGraphAddHostNode(&node, graph, nullptr, 0, &host));
+                      require(hipGraphLaunch(instantiate(graph), stream));
+                      (void)hipStreamSynchronize(stream);
+                  }),
+                  "hipStreamQuery called from inside a stream callback");
+}
+
+TEST_CASE(
+    "a graph's launches run its nodes in order, and its user object's destructor runs "
+    "once they and the graph are gone",
+    "[hip_double][rules][graph]") {
+    const ChildOutcome outcome = runInChild([] {
+        static std::atomic<int> destroyed{0};
+        hipStream_t stream = newStream();
+        void* device = nullptr;
+        void* host = nullptr;
+        require(hipMalloc(&device, 64));
+        require(hipHostMalloc(&host, 64, 0));
+        hipGraph_t graph = nullptr;
+        require(hipGraphCreate(&graph, 0));
+        hipGraphNode_t fill = addMemset(graph, nullptr, 0, device, 64, 0x42);
+        hipGraphNode_t copy = nullptr;
+        require(hipGraphAddMemcpyNode1D(&copy, graph, &fill, 1, host, device, 64,
+                                        hipMemcpyDeviceToHost));
+        hipUserObject_t object = nullptr;
+        require(hipUserObjectCreate(
+            &object, nullptr, [](void*) { ++destroyed; }, 1, hipUserObjectNoDestructorSync));
+        require(hipGraphRetainUserObject(graph, object, 1, hipGraphUserObjectMove));
+        hipGraphExec_t exec = instantiate(graph);
+        require(hipGraphDestroy(graph));
+        require(hipGraphLaunch(exec, stream));
+        require(hipGraphLaunch(exec, stream));
+        require(hipGraphExecDestroy(exec));
+        require(hipStreamSynchronize(stream));
+        for (int i = 0; i < 64; ++i) {
+            if (static_cast<unsigned char*>(host)[i] != 0x42) std::_Exit(2);
+        }
+        polyhal::doubles::exitOnceCounted(destroyed, 1);
+    });
+    INFO("child stderr: " << outcome.stderrText);
+    CHECK(outcome.exitCode == 0);
+}
+
+TEST_CASE("graphs: what the runtime refuses", "[hip_double][rules][graph]") {
+    // A copy node's direction must match where its pointers lie, as hipMemcpy's.
+    const ChildOutcome direction = runInChild([] {
+        void* first = nullptr;
+        void* second = nullptr;
+        require(hipMalloc(&first, 64));
+        require(hipMalloc(&second, 64));
+        hipGraph_t graph = nullptr;
+        require(hipGraphCreate(&graph, 0));
+        hipGraphNode_t node = nullptr;
+        std::_Exit(hipGraphAddMemcpyNode1D(&node, graph, nullptr, 0, first, second, 64,
+                                           hipMemcpyHostToDevice) == hipErrorInvalidMemcpyDirection
+                       ? 0
+                       : 2);
+    });
+    CHECK(direction.exitCode == 0);
+    // hipUserObjectNoDestructorSync is required.
+    const ChildOutcome flags = runInChild([] {
+        hipUserObject_t object = nullptr;
+        std::_Exit(hipUserObjectCreate(
+                       &object, nullptr, [](void*) {}, 1, 0) == hipErrorInvalidValue
+                       ? 0
+                       : 2);
+    });
+    CHECK(flags.exitCode == 0);
 }

@@ -6,9 +6,8 @@
 using namespace polyhal::doubles;
 using namespace polyhal::doubles::hip;
 
-namespace {
+namespace polyhal::doubles::hip {
 
-// Does the copy's direction match where its pointers lie?
 bool directionMatches(hipMemcpyKind kind, const Place& to, const Place& from) {
     const bool toDevice = to.kind == Place::kDevice;
     const bool fromDevice = from.kind == Place::kDevice;
@@ -22,7 +21,7 @@ bool directionMatches(hipMemcpyKind kind, const Place& to, const Place& from) {
     }
 }
 
-}  // namespace
+}  // namespace polyhal::doubles::hip
 
 extern "C" {
 
@@ -188,6 +187,24 @@ hipError_t hipMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int src
     requireSameDevice(__func__, to.device, "the destination", dstDevice, "dstDevice");
     requireSameDevice(__func__, from.device, "the source", srcDevice, "srcDevice");
     polyhal::doubles::submitCopy(stream->timeline, to, from, count);
+    return hipSuccess;
+}
+
+// Pageable memory, which the runtime does not know, is hipErrorInvalidValue (HIP 5; HIP 6
+// answers hipMemoryTypeUnregistered with no device pointer instead).
+hipError_t hipPointerGetAttributes(hipPointerAttribute_t* attributes, const void* pointer) {
+    ENTER();
+    if (attributes == nullptr) return hipErrorInvalidValue;
+    Place place{};
+    if (!g_memory.locate(pointer, 1, &place) || place.kind == Place::kPageable) {
+        return hipErrorInvalidValue;
+    }
+    *attributes = {};
+    const bool device = place.kind == Place::kDevice;
+    attributes->memoryType = device ? hipMemoryTypeDevice : hipMemoryTypeHost;
+    attributes->device = device ? place.device : currentDevice();
+    attributes->devicePointer = const_cast<void*>(pointer);
+    attributes->hostPointer = device ? nullptr : const_cast<void*>(pointer);
     return hipSuccess;
 }
 

@@ -6,6 +6,37 @@
 using namespace polyhal::doubles;
 using namespace polyhal::doubles::hip;
 
+namespace polyhal::doubles::hip {
+
+hipError_t prepareLaunch(const char* caller, hipFunction_t function, halDim3 grid, halDim3 block,
+                         unsigned sharedBytes, void** params, void** extra,
+                         std::shared_ptr<const KernelRun>* prepared) {
+    if (extra != nullptr) return hipErrorNotSupported;
+    if (!validLaunchShape(grid, block, kMaxThreadsPerBlock) ||
+        sharedBytes > static_cast<unsigned>(kMaxSharedMemory)) {
+        return hipErrorInvalidValue;
+    }
+    const HostKernel* kernel = function->host;
+    if (kernel == nullptr) return hipErrorNotSupported;
+    Device& device = *g_devices[static_cast<size_t>(function->module->device)];
+    auto run = std::make_shared<KernelRun>();
+    const auto reaches = [&device, own = function->module->device](int other) {
+        std::lock_guard<std::mutex> lock(device.mutex);
+        return other == own || device.peers.count(other) > 0;
+    };
+    const std::string problem = packArguments(*kernel, params, g_memory, reaches, &run->arguments);
+    if (!problem.empty()) breach(kVendor, "%s: %s", caller, problem.c_str());
+    run->kernel = kernel;
+    run->fault = [&device] { device.sticky.store(hipErrorLaunchFailure); };
+    run->grid = grid;
+    run->block = block;
+    run->sharedBytes = sharedBytes;
+    *prepared = std::move(run);
+    return hipSuccess;
+}
+
+}  // namespace polyhal::doubles::hip
+
 extern "C" {
 
 // ---- Modules and kernels ----
@@ -71,31 +102,16 @@ hipError_t hipModuleLaunchKernel(hipFunction_t function, unsigned gridX, unsigne
     requireLive(__func__, stream, kStream);
     requireSameDevice(__func__, function->module->device, "the kernel", stream->device,
                       "the stream");
-    Device& device = *g_devices[static_cast<size_t>(stream->device)];
-    if (hipError_t sticky = device.sticky.load()) return sticky;
-    if (extra != nullptr) return hipErrorNotSupported;
-    if (gridX == 0 || gridY == 0 || gridZ == 0 || blockX == 0 || blockY == 0 || blockZ == 0 ||
-        uint64_t{blockX} * blockY * blockZ > kMaxThreadsPerBlock ||
-        sharedBytes > static_cast<unsigned>(kMaxSharedMemory)) {
-        return hipErrorInvalidValue;
+    if (hipError_t sticky = g_devices[static_cast<size_t>(stream->device)]->sticky.load()) {
+        return sticky;
     }
-    const HostKernel* kernel = function->host;
-    if (kernel == nullptr) return hipErrorNotSupported;
-    std::vector<std::vector<unsigned char>> arguments;
-    const auto reaches = [&device, own = stream->device](int other) {
-        std::lock_guard<std::mutex> lock(device.mutex);
-        return other == own || device.peers.count(other) > 0;
-    };
-    const std::string problem =
-        polyhal::doubles::packArguments(*kernel, params, g_memory, reaches, &arguments);
-    if (!problem.empty()) breach(kVendor, "hipModuleLaunchKernel: %s", problem.c_str());
-    const halDim3 grid{gridX, gridY, gridZ};
-    const halDim3 block{blockX, blockY, blockZ};
-    stream->timeline.submit([=, &device, arguments = std::move(arguments)] {
-        if (polyhal::doubles::runHostKernel(*kernel, grid, block, sharedBytes, arguments) != 0) {
-            device.sticky.store(hipErrorLaunchFailure);
-        }
-    });
+    std::shared_ptr<const KernelRun> run;
+    if (hipError_t prepared =
+            prepareLaunch(__func__, function, {gridX, gridY, gridZ}, {blockX, blockY, blockZ},
+                          sharedBytes, params, extra, &run)) {
+        return prepared;
+    }
+    stream->timeline.submit([run] { run->execute(); });
     return hipSuccess;
 }
 

@@ -10,6 +10,7 @@ namespace polyhal::doubles::hip {
 std::vector<std::unique_ptr<Device>>& g_devices = *new std::vector<std::unique_ptr<Device>>();
 AddressSpace& g_memory = *new AddressSpace();
 HandleRegistry& g_handles = *new HandleRegistry();
+std::atomic<uint64_t> g_graphLaunches{0};
 
 namespace {
 

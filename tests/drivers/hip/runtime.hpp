@@ -2,14 +2,17 @@
 // host engine (tests/drivers/common), with HIP's documented semantics; a breach of HIP's rules
 // ends the run with the rule named (rules.hpp). This header holds the runtime's objects, its
 // state and the checks every function makes; the functions are in runtime.cpp (initialisation,
-// errors), device.cpp, memory.cpp, stream.cpp (streams, callbacks, events) and module.cpp.
+// errors), device.cpp, memory.cpp, stream.cpp (streams, callbacks, events), module.cpp and
+// graph.cpp (graphs, user objects).
 //
 // Rules enforced: handles alive (not destroyed); a stream, an event and a kernel used together
 // belong to one device, and the calls that act on "the current device" (allocations, stream,
 // event and module creation) get the device the handle-less call means; no runtime call from a
 // stream callback; kernel parameters matching the kernel's declared parameters; a copy's
 // direction matching where its pointers lie; only interprocess events exported, and an imported
-// event not used once its exporter destroyed it. A memset of pageable host memory, an
+// event not used once its exporter destroyed it; graph nodes depending only on nodes of their
+// own graph; an executable launched only on a stream of its nodes' device; user objects not
+// released more often than referenced. A memset (or memset node) of pageable host memory, an
 // interprocess event without hipEventDisableTiming and a handle opened in its own process are
 // refused as the runtime refuses them.
 #ifndef POLYHAL_TESTS_DRIVERS_HIP_RUNTIME_HPP_
@@ -23,6 +26,8 @@
 #endif
 #include <hip/hip_runtime_api.h>
 
+#include "hip/user_objects.hpp"
+
 #include <atomic>
 #include <map>
 #include <memory>
@@ -32,6 +37,7 @@
 #include <vector>
 
 #include "address_space.hpp"
+#include "graph.hpp"
 #include "handles.hpp"
 #include "host_kernels.hpp"
 #include "ipc_events.hpp"
@@ -51,6 +57,14 @@ struct ihipEvent_t {
     std::shared_ptr<polyhal::doubles::Marker> last;
     // An interprocess event keeps its records here instead, shared with other processes.
     std::shared_ptr<polyhal::doubles::IpcEvent> shared;
+};
+
+struct ihipGraph {
+    polyhal::doubles::Graph graph;
+};
+
+struct hipGraphExec {
+    std::shared_ptr<polyhal::doubles::GraphExecutable> executable;
 };
 
 struct ihipModuleSymbol_t {
@@ -73,6 +87,9 @@ constexpr const char* kStream = "hipStream_t";
 constexpr const char* kEvent = "hipEvent_t";
 constexpr const char* kModule = "hipModule_t";
 constexpr const char* kFunction = "hipFunction_t";
+constexpr const char* kGraph = "hipGraph_t";
+constexpr const char* kGraphExec = "hipGraphExec_t";
+constexpr const char* kUserObject = "hipUserObject_t";
 constexpr int kLeastPriority = 0;
 constexpr int kGreatestPriority = -1;
 constexpr int kMaxThreadsPerBlock = 1024;
@@ -90,6 +107,8 @@ struct Device {
 extern std::vector<std::unique_ptr<Device>>& g_devices;
 extern AddressSpace& g_memory;
 extern HandleRegistry& g_handles;
+// hipGraphLaunch calls that succeeded (polyhalHipDoubleGraphLaunches).
+extern std::atomic<uint64_t> g_graphLaunches;
 
 // Every entry: not from a stream callback. HIP initialises itself on first use.
 void enter(const char* function);
@@ -100,6 +119,14 @@ void requireSameDevice(const char* function, int first, const char* firstWhat, i
                        const char* secondWhat);
 // Waits for every stream of `ordinal`, destroyed ones still draining included.
 hipError_t synchronizeDevice(int ordinal);
+
+// The checks hipModuleLaunchKernel and hipGraphAddKernelNode share; `caller` names the rule's
+// function.
+hipError_t prepareLaunch(const char* caller, hipFunction_t function, halDim3 grid, halDim3 block,
+                         unsigned sharedBytes, void** params, void** extra,
+                         std::shared_ptr<const KernelRun>* prepared);
+// Does a copy's direction match where its pointers lie?
+bool directionMatches(hipMemcpyKind kind, const Place& to, const Place& from);
 
 template <class T>
 T* requireLive(const char* function, T* handle, const char* kind) {

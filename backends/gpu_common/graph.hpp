@@ -1,0 +1,282 @@
+// Native graph entries: a captured graph as the vendor's own graph (cuGraph*, hipGraph*), one
+// node per operation, each depending on the one before, so that a launch is one
+// cuGraphLaunch/hipGraphLaunch. Where the vendor lacks a function graphs need, or cannot put an
+// operation into a graph as the eager call runs it, graphCreate declines with
+// HAL_ERROR_NOT_SUPPORTED and the reason, and the core replays the graph.
+#ifndef POLYHAL_BACKENDS_GPU_COMMON_GRAPH_HPP_
+#define POLYHAL_BACKENDS_GPU_COMMON_GRAPH_HPP_
+
+#include <cstddef>
+#include <memory>
+#include <new>
+
+#include "gpu_common/engine/current_device.hpp"
+#include "gpu_common/engine/graph_node.hpp"
+#include "gpu_common/engine/objects.hpp"
+#include "gpu_common/engine/vendor_call.hpp"
+#include "gpu_common/module.hpp"
+
+namespace polyhal::gpu {
+
+template <class Api>
+struct NativeGraph {
+    using Handle = halPluginGraph;
+    const Device<Api>* device;
+    typename Api::GraphExec native;
+};
+
+// The first of `functions` the vendor's library lacks, or nullptr.
+template <class... Fn>
+const char* firstMissing(const Symbol<Fn>&... functions) noexcept {
+    const char* missing = nullptr;
+    ((missing = missing == nullptr && functions.address == nullptr ? functions.name : missing),
+     ...);
+    return missing;
+}
+
+template <class Api>
+halError requireGraphFunctions() noexcept {
+    const auto& vendor = Api::symbols;
+    const char* missing =
+        firstMissing(vendor.graphCreate, vendor.graphDestroy, vendor.graphAddMemsetNode,
+                     vendor.graphAddMemcpyNode, vendor.graphAddKernelNode, vendor.graphAddHostNode,
+                     vendor.graphInstantiate, vendor.graphLaunch, vendor.graphExecDestroy,
+                     vendor.userObjectCreate, vendor.userObjectRelease,
+                     vendor.graphRetainUserObject, vendor.pointerGetAttribute);
+    if (missing == nullptr) return HAL_SUCCESS;
+    return plugin::fail(HAL_ERROR_NOT_SUPPORTED, "%s lacks %s (native graphs need %s)",
+                        Api::kLibraryDescription, missing, Api::kNativeGraphsSince);
+}
+
+// The description's release, called by the vendor when the user object that carries it loses its
+// last reference: the graph and every executable made from it are gone, and every launch has
+// completed. The vendor calls it on a thread of its own, where its API must not be called; the
+// core's release calls nothing of the plugin's. Disarmed (release = nullptr) when graphCreate
+// fails after the user object was made, since a failed create must not release.
+struct GraphRelease {
+    void (*release)(void*);
+    void* context;
+};
+
+inline void runGraphRelease(void* payload) noexcept {
+    const std::unique_ptr<GraphRelease> owned(static_cast<GraphRelease*>(payload));
+    if (owned->release != nullptr) owned->release(owned->context);
+}
+
+// The vendor graph under construction; destroyed with its nodes when the build ends, whether an
+// executable was made from it or not.
+template <class Api>
+class GraphBuilder {
+  public:
+    using Node = typename Api::GraphNode;
+
+    explicit GraphBuilder(const Device<Api>& device) : device_(device) {}
+    GraphBuilder(const GraphBuilder&) = delete;
+    GraphBuilder& operator=(const GraphBuilder&) = delete;
+    ~GraphBuilder() {
+        // Nothing to report a failure to: the build's own error, if any, is the one returned.
+        if (graph_ != nullptr) (void)Api::symbols.graphDestroy.address(graph_);
+    }
+
+    halError begin() noexcept { return call<Api>(Api::symbols.graphCreate, &graph_, 0u); }
+
+    // One node after the previous one, or declines the operation.
+    halError add(const halPluginGraphOp& op) noexcept {
+        Node node{};
+        if (halError error = addNode(op, &node)) return error;
+        previous_ = node;
+        hasPrevious_ = true;
+        return HAL_SUCCESS;
+    }
+
+    // Attaches the release to the graph, as a user object the graph and its executables hold,
+    // and instantiates it.
+    halError instantiate(const halPluginGraphDesc& desc, typename Api::GraphExec* exec) noexcept {
+        const auto& vendor = Api::symbols;
+        auto payload = std::unique_ptr<GraphRelease>(
+            new (std::nothrow) GraphRelease{desc.release, desc.releaseContext});
+        if (payload == nullptr) {
+            return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "no host memory for a graph's release");
+        }
+        typename Api::UserObject object{};
+        if (halError error = call<Api>(vendor.userObjectCreate, &object, payload.get(),
+                                       runGraphRelease, 1u, Api::kUserObjectNoDestructorSync)) {
+            return error;
+        }
+        GraphRelease* armed = payload.release();  // the user object's now
+        if (halError error = call<Api>(vendor.graphRetainUserObject, graph_, object, 1u,
+                                       Api::kGraphUserObjectMove)) {
+            armed->release = nullptr;
+            (void)vendor.userObjectRelease.address(object, 1u);
+            return error;
+        }
+        if (halError error = Api::instantiate(exec, graph_)) {
+            armed->release = nullptr;  // before the graph, and with it the object, goes
+            return error;
+        }
+        return HAL_SUCCESS;
+    }
+
+  private:
+    halError addNode(const halPluginGraphOp& op, Node* node) noexcept {
+        const NodeSite<Api> site{graph_, hasPrevious_ ? &previous_ : nullptr, device_.context};
+        switch (op.kind) {
+        case HAL_PLUGIN_GRAPH_OP_MEMSET: {
+            const auto& memset = op.params.memset;
+            if (halError error =
+                    requireKind(memset.dst, MemoryKind::kDevice, "a memset's destination")) {
+                return error;
+            }
+            return Api::addNode(site, MemsetRow{memset.dst, memset.value, memset.count}, node);
+        }
+        case HAL_PLUGIN_GRAPH_OP_COPY: {
+            const auto& copy = op.params.copy;
+            if (halError error = requirePageLockedHostEnds(copy.dst, copy.src, copy.kind)) {
+                return error;
+            }
+            return Api::addNode(
+                site,
+                CopyRows{copy.dst, copy.count, copy.src, copy.count, copy.count, 1, copy.kind},
+                node);
+        }
+        case HAL_PLUGIN_GRAPH_OP_COPY_3D: return addBox(op.params.copy3D, node);
+        case HAL_PLUGIN_GRAPH_OP_KERNEL: {
+            const auto& kernel = op.params.kernel;
+            if (halError error =
+                    checkLaunch<Api>(fromFunctionHandle<Api>(kernel.function),
+                                     kernel.dynamicSharedBytes, kernel.args, kernel.numArgs)) {
+                return error;
+            }
+            // The vendor copies the values when the node is added.
+            KernelParams params;
+            if (halError error = params.init(kernel.args, kernel.numArgs)) return error;
+            return Api::addNode(site,
+                                KernelLaunch{kernel.function, kernel.grid, kernel.block,
+                                             kernel.dynamicSharedBytes, params.get()},
+                                node);
+        }
+        case HAL_PLUGIN_GRAPH_OP_HOST_FUNCTION: {
+            typename Api::HostNodeParams params{};
+            params.fn = op.params.hostFunction.fn;
+            params.userData = op.params.hostFunction.userData;
+            return call<Api>(Api::symbols.graphAddHostNode, node, graph_, site.after,
+                             site.dependencies(), &params);
+        }
+        default: break;
+        }
+        return plugin::fail(HAL_ERROR_NOT_SUPPORTED, "graph operation kind %u is unknown",
+                            static_cast<unsigned>(op.kind));
+    }
+
+    // One 2-D copy node per slice, each after the one before, as memcpy3DAsync copies a box: the
+    // vendors' 3-D copies want a slice pitch that is a whole number of rows.
+    halError addBox(const halMemcpy3DParams& box, Node* node) noexcept {
+        if (halError error = requirePageLockedHostEnds(box.dst, box.src, box.kind)) return error;
+        auto* dst = static_cast<unsigned char*>(box.dst);
+        const auto* src = static_cast<const unsigned char*>(box.src);
+        for (size_t slice = 0; slice < box.depth; ++slice) {
+            if (slice > 0) {
+                previous_ = *node;
+                hasPrevious_ = true;
+            }
+            const NodeSite<Api> site{graph_, hasPrevious_ ? &previous_ : nullptr, device_.context};
+            const CopyRows rows{dst + slice * box.dstSlicePitch,
+                                box.dstPitch,
+                                src + slice * box.srcSlicePitch,
+                                box.srcPitch,
+                                box.width,
+                                box.height,
+                                box.kind};
+            if (halError error = Api::addNode(site, rows, node)) return error;
+        }
+        return HAL_SUCCESS;
+    }
+
+    // A copy node reads and writes its host ends when it runs, with none of the staging and
+    // waiting the eager copy does for pageable memory: only page-locked host memory is put into
+    // a graph.
+    halError requirePageLockedHostEnds(const void* dst, const void* src,
+                                       halMemcpyKind kind) noexcept {
+        const bool hostSource =
+            kind == HAL_MEMCPY_HOST_TO_DEVICE || kind == HAL_MEMCPY_HOST_TO_HOST;
+        const bool hostTarget =
+            kind == HAL_MEMCPY_DEVICE_TO_HOST || kind == HAL_MEMCPY_HOST_TO_HOST;
+        if (hostSource) {
+            if (halError error = requireKind(src, MemoryKind::kPageLocked, "a copy's source")) {
+                return error;
+            }
+        }
+        if (hostTarget) {
+            return requireKind(dst, MemoryKind::kPageLocked, "a copy's destination");
+        }
+        return HAL_SUCCESS;
+    }
+
+    halError requireKind(const void* pointer, MemoryKind wanted, const char* what) noexcept {
+        MemoryKind kind{};
+        if (halError error = Api::memoryKind(pointer, &kind)) return error;
+        if (kind == wanted) return HAL_SUCCESS;
+        return plugin::fail(HAL_ERROR_NOT_SUPPORTED,
+                            "%s (%p) is %s; a %s graph takes only %s there", what, pointer,
+                            describe(kind), Api::kName, describe(wanted));
+    }
+
+    const Device<Api>& device_;
+    typename Api::Graph graph_{};
+    Node previous_{};
+    bool hasPrevious_ = false;
+};
+
+// Declines, with the reason, what the vendor cannot run as the eager calls would: the core then
+// replays the graph. A failure part-way destroys the vendor graph and everything in it.
+template <class Api>
+halError graphCreate(halPluginDevice deviceHandle, const halPluginGraphDesc* desc,
+                     halPluginGraph* handle) noexcept {
+    const Device<Api>* device = &plugin::fromHandle<Device<Api>>(deviceHandle);
+    if (desc->size < offsetof(halPluginGraphDesc, opSize) + sizeof desc->opSize ||
+        desc->opSize < sizeof(halPluginGraphOp)) {
+        return plugin::fail(HAL_ERROR_NOT_SUPPORTED,
+                            "the graph's description is older than this backend's");
+    }
+    if (halError error = requireGraphFunctions<Api>()) return error;
+    auto graph = std::unique_ptr<NativeGraph<Api>>(new (std::nothrow) NativeGraph<Api>{device, {}});
+    if (graph == nullptr) {
+        return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "no host memory for a graph");
+    }
+    const CurrentDevice<Api> current(*device);
+    if (halError error = current.error()) return error;
+    GraphBuilder<Api> builder(*device);
+    if (halError error = builder.begin()) return error;
+    const auto* ops = reinterpret_cast<const unsigned char*>(desc->ops);
+    for (uint32_t i = 0; i < desc->numOps; ++i) {
+        const auto& op = *reinterpret_cast<const halPluginGraphOp*>(ops + i * desc->opSize);
+        if (halError error = builder.add(op)) return error;
+    }
+    if (halError error = builder.instantiate(*desc, &graph->native)) return error;
+    *handle = plugin::toHandle(graph.release());
+    return HAL_SUCCESS;
+}
+
+template <class Api>
+halError graphLaunch(halPluginGraph graphHandle, halPluginStream streamHandle) noexcept {
+    const NativeGraph<Api>& graph = plugin::fromHandle<NativeGraph<Api>>(graphHandle);
+    const Stream<Api>& stream = plugin::fromHandle<Stream<Api>>(streamHandle);
+    const CurrentDevice<Api> current(*stream.device);
+    if (halError error = current.error()) return error;
+    return call<Api>(Api::symbols.graphLaunch, graph.native, stream.native);
+}
+
+// The vendor frees the executable once its pending launches complete, and with it drops the last
+// reference to the release's user object: the call does not wait. It needs no current device, so
+// the executable goes even when the device cannot be made current.
+template <class Api>
+halError graphDestroy(halPluginGraph handle) noexcept {
+    std::unique_ptr<NativeGraph<Api>> graph(&plugin::fromHandle<NativeGraph<Api>>(handle));
+    const CurrentDevice<Api> current(*graph->device);
+    const halError destroyed = call<Api>(Api::symbols.graphExecDestroy, graph->native);
+    return current.error() != HAL_SUCCESS ? current.error() : destroyed;
+}
+
+}  // namespace polyhal::gpu
+
+#endif  // POLYHAL_BACKENDS_GPU_COMMON_GRAPH_HPP_

@@ -28,7 +28,9 @@ enum class ReusePath : uint8_t { SameStream, ProvenOrder, ObservedComplete };
 
 struct Segment;
 
-struct Block {
+// 128 bytes, aligned to a cache line: a record is two lines, the first with its address, size
+// and links, the second with its state, owner and uses, never three.
+struct alignas(64) Block {
     uintptr_t address = 0;
     size_t size = 0;
     // Live: bytes the caller asked for. Atomic because the same-stream fast path sets it under
@@ -46,7 +48,7 @@ struct Block {
     // Ready: what justifies the owner's own reuse.
     ReusePath readiness = ReusePath::SameStream;
     // The same-stream fast path's flags (with `home` below), beside the other small fields so
-    // that a record stays two cache lines. Live to the pool but freed by the program: parked in
+    // that a record stays within two lines. Live to the pool but freed by the program: parked in
     // its home's cache.
     std::atomic<bool> parked{false};
     // Another stream used the block while it was home to a stream: only the pool may free it.

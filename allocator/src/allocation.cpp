@@ -41,7 +41,10 @@ halError DevicePool::Impl::allocate(size_t size, Stream* stream, void** ptr) {
     const size_t rounded = layout::roundRequest(size);
     const bool small = layout::isSmall(rounded);
     // 0: a block of exactly this size that the stream itself freed, without the pool lock.
-    if (small && allocateParked(rounded, size, stream, ptr)) return HAL_SUCCESS;
+    if (small && stream->cache.mayHoldParked(rounded) &&
+        allocateParked(rounded, size, stream, ptr)) {
+        return HAL_SUCCESS;
+    }
     Policy rules;
     std::vector<Use> blocked;
     {
@@ -171,9 +174,9 @@ void* DevicePool::Impl::carve(Block* block, size_t rounded, size_t requested, St
     }
     block->state = BlockState::Live;
     block->requested.store(requested, std::memory_order_relaxed);
-    block->foreignUse.store(false, std::memory_order_relaxed);
-    block->parkedAt = 0;
-    list(block, stream);
+    if (!block->segment->small || !stream->cache.mayList() || !list(block, stream)) {
+        live_.insert(block->address, block);
+    }
     block->owner = nullptr;
     block->uses.clear();
     // The allocation is ordered on `stream` only: earlier uses of this memory are ordered

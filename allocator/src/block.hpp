@@ -28,7 +28,9 @@ enum class ReusePath : uint8_t { SameStream, ProvenOrder, ObservedComplete };
 
 struct Segment;
 
-struct Block {
+// 128 bytes, aligned to a cache line: a record is two lines, the first with its address, size
+// and links, the second with its state, owner and uses, never three.
+struct alignas(64) Block {
     uintptr_t address = 0;
     size_t size = 0;
     // Live: bytes the caller asked for. Atomic because the same-stream fast path sets it under
@@ -43,14 +45,20 @@ struct Block {
 
     BlockState state = BlockState::Ready;
     bool awaitingCoalesce = false;  // listed in the pool's coalescing queue
+    // Ready: what justifies the owner's own reuse.
+    ReusePath readiness = ReusePath::SameStream;
+    // The same-stream fast path's flags (with `home` below), beside the other small fields so
+    // that a record stays within two lines. Live to the pool but freed by the program: parked in
+    // its home's cache.
+    std::atomic<bool> parked{false};
+    // Another stream used the block while it was home to a stream: only the pool may free it.
+    std::atomic<bool> foreignUse{false};
     // Ready and Pending: the stream the block was freed on, whose bins hold it once Ready.
     Stream* owner = nullptr;
     // Ready: every use is ordered before operation `readyTicket` of the owner or has finished,
     // so a stream ordered after that operation (or the host having seen it finish) may reuse
     // the block. 0 for memory nothing has used.
     uint64_t readyTicket = 0;
-    // Ready: what justifies the owner's own reuse.
-    ReusePath readiness = ReusePath::SameStream;
     // Live: uses seen so far, at most one entry per stream (the highest ticket). Pending: the
     // sealed set, the owner's free point included. Ready: unused (readyTicket summarises it).
     std::vector<Use> uses;
@@ -59,10 +67,6 @@ struct Block {
     // a stream is `home` to it: listed in that stream's cache, which may take it back when the
     // stream frees it. `home` changes only under both the pool lock and the home's cache lock.
     Stream* home = nullptr;
-    // Live to the pool but freed by the program: parked in its home's cache.
-    std::atomic<bool> parked{false};
-    // Another stream used the block while it was home to a stream: only the pool may free it.
-    std::atomic<bool> foreignUse{false};
     uint64_t parkedAt = 0;  // parked: the home's ticket at the free (guarded by its cache lock)
 
     uintptr_t end() const { return address + size; }

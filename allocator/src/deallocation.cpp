@@ -27,7 +27,7 @@ Block* DevicePool::Impl::lookup(uintptr_t address) const {
 
 halError DevicePool::Impl::free(void* ptr, Stream* stream) {
     const uintptr_t address = reinterpret_cast<uintptr_t>(ptr);
-    if (park(address, stream)) return HAL_SUCCESS;
+    if (stream->cache.mayHoldListed(address) && park(address, stream)) return HAL_SUCCESS;
     std::vector<Use> markers;
     char message[200];
     {
@@ -64,15 +64,6 @@ halError DevicePool::Impl::free(void* ptr, Stream* stream) {
     }
     if (!markers.empty()) ensureMarkers(markers);
     return HAL_SUCCESS;
-}
-
-void DevicePool::Impl::release(Block* block, Stream* stream, uint64_t ticket,
-                               std::vector<Use>* markers) {
-    block->addUse(stream, ticket);
-    block->owner = stream;
-    stats_.bytesInUse -= block->size;
-    stats_.bytesCached += block->size;
-    classify(block, policy(), markers);
 }
 
 void DevicePool::Impl::recordUses(const void* const* ptrs, size_t count, Stream* stream,

@@ -99,15 +99,23 @@ class DevicePool::Impl {
     std::string outOfMemoryMessage(size_t size) const;
 
     // ---- same_stream.cpp: the fast path, under the stream's cache lock alone. Each returns
-    // false where the pool must decide (then under its lock).
+    // false where the pool must decide (then under its lock). The callers ask the cache's
+    // lock-free hints first (mayHoldParked, mayHoldListed), inline: a stream whose sizes vary
+    // pays for no call.
     bool allocateParked(size_t rounded, size_t requested, Stream* stream, void** ptr);
     bool park(uintptr_t address, Stream* stream);
-    // Pool lock held: files a block just carved for `stream` as live, in the stream's cache
-    // where it may be taken back, or else in the pool's index.
-    void list(Block* block, Stream* stream);
+    // Pool lock held, the stream's cache listing (mayList): lists a block just carved for
+    // `stream` in the stream's cache, where it may be taken back; false where the credit
+    // says no (the caller files it in the pool's index).
+    bool list(Block* block, Stream* stream);
     // Pool lock held: gives the parked blocks of every stream (or of one) back to the pool as
-    // frees at the tickets they were freed at.
-    void unparkAll(std::vector<Use>* markers);
+    // frees at the tickets they were freed at. unparkAll looks only where a park was announced
+    // since its last pass, and at nothing while no stream parked (a park racing with this
+    // relaxed read leaves the flag set for the next pass).
+    void unparkAll(std::vector<Use>* markers) {
+        if (anyParked_.load(std::memory_order_relaxed)) unparkAnnounced(markers);
+    }
+    void unparkAnnounced(std::vector<Use>* markers);
     void unparkStream(Stream* stream, std::vector<Use>* markers);
     void releaseParked(Block* block, Stream* home, std::vector<Use>* markers);
     // Pool lock held: the live block at exactly `address` that a stream's cache lists, taken
@@ -117,7 +125,13 @@ class DevicePool::Impl {
     // ---- deallocation.cpp (pool lock held)
     Block* lookup(uintptr_t address) const;
     // The common part of every free: `stream` frees `block` after its operation `ticket`.
-    void release(Block* block, Stream* stream, uint64_t ticket, std::vector<Use>* markers);
+    void release(Block* block, Stream* stream, uint64_t ticket, std::vector<Use>* markers) {
+        block->addUse(stream, ticket);
+        block->owner = stream;
+        stats_.bytesInUse -= block->size;
+        stats_.bytesCached += block->size;
+        classify(block, policy(), markers);
+    }
     // Files a free block whose owner and uses are set: Ready in the owner's bins, or Pending.
     // Appends to `markers` the foreign uses a pool event should observe.
     void classify(Block* block, Policy policy, std::vector<Use>* markers);
@@ -180,6 +194,9 @@ class DevicePool::Impl {
     std::atomic<uintptr_t> lowest_{~uintptr_t{0}};
     std::atomic<uintptr_t> highest_{0};
     std::atomic<size_t> outstandingMarkers_{0};
+    // Set by the first park of a stream since unparkAll's last pass, cleared by the pass: a
+    // stream parking and taking back in turn writes it once (StreamCache::announce).
+    std::atomic<bool> anyParked_{false};
     // Counts advances of any stream's completed ticket.
     std::atomic<uint64_t> completionEpoch_{0};
 };

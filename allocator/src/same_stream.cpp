@@ -8,7 +8,6 @@ namespace polyhal::allocator {
 bool DevicePool::Impl::allocateParked(size_t rounded, size_t requested, Stream* stream,
                                       void** ptr) {
     StreamCache& cache = stream->cache;
-    if (!cache.mayHoldParked(rounded)) return false;
     Block* block;
     {
         std::lock_guard<SpinLock> lock(cache.lock);
@@ -34,7 +33,6 @@ bool DevicePool::Impl::allocateParked(size_t rounded, size_t requested, Stream* 
 
 bool DevicePool::Impl::park(uintptr_t address, Stream* stream) {
     StreamCache& cache = stream->cache;
-    if (!cache.mayHoldListed(address)) return false;
     std::lock_guard<SpinLock> lock(cache.lock);
     Block* block = cache.live.find(address);
     if (block == nullptr || block->foreignUse.load(std::memory_order_acquire) ||
@@ -43,27 +41,29 @@ bool DevicePool::Impl::park(uintptr_t address, Stream* stream) {
     }
     block->parked.store(true, std::memory_order_release);
     cache.park(block, stream->submitted.load(std::memory_order_acquire));
+    if (cache.announce()) anyParked_.store(true);
     return true;
 }
 
-void DevicePool::Impl::list(Block* block, Stream* stream) {
-    if (block->segment->small && stream->cache.mayList()) {
-        std::lock_guard<SpinLock> lock(stream->cache.lock);
-        if (stream->cache.list(block)) {
-            block->home = stream;
-            return;
-        }
-    }
-    live_.insert(block->address, block);
+bool DevicePool::Impl::list(Block* block, Stream* stream) {
+    std::lock_guard<SpinLock> lock(stream->cache.lock);
+    if (!stream->cache.list(block)) return false;
+    // What an earlier life of the block may have left (only a listed block's are read).
+    block->foreignUse.store(false, std::memory_order_relaxed);
+    block->parkedAt = 0;
+    block->home = stream;
+    return true;
 }
 
-void DevicePool::Impl::unparkAll(std::vector<Use>* markers) {
-    for (const auto& stream : streams_) unparkStream(stream.get(), markers);
+void DevicePool::Impl::unparkAnnounced(std::vector<Use>* markers) {
+    anyParked_.store(false);
+    for (const auto& stream : streams_) {
+        if (stream->cache.announced()) unparkStream(stream.get(), markers);
+    }
 }
 
 void DevicePool::Impl::unparkStream(Stream* stream, std::vector<Use>* markers) {
     StreamCache& cache = stream->cache;
-    if (!cache.hasParked()) return;
     // Released after the cache lock: releasing takes the stream's clock lock.
     std::vector<Block*>& blocks = unparked_;
     {

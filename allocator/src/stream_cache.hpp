@@ -72,7 +72,7 @@ class StreamCache {
     }
     // Whether a block of exactly `rounded` bytes may be parked, before taking the lock.
     bool mayHoldParked(size_t rounded) const {
-        if (!layout::isSmall(rounded)) return false;
+        if (!hasParked() || !layout::isSmall(rounded)) return false;
         const size_t cls = classOf(rounded);
         return (occupied_[cls / 64].load(std::memory_order_relaxed) >> (cls % 64)) & 1;
     }
@@ -123,10 +123,26 @@ class StreamCache {
         refreshHints();
     }
 
+    // ---- Whether the pool must look here for parked blocks. The first park since the pool last
+    // looked announces the stream: it sets `announced` and then the pool's flag, both seq_cst;
+    // the pool clears its flag (seq_cst) before it reads `announced` of each stream. So a
+    // parked block is always in an announced stream while the flag is set, or in one the pool
+    // is about to look at, and a pool that finds the flag clear skips every stream.
+
+    // Under the lock, after park(): whether this park must raise the pool's flag.
+    bool announce() {
+        if (announced_.load(std::memory_order_relaxed)) return false;
+        announced_.store(true);
+        return true;
+    }
+    // Without the lock, while the pool clears its flag.
+    bool announced() const { return announced_.load(); }
+
     // Under the lock: unparks every block, calling `release(block)` for each, all given back
-    // unused.
+    // unused; the stream is no longer announced.
     template <typename Release>
     void unparkAll(Release release) {
+        announced_.store(false, std::memory_order_relaxed);
         if (!hasParked()) return;
         for (uint64_t words = summary_; words != 0; words &= words - 1) {
             const size_t word = static_cast<size_t>(__builtin_ctzll(words));
@@ -153,6 +169,7 @@ class StreamCache {
     // Under the lock: forgets every block (the pool is being reset).
     void clear() {
         live.clear();
+        announced_.store(false, std::memory_order_relaxed);
         for (auto& slot : hints_) slot.store(0, std::memory_order_relaxed);
         heads_.reset();
         for (auto& word : occupied_) word.store(0, std::memory_order_relaxed);
@@ -212,6 +229,7 @@ class StreamCache {
     // Hints for the paths that may skip the lock, written under it.
     std::atomic<size_t> parkedBytes_{0};
     std::atomic<bool> listing_{true};
+    std::atomic<bool> announced_{false};
     // The address of a listed block, by a hash of it: lets a free of an unlisted block skip
     // the lock. Written under it.
     std::atomic<uintptr_t> hints_[size_t{1} << kHintBits] = {};

@@ -233,3 +233,82 @@ TEST_CASE("a stream whose parked blocks keep going back unused stops parking for
     const PoolStats stats = h.pool.stats();
     CHECK(stats.newSegments == 1);
 }
+
+// The pool skips streams that announced no park since its last pass: a stream must announce
+// again after each pass, including one that found only a block it had taken back already.
+TEST_CASE("every allocation that misses the fast path finds what was parked since the last",
+          "[same-stream]") {
+    PoolHarness h;
+    TestStream s0 = h.stream();
+    TestStream s1 = h.stream();
+    StreamCache& cache0 = s0.pool->cache;
+    StreamCache& cache1 = s1.pool->cache;
+    for (int round = 0; round < 4; ++round) {
+        INFO("round " << round);
+        // s0 parks a block and takes it back: announced, nothing parked when s1 passes.
+        void* a = h.allocate(4 * kKiB, s0);
+        REQUIRE(h.free(a, s0) == HAL_SUCCESS);
+        REQUIRE(h.allocate(4 * kKiB, s0) == a);
+        void* passing = h.allocate(32 * kKiB, s1);
+        void* b = h.allocate(8 * kKiB, s1);
+        REQUIRE(passing != nullptr);
+        REQUIRE(b != nullptr);
+        // Parked again after those passes, and on s1 too: the next miss gives both back.
+        REQUIRE(h.free(a, s0) == HAL_SUCCESS);
+        REQUIRE(h.free(b, s1) == HAL_SUCCESS);
+        REQUIRE(cache0.parkedBytes() == 4 * kKiB);
+        REQUIRE(cache1.parkedBytes() == 8 * kKiB);
+        void* other = h.allocate(16 * kKiB, s1);
+        CHECK(cache0.parkedBytes() == 0);
+        CHECK(cache1.parkedBytes() == 0);
+        // The most ever in use: `passing` and `other`; a missed parked block would count.
+        CHECK(h.pool.stats().peakBytesInUse == 48 * kKiB);
+        REQUIRE(h.free(other, s1) == HAL_SUCCESS);
+        REQUIRE(h.free(passing, s1) == HAL_SUCCESS);
+    }
+    CHECK(h.pool.stats().newSegments == 1);
+}
+
+TEST_CASE("parks racing with other streams' passes are all found by the next miss",
+          "[same-stream][threads]") {
+    constexpr int kParkers = 2;
+    constexpr int kPasses = 200;
+    PoolHarness h(256 * kMiB);
+    TestStream passer = h.stream();
+    std::vector<TestStream> parkers;
+    for (int i = 0; i < kParkers; ++i) parkers.push_back(h.stream());
+    std::atomic<int> failures{0};
+    std::atomic<bool> stop{false};
+    std::atomic<long> rounds{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kParkers; ++t) {
+        threads.emplace_back([&, t] {
+            while (!stop.load()) {
+                void* ptr = nullptr;
+                if (h.pool.allocate((1 + t) * kKiB, parkers[t].pool, &ptr) != HAL_SUCCESS ||
+                    h.pool.free(ptr, parkers[t].pool) != HAL_SUCCESS) {
+                    ++failures;
+                }
+                ++rounds;
+            }
+        });
+    }
+    // Large blocks (never parked, so this stream announces nothing itself) on another stream:
+    // each allocation misses the fast path and looks over the parkers.
+    for (int pass = 0; pass < kPasses; ++pass) {
+        // Parkers parked since the last pass.
+        const long seen = rounds.load();
+        while (rounds.load() == seen) std::this_thread::yield();
+        void* ptr = h.allocate(4 * kMiB, passer);
+        if (ptr == nullptr || h.free(ptr, passer) != HAL_SUCCESS) ++failures;
+    }
+    stop = true;
+    for (std::thread& thread : threads) thread.join();
+    CHECK(failures.load() == 0);
+    // Whatever the parkers parked last, whichever pass it raced with, the next miss finds it.
+    void* last = h.allocate(4 * kMiB, passer);
+    REQUIRE(last != nullptr);
+    for (const TestStream& parker : parkers) CHECK(parker.pool->cache.parkedBytes() == 0);
+    CHECK(h.pool.stats().bytesInUse == 4 * kMiB);
+    REQUIRE(h.free(last, passer) == HAL_SUCCESS);
+}

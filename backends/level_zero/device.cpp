@@ -91,13 +91,6 @@ halError deviceOpen(int ordinal, halPluginDevice* device) {
 void deviceClose(halPluginDevice handle) {
     Device* device = &plugin::fromHandle<Device>(handle);
     reapRetiredStreams(*device, true);
-    // Idle now: the streams' host-function threads, which submit graphs, waited for their work.
-    if (device->graphQueue != nullptr) {
-        const ze_result_t result = ze.zeCommandQueueDestroy.address(device->graphQueue);
-        if (result != ZE_RESULT_SUCCESS) {
-            plugin::log(HAL_LOG_WARN, "zeCommandQueueDestroy: %s", resultName(result));
-        }
-    }
     delete device;
 }
 

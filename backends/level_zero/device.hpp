@@ -39,11 +39,6 @@ class Device {
     // and be reached: copies between them are one zeCommandListAppendMemoryCopy.
     bool peerCopy = false;
 
-    // The compute command queue that executes graphs' command lists (graph.cpp), created on
-    // first use and destroyed with the device.
-    std::mutex graphQueueMutex;
-    ze_command_queue_handle_t graphQueue = nullptr;
-
     // Streams not yet destroyed, and destroyed streams whose work has not finished yet (their
     // command lists may only be destroyed once idle). Both guarded by streamsMutex.
     std::mutex streamsMutex;

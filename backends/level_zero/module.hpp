@@ -3,7 +3,6 @@
 #define POLYHAL_BACKENDS_LEVEL_ZERO_MODULE_HPP_
 
 #include <level_zero/ze_api.h>
-#include <polyhal/hal.h>
 #include <polyhal/plugin.h>
 
 #include <cstdint>
@@ -36,13 +35,6 @@ class Module {
     std::mutex functionsMutex;
     std::map<std::string, std::unique_ptr<Function>> functions;
 };
-
-// Sets `function`'s group size and arguments for the launch appended next (Level Zero reads them
-// when the launch is appended, eager or into a graph's command list). The caller holds
-// function.launchMutex until it has appended. The arguments must match the kernel's parameters,
-// with the local pointer for dynamic shared memory last when dynamicSharedBytes > 0.
-halError setLaunchArguments(Function& function, halDim3 block, size_t dynamicSharedBytes,
-                            const halKernelArg* args, uint32_t numArgs);
 
 }  // namespace polyhal::level_zero
 

@@ -150,15 +150,6 @@ halError Stream::waitFor(const SlotRef& slot) {
     return HAL_SUCCESS;
 }
 
-halError Stream::signalHostStepLocked(const SlotRef& started) {
-    if (halError error = joinCopiesLocked(); error != HAL_SUCCESS) return error;
-    if (!hostFuncs_) hostFuncs_ = std::make_unique<HostFuncThread>(this);
-    POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendBarrier, list_, started->event, 0, nullptr);
-    started->submitted = true;
-    ordered_ = true;
-    return HAL_SUCCESS;
-}
-
 halError Stream::launchHostFunc(HostFuncCall call) {
     const SlotRef started = call.started;
     const SlotRef finished = call.finished;
@@ -171,7 +162,11 @@ halError Stream::launchHostFunc(HostFuncCall call) {
     finished->addWaitAcknowledgement(acknowledgement);
 
     std::lock_guard<std::mutex> lock(mutex_);
-    if (halError error = signalHostStepLocked(started); error != HAL_SUCCESS) return error;
+    if (halError error = joinCopiesLocked(); error != HAL_SUCCESS) return error;
+    if (!hostFuncs_) hostFuncs_ = std::make_unique<HostFuncThread>(this);
+    POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendBarrier, list_, started->event, 0, nullptr);
+    started->submitted = true;
+    ordered_ = true;
     POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendBarrier, list_, acknowledgement->event, 1,
                                &finished->event);
     acknowledgement->submitted = true;
@@ -179,27 +174,6 @@ halError Stream::launchHostFunc(HostFuncCall call) {
     // The host-function thread signals `finished` from the host: the slot must be reset before
     // its next use like any other signalled slot.
     finished->submitted = true;
-    hostFuncs_->submit(&calls);
-    return HAL_SUCCESS;
-}
-
-halError Stream::launchRegularList(HostFuncCall call) {
-    const SlotRef started = call.started;
-    const SlotRef finished = call.finished;
-    ze_event_handle_t end = call.execution.end;
-    std::list<HostFuncCall> calls;
-    calls.push_back(std::move(call));
-
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (halError error = signalHostStepLocked(started); error != HAL_SUCCESS) return error;
-    // `end` belongs to the graph, not to the slot pool: the graph keeps it until its launches
-    // have finished (`finished`), so the wait needs no acknowledgement. Reset on the device
-    // once waited for, before the next launch can be submitted, which waits for `finished`.
-    POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendBarrier, list_, nullptr, 1, &end);
-    POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendEventReset, list_, end);
-    POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendBarrier, list_, finished->event, 0, nullptr);
-    finished->submitted = true;
-    ++appended_;
     hostFuncs_->submit(&calls);
     return HAL_SUCCESS;
 }

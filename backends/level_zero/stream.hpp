@@ -68,10 +68,6 @@ class Stream {
     halError waitFor(const SlotRef& slot);
     // Runs `call` on this stream's host-function thread in stream order.
     halError launchHostFunc(HostFuncCall call);
-    // Runs call.execution's regular command list in stream order: it is executed once the work
-    // appended before has finished, and later work waits for call.execution.end, which the
-    // stream then resets on the device, before it signals call.finished.
-    halError launchRegularList(HostFuncCall call);
 
     // HAL_SUCCESS when everything appended has finished, HAL_ERROR_NOT_READY otherwise, or an
     // asynchronous failure (reported once).
@@ -90,9 +86,6 @@ class Stream {
 
   private:
     halError orderAfterPriorCommandsLocked();
-    // Starts the host-function thread if need be and appends a barrier that signals `started`
-    // once everything appended so far (copies included) has finished.
-    halError signalHostStepLocked(const SlotRef& started);
     // Makes later work of list_ wait for the copies appended so far.
     halError joinCopiesLocked();
     halError copyListLocked(ze_command_list_handle_t* list);

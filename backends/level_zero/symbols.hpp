@@ -25,19 +25,13 @@
     X(zeContextCreate,                        zeContextCreate)                            \
     X(zeContextDestroy,                       zeContextDestroy)                           \
     X(zeCommandListCreateImmediate,           zeCommandListCreateImmediate)               \
-    X(zeCommandListCreate,                    zeCommandListCreate)                        \
-    X(zeCommandListClose,                     zeCommandListClose)                         \
     X(zeCommandListDestroy,                   zeCommandListDestroy)                       \
     X(zeCommandListAppendBarrier,             zeCommandListAppendBarrier)                 \
-    X(zeCommandListAppendEventReset,          zeCommandListAppendEventReset)              \
     X(zeCommandListAppendMemoryCopy,          zeCommandListAppendMemoryCopy)              \
     X(zeCommandListAppendMemoryCopyRegion,    zeCommandListAppendMemoryCopyRegion)        \
     X(zeCommandListAppendMemoryFill,          zeCommandListAppendMemoryFill)              \
     X(zeCommandListAppendLaunchKernel,        zeCommandListAppendLaunchKernel)            \
     X(zeCommandListAppendWriteGlobalTimestamp, zeCommandListAppendWriteGlobalTimestamp)   \
-    X(zeCommandQueueCreate,                   zeCommandQueueCreate)                       \
-    X(zeCommandQueueDestroy,                  zeCommandQueueDestroy)                      \
-    X(zeCommandQueueExecuteCommandLists,      zeCommandQueueExecuteCommandLists)          \
     X(zeEventPoolCreate,                      zeEventPoolCreate)                          \
     X(zeEventPoolDestroy,                     zeEventPoolDestroy)                         \
     X(zeEventCreate,                          zeEventCreate)                              \

@@ -1,8 +1,6 @@
 // A stream's host-function thread.
 #include "engine/host_func.hpp"
 
-#include <polyhal/plugin_support.hpp>
-
 #include <cstdio>
 
 #include "engine/host_wait.hpp"
@@ -48,7 +46,6 @@ void HostFuncThread::execute(const HostFuncCall& call) noexcept {
     char message[256];
     // The earlier work may take long: wait without occupying a core.
     const ze_result_t waited = waitSleeping(call.started->event);
-    if (call.fn == nullptr) return launch(call, waited);
     if (waited == ZE_RESULT_SUCCESS) {
         call.fn(call.userData);
     } else {
@@ -64,31 +61,6 @@ void HostFuncThread::execute(const HostFuncCall& call) noexcept {
                       resultName(signalled), resultDescription(signalled));
         stream_->setAsyncError(toHalError(signalled), message);
     }
-}
-
-void HostFuncThread::launch(const HostFuncCall& call, ze_result_t waited) noexcept {
-    const ListExecution& execution = call.execution;
-    ze_result_t result = waited;
-    const char* step = "zeEventQueryStatus";  // the stream failed before the graph could run
-    if (result == ZE_RESULT_SUCCESS) {
-        ze_command_list_handle_t list = execution.list;
-        result = ze.zeCommandQueueExecuteCommandLists.address(execution.queue, 1, &list, nullptr);
-        step = "zeCommandQueueExecuteCommandLists";
-    }
-    if (result != ZE_RESULT_SUCCESS) {
-        char message[256];
-        std::snprintf(message, sizeof message, "a graph was not launched: %s: %s (%s)", step,
-                      resultName(result), resultDescription(result));
-        stream_->setAsyncError(toHalError(result), message);
-        const ze_result_t signalled = ze.zeEventHostSignal.address(execution.end);
-        if (signalled != ZE_RESULT_SUCCESS) {
-            plugin::log(HAL_LOG_WARN, "after a graph not launched: zeEventHostSignal: %s",
-                        resultName(signalled));
-        }
-    }
-    // The list (`owner`) is let go only once it has run and the stream has reset its end event. A
-    // failure of this wait is the stream's to report, when it is synchronised.
-    waitSleeping(call.finished->event);
 }
 
 }  // namespace polyhal::level_zero

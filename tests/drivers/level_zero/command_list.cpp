@@ -1,12 +1,9 @@
-// Command lists. An immediate list runs its commands on a thread of its own, asynchronously to
-// the caller, in order across barriers and in reverse order between them (see run()). A regular
-// list records them until it is closed; a command queue runs them (command_queue.cpp).
+// Immediate command lists: each runs its commands on a thread of its own, asynchronously to the
+// caller, in order across barriers and in reverse order between them (see run()).
 //
 // Rules: a command list is used from one thread at a time, only with events and memory of its
 // own context, and destroyed only once its commands have finished; memory a command uses is not
-// freed before the command has run. A regular list is not appended to once closed, and is reset
-// or destroyed only when no execution of it is pending; closing and resetting are for regular
-// lists only.
+// freed before the command has run.
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -81,19 +78,9 @@ void run(ze_command_list_handle_t list) {
         }
         lock.lock();
         for (const Command& command : batch) {
-            if (command.work && command.reset == nullptr) ++commandsRunOn[list->ordinal];
+            if (command.work) ++commandsRunOn[list->ordinal];
             for (uintptr_t base : command.uses) --shared.allocations.at(base).pendingUses;
             --list->inFlight;
-            if (command.endsExecutionOf != nullptr) --command.endsExecutionOf->pendingExecutions;
-            if (command.reset != nullptr) {
-                if (command.reset->pendingSignals > 0) {
-                    breach(
-                        "%s: event %p (index %u) is reset while a command that signals it has "
-                        "not run yet",
-                        command.call, static_cast<void*>(command.reset), command.reset->index);
-                }
-                command.reset->signalled = false;
-            }
             if (command.signal != nullptr) {
                 --command.signal->pendingSignals;
                 command.signal->signalled = true;
@@ -105,61 +92,25 @@ void run(ze_command_list_handle_t list) {
 
 }  // namespace
 
-void enqueueLocked(ze_command_list_handle_t engine, Command command) {
-    if (command.signal != nullptr) {
-        expectSignallable(command.signal, command.call);
-        ++command.signal->pendingSignals;
-    }
-    for (uintptr_t base : command.uses) ++state().allocations.at(base).pendingUses;
-    for (ze_event_handle_t event : command.waits) ++event->pendingWaits;
-    engine->queue.push_back(std::move(command));
-    ++engine->inFlight;
-    engine->wake.notify_one();
-}
-
 ze_result_t append(ze_command_list_handle_t list, Command command, uint32_t numWaitEvents,
                    ze_event_handle_t* waitEvents) {
     std::lock_guard<std::mutex> lock(state().mutex);
     expectLive(list, Kind::CommandList, command.call);
-    if (command.signal != nullptr) expectSameContext(list, command.signal, command.call);
-    if (command.reset != nullptr) expectSameContext(list, command.reset, command.call);
+    if (command.signal != nullptr) {
+        expectSameContext(list, command.signal, command.call);
+        expectSignallable(command.signal, command.call);
+        ++command.signal->pendingSignals;
+    }
+    for (uintptr_t base : command.uses) ++state().allocations.at(base).pendingUses;
     for (uint32_t i = 0; i < numWaitEvents; ++i) {
         expectSameContext(list, waitEvents[i], command.call);
+        ++waitEvents[i]->pendingWaits;
         command.waits.push_back(waitEvents[i]);
     }
-    if (!list->regular) {
-        enqueueLocked(list, std::move(command));
-        return ZE_RESULT_SUCCESS;
-    }
-    // Recorded: its events and memory are checked and counted when the list is executed.
-    if (list->closed) {
-        breach("%s: command list %p is closed; reset it (zeCommandListReset) to record again",
-               command.call, static_cast<void*>(list));
-    }
-    list->recorded.push_back(std::move(command));
+    list->queue.push_back(std::move(command));
+    ++list->inFlight;
+    list->wake.notify_one();
     return ZE_RESULT_SUCCESS;
-}
-
-ze_command_list_handle_t startEngine(ze_context_handle_t context, ze_device_handle_t device,
-                                     uint32_t ordinal, uint32_t index) {
-    auto* engine = new _ze_command_list_handle_t;
-    engine->context = context;
-    engine->device = device;
-    engine->ordinal = ordinal;
-    engine->index = index;
-    engine->computeCapable = ordinal == 0;
-    engine->thread = std::thread(run, engine);
-    return engine;
-}
-
-void stopEngine(ze_command_list_handle_t engine) {
-    {
-        std::lock_guard<std::mutex> lock(state().mutex);
-        engine->stopping = true;
-        engine->wake.notify_one();
-    }
-    engine->thread.join();
-    delete engine;
 }
 
 ze_result_t ZE_APICALL commandListCreateImmediate(ze_context_handle_t context,
@@ -168,64 +119,20 @@ ze_result_t ZE_APICALL commandListCreateImmediate(ze_context_handle_t context,
                                                   ze_command_list_handle_t* list) {
     std::lock_guard<std::mutex> lock(state().mutex);
     expectLive(context, Kind::Context, "zeCommandListCreateImmediate");
-    expectDeviceOfContext(device, context, "zeCommandListCreateImmediate");
+    if (device->driver != context->driver) {
+        breach("zeCommandListCreateImmediate: device %p is not a device of context %p",
+               static_cast<void*>(device), static_cast<void*>(context));
+    }
     if (desc->index >= queueCount(desc->ordinal)) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    ze_command_list_handle_t created = startEngine(context, device, desc->ordinal, desc->index);
-    addHandle(created, Kind::CommandList);
-    *list = created;
-    return ZE_RESULT_SUCCESS;
-}
-
-ze_result_t ZE_APICALL commandListCreate(ze_context_handle_t context, ze_device_handle_t device,
-                                         const ze_command_list_desc_t* desc,
-                                         ze_command_list_handle_t* list) {
-    std::lock_guard<std::mutex> lock(state().mutex);
-    expectLive(context, Kind::Context, "zeCommandListCreate");
-    expectDeviceOfContext(device, context, "zeCommandListCreate");
-    if (queueCount(desc->commandQueueGroupOrdinal) == 0) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     auto* created = new _ze_command_list_handle_t;
     created->context = context;
     created->device = device;
-    created->ordinal = desc->commandQueueGroupOrdinal;
-    created->index = 0;
-    created->computeCapable = desc->commandQueueGroupOrdinal == 0;
-    created->regular = true;
+    created->ordinal = desc->ordinal;
+    created->index = desc->index;
+    created->computeCapable = desc->ordinal == 0;
+    created->thread = std::thread(run, created);
     addHandle(created, Kind::CommandList);
     *list = created;
-    return ZE_RESULT_SUCCESS;
-}
-
-namespace {
-
-// Breaks the run unless `list` is a live regular list with no execution pending.
-void expectRegularAndIdle(ze_command_list_handle_t list, const char* call) {
-    expectLive(list, Kind::CommandList, call);
-    if (!list->regular) {
-        breach(
-            "%s: command list %p is an immediate command list; only regular command lists are "
-            "closed, reset and executed",
-            call, static_cast<void*>(list));
-    }
-    if (list->pendingExecutions > 0) {
-        breach("%s: command list %p has %d execution(s) on a command queue that have not finished",
-               call, static_cast<void*>(list), list->pendingExecutions);
-    }
-}
-
-}  // namespace
-
-ze_result_t ZE_APICALL commandListClose(ze_command_list_handle_t list) {
-    std::lock_guard<std::mutex> lock(state().mutex);
-    expectRegularAndIdle(list, "zeCommandListClose");
-    list->closed = true;
-    return ZE_RESULT_SUCCESS;
-}
-
-ze_result_t ZE_APICALL commandListReset(ze_command_list_handle_t list) {
-    std::lock_guard<std::mutex> lock(state().mutex);
-    expectRegularAndIdle(list, "zeCommandListReset");
-    list->recorded.clear();
-    list->closed = false;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -233,12 +140,6 @@ ze_result_t ZE_APICALL commandListDestroy(ze_command_list_handle_t list) {
     {
         std::lock_guard<std::mutex> lock(state().mutex);
         expectLive(list, Kind::CommandList, "zeCommandListDestroy");
-        if (list->regular) {
-            expectRegularAndIdle(list, "zeCommandListDestroy");
-            removeHandle(list);
-            delete list;
-            return ZE_RESULT_SUCCESS;
-        }
         if (list->inFlight > 0) {
             breach(
                 "zeCommandListDestroy: command list %p still has %zu command(s) that have not "
@@ -246,8 +147,11 @@ ze_result_t ZE_APICALL commandListDestroy(ze_command_list_handle_t list) {
                 static_cast<void*>(list), list->inFlight);
         }
         removeHandle(list);
+        list->stopping = true;
+        list->wake.notify_one();
     }
-    stopEngine(list);
+    list->thread.join();
+    delete list;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -258,15 +162,6 @@ ze_result_t ZE_APICALL commandListAppendBarrier(ze_command_list_handle_t list,
     Command command("zeCommandListAppendBarrier");
     command.signal = signal;
     return append(list, std::move(command), numWaitEvents, waitEvents);
-}
-
-ze_result_t ZE_APICALL commandListAppendEventReset(ze_command_list_handle_t list,
-                                                   ze_event_handle_t event) {
-    AppendScope scope(list, "zeCommandListAppendEventReset");
-    Command command("zeCommandListAppendEventReset");
-    command.reset = event;
-    command.work = [] {};  // a command, not a barrier: ordered only across barriers
-    return append(list, std::move(command), 0, nullptr);
 }
 
 ze_result_t ZE_APICALL commandListAppendMemoryCopy(ze_command_list_handle_t list, void* dst,

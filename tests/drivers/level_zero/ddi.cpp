@@ -63,28 +63,14 @@ ZEDOUBLE_EXPORT zeGetContextProcAddrTable(ze_api_version_t version, ze_context_d
 ZEDOUBLE_EXPORT zeGetCommandListProcAddrTable(ze_api_version_t version,
                                               ze_command_list_dditable_t* table) {
     return fillTable(version, table, [](auto& t) {
-        t.pfnCreate = commandListCreate;
         t.pfnCreateImmediate = commandListCreateImmediate;
-        t.pfnClose = commandListClose;
-        t.pfnReset = commandListReset;
         t.pfnDestroy = commandListDestroy;
-        t.pfnAppendEventReset = commandListAppendEventReset;
         t.pfnAppendBarrier = commandListAppendBarrier;
         t.pfnAppendMemoryCopy = commandListAppendMemoryCopy;
         t.pfnAppendMemoryCopyRegion = commandListAppendMemoryCopyRegion;
         t.pfnAppendMemoryFill = commandListAppendMemoryFill;
         t.pfnAppendWriteGlobalTimestamp = commandListAppendWriteGlobalTimestamp;
         t.pfnAppendLaunchKernel = commandListAppendLaunchKernel;
-    });
-}
-
-ZEDOUBLE_EXPORT zeGetCommandQueueProcAddrTable(ze_api_version_t version,
-                                               ze_command_queue_dditable_t* table) {
-    return fillTable(version, table, [](auto& t) {
-        t.pfnCreate = commandQueueCreate;
-        t.pfnDestroy = commandQueueDestroy;
-        t.pfnExecuteCommandLists = commandQueueExecuteCommandLists;
-        t.pfnSynchronize = commandQueueSynchronize;
     });
 }
 
@@ -152,6 +138,7 @@ ZEDOUBLE_EXPORT zeGetMemProcAddrTable(ze_api_version_t version, ze_mem_dditable_
         return fillTable(version, table, [](auto&) {});           \
     }
 ZEDOUBLE_EMPTY_TABLE(zeGetDeviceExpProcAddrTable, ze_device_exp_dditable_t)
+ZEDOUBLE_EMPTY_TABLE(zeGetCommandQueueProcAddrTable, ze_command_queue_dditable_t)
 ZEDOUBLE_EMPTY_TABLE(zeGetImageProcAddrTable, ze_image_dditable_t)
 ZEDOUBLE_EMPTY_TABLE(zeGetImageExpProcAddrTable, ze_image_exp_dditable_t)
 ZEDOUBLE_EMPTY_TABLE(zeGetFenceProcAddrTable, ze_fence_dditable_t)

@@ -28,7 +28,7 @@ namespace zedouble {
 // Prints "Level Zero driver double: broken rule: <message>" and aborts the process.
 [[noreturn]] void breach(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
-enum class Kind { Context, CommandList, CommandQueue, EventPool, Event, Module, BuildLog, Kernel };
+enum class Kind { Context, CommandList, EventPool, Event, Module, BuildLog, Kernel };
 
 struct Allocation {
     enum Type { Device, Host } type;
@@ -56,10 +56,6 @@ void addHandle(const void* handle, Kind kind);
 void removeHandle(const void* handle);
 // Breaks the run unless `handle` is a live handle of `kind` (callers hold the mutex).
 void expectLive(const void* handle, Kind kind, const char* call);
-
-// Breaks the run unless `device` is a device of `context`'s driver (callers hold the mutex).
-void expectDeviceOfContext(ze_device_handle_t device, ze_context_handle_t context,
-                           const char* call);
 
 // The allocation holding [ptr, ptr + size), or null when ptr is in none. Breaks the run when
 // ptr is inside an allocation that the range overruns. Callers hold the mutex.
@@ -130,38 +126,25 @@ struct _ze_kernel_handle_t {
 
 namespace zedouble {
 
-// One command of an immediate command list, or of a regular one once a command queue executes
-// it: it starts when the earlier ones have finished and `waits` have signalled, then runs `work`,
-// resets `reset` and signals `signal`.
+// One command of an immediate command list: it starts when the earlier ones have finished and
+// `waits` have signalled, then runs `work` and signals `signal`.
 struct Command {
     explicit Command(const char* name) : call(name) {}
     const char* call;
     std::vector<ze_event_handle_t> waits;
     ze_event_handle_t signal = nullptr;
-    ze_event_handle_t reset = nullptr;  // zeCommandListAppendEventReset's event
-    std::function<void()> work;         // null for barriers
-    std::vector<uintptr_t> uses;        // the allocations it reads or writes, by base address
-    // Set on the last command of a regular list's execution: the list whose execution it ends.
-    ze_command_list_handle_t endsExecutionOf = nullptr;
+    std::function<void()> work;   // null for barriers
+    std::vector<uintptr_t> uses;  // the allocations it reads or writes, by base address
 };
 
 }  // namespace zedouble
 
-// An immediate command list runs its commands on its own thread (the "engine"); a command queue
-// has such an engine too, which runs the commands of the regular lists it executes.
 struct _ze_command_list_handle_t {
     ze_context_handle_t context;
     ze_device_handle_t device;
     uint32_t ordinal;
     uint32_t index;
     bool computeCapable;
-    // A regular list records its commands until zeCommandListClose; each
-    // zeCommandQueueExecuteCommandLists hands a copy of them to the queue's engine.
-    bool regular = false;
-    bool closed = false;
-    std::vector<zedouble::Command> recorded;
-    int pendingExecutions = 0;  // executions whose last command has not finished
-    // The engine: commands queued to run, and its thread (not started for a regular list).
     std::deque<zedouble::Command> queue;
     size_t inFlight = 0;  // queued or running
     bool stopping = false;
@@ -170,24 +153,7 @@ struct _ze_command_list_handle_t {
     std::thread thread;
 };
 
-struct _ze_command_queue_handle_t {
-    ze_context_handle_t context;
-    ze_device_handle_t device;
-    uint32_t ordinal;
-    ze_command_list_handle_t engine;  // runs the executed lists' commands; not a live handle
-};
-
 namespace zedouble {
-
-// Starts / stops an engine: a command list object with the thread that runs its queue. Stopping
-// joins the thread (callers do not hold the mutex); the object is deleted.
-ze_command_list_handle_t startEngine(ze_context_handle_t context, ze_device_handle_t device,
-                                     uint32_t ordinal, uint32_t index);
-void stopEngine(ze_command_list_handle_t engine);
-
-// Queues `command` (its waits filled in) on `engine` after checking its signal (callers hold the
-// mutex).
-void enqueueLocked(ze_command_list_handle_t engine, Command command);
 
 // Breaks the run unless `event` may be signalled now (callers hold the mutex).
 void expectSignallable(ze_event_handle_t event, const char* call);

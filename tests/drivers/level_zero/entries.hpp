@@ -61,12 +61,7 @@ ze_result_t ZE_APICALL eventHostReset(ze_event_handle_t);
 ze_result_t ZE_APICALL commandListCreateImmediate(ze_context_handle_t, ze_device_handle_t,
                                                   const ze_command_queue_desc_t*,
                                                   ze_command_list_handle_t*);
-ze_result_t ZE_APICALL commandListCreate(ze_context_handle_t, ze_device_handle_t,
-                                         const ze_command_list_desc_t*, ze_command_list_handle_t*);
-ze_result_t ZE_APICALL commandListClose(ze_command_list_handle_t);
-ze_result_t ZE_APICALL commandListReset(ze_command_list_handle_t);
 ze_result_t ZE_APICALL commandListDestroy(ze_command_list_handle_t);
-ze_result_t ZE_APICALL commandListAppendEventReset(ze_command_list_handle_t, ze_event_handle_t);
 ze_result_t ZE_APICALL commandListAppendBarrier(ze_command_list_handle_t, ze_event_handle_t,
                                                 uint32_t, ze_event_handle_t*);
 ze_result_t ZE_APICALL commandListAppendMemoryCopy(ze_command_list_handle_t, void*, const void*,
@@ -84,16 +79,6 @@ ze_result_t ZE_APICALL commandListAppendWriteGlobalTimestamp(ze_command_list_han
 ze_result_t ZE_APICALL commandListAppendLaunchKernel(ze_command_list_handle_t, ze_kernel_handle_t,
                                                      const ze_group_count_t*, ze_event_handle_t,
                                                      uint32_t, ze_event_handle_t*);
-
-// command_queue.cpp
-ze_result_t ZE_APICALL commandQueueCreate(ze_context_handle_t, ze_device_handle_t,
-                                          const ze_command_queue_desc_t*,
-                                          ze_command_queue_handle_t*);
-ze_result_t ZE_APICALL commandQueueDestroy(ze_command_queue_handle_t);
-ze_result_t ZE_APICALL commandQueueExecuteCommandLists(ze_command_queue_handle_t, uint32_t,
-                                                       ze_command_list_handle_t*,
-                                                       ze_fence_handle_t);
-ze_result_t ZE_APICALL commandQueueSynchronize(ze_command_queue_handle_t, uint64_t timeout);
 
 // module.cpp
 ze_result_t ZE_APICALL moduleCreate(ze_context_handle_t, ze_device_handle_t,

@@ -79,7 +79,10 @@ ze_result_t ZE_APICALL memAllocDevice(ze_context_handle_t context,
     std::lock_guard<std::mutex> lock(state().mutex);
     expectLive(context, Kind::Context, "zeMemAllocDevice");
     checkAlignment(alignment, "zeMemAllocDevice");
-    expectDeviceOfContext(device, context, "zeMemAllocDevice");
+    if (device->driver != context->driver) {
+        breach("zeMemAllocDevice: device %p is not a device of context %p",
+               static_cast<void*>(device), static_cast<void*>(context));
+    }
     ze_device_properties_t properties{};
     properties.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
     deviceGetProperties(device, &properties);
@@ -205,7 +208,10 @@ ze_result_t ZE_APICALL memOpenIpcHandle(ze_context_handle_t context, ze_device_h
                                         void** ptr) {
     std::lock_guard<std::mutex> lock(state().mutex);
     expectLive(context, Kind::Context, "zeMemOpenIpcHandle");
-    expectDeviceOfContext(device, context, "zeMemOpenIpcHandle");
+    if (device->driver != context->driver) {
+        breach("zeMemOpenIpcHandle: device %p is not a device of context %p",
+               static_cast<void*>(device), static_cast<void*>(context));
+    }
     if (flags > (ZE_IPC_MEMORY_FLAG_BIAS_CACHED | ZE_IPC_MEMORY_FLAG_BIAS_UNCACHED)) {
         return ZE_RESULT_ERROR_INVALID_ENUMERATION;
     }

@@ -61,17 +61,6 @@ struct Gate {
     }
 };
 
-// The conformance suite's kernels (SPIR-V), loaded on `device`.
-halPluginModule loadCtsKernels(halPluginDevice device) {
-    std::ifstream file(POLYHAL_CTS_SPIRV, std::ios::binary);
-    const std::vector<char> image((std::istreambuf_iterator<char>(file)),
-                                  std::istreambuf_iterator<char>());
-    REQUIRE(!image.empty());
-    halPluginModule module = nullptr;
-    REQUIRE(plugin().moduleLoadData(device, image.data(), image.size(), &module) == HAL_SUCCESS);
-    return module;
-}
-
 }  // namespace
 
 TEST_CASE("peer copies between devices of one context go in stream order, without blocking",
@@ -209,7 +198,12 @@ TEST_CASE("kernels reach allocations above 4 GB", "[kernels]") {
     // The double's device memory is a sparse memory file: POLYHAL_ZE_DOUBLE_MEMORY sets 8 GiB.
     REQUIRE(info.totalMemory > (uint64_t{5} << 30));
 
-    const halPluginModule module = loadCtsKernels(device);
+    std::ifstream file(POLYHAL_CTS_SPIRV, std::ios::binary);
+    const std::vector<char> image((std::istreambuf_iterator<char>(file)),
+                                  std::istreambuf_iterator<char>());
+    REQUIRE(!image.empty());
+    halPluginModule module = nullptr;
+    REQUIRE(ze.moduleLoadData(device, image.data(), image.size(), &module) == HAL_SUCCESS);
     halPluginFunction fill = nullptr;
     REQUIRE(ze.moduleGetFunction(module, "fill_u32", &fill) == HAL_SUCCESS);
 
@@ -276,199 +270,4 @@ TEST_CASE("copies run on a copy engine, in stream order with the rest", "[engine
     REQUIRE(ze.streamDestroy(stream) == HAL_SUCCESS);
     REQUIRE(ze.memFreeDevice(device, memory) == HAL_SUCCESS);
     ze.deviceClose(device);
-}
-
-namespace {
-
-// Counts the calls of a graph description's release.
-struct ReleaseCount {
-    std::atomic<int> calls{0};
-    static void release(void* self) { ++static_cast<ReleaseCount*>(self)->calls; }
-};
-
-halPluginGraphDesc graphDesc(const std::vector<halPluginGraphOp>& ops, ReleaseCount* released) {
-    halPluginGraphDesc desc{};
-    desc.size = sizeof desc;
-    desc.ops = ops.data();
-    desc.numOps = static_cast<uint32_t>(ops.size());
-    desc.opSize = sizeof(halPluginGraphOp);
-    desc.release = ReleaseCount::release;
-    desc.releaseContext = released;
-    return desc;
-}
-
-}  // namespace
-
-TEST_CASE(
-    "a graph launches natively: one regular command list executed per launch, in stream "
-    "order",
-    "[graph]") {
-    const halPluginDispatchTable& ze = plugin();
-    REQUIRE(ze.graphCreate != nullptr);
-    void* driver = dlopen(std::getenv("ZE_ENABLE_ALT_DRIVERS"), RTLD_NOW | RTLD_NOLOAD);
-    REQUIRE(driver != nullptr);
-    using ListsExecuted = uint64_t (*)();
-    const auto listsExecuted =
-        reinterpret_cast<ListsExecuted>(dlsym(driver, "zedoubleCommandListsExecuted"));
-    REQUIRE(listsExecuted != nullptr);
-
-    halPluginDevice device = nullptr;
-    REQUIRE(ze.deviceOpen(0, &device) == HAL_SUCCESS);
-    const halPluginModule module = loadCtsKernels(device);
-    halPluginFunction fill = nullptr;
-    REQUIRE(ze.moduleGetFunction(module, "fill_u32", &fill) == HAL_SUCCESS);
-    constexpr size_t kWords = 1024;
-    void* buffer = nullptr;
-    REQUIRE(ze.memAllocDevice(device, kWords * 4, &buffer) == HAL_SUCCESS);
-    halPluginStream stream = nullptr;
-    REQUIRE(ze.streamCreate(device, 0, 0, &stream) == HAL_SUCCESS);
-
-    // Fill with bytes, then one kernel twice with different arguments, each step read back:
-    // every operation must see the one before it, and each launch its own arguments.
-    const uint32_t first = 0xA, second = 0xB, all = kWords, half = kWords / 2;
-    const halKernelArg firstArgs[] = {{&buffer, sizeof buffer}, {&first, 4}, {&all, 4}};
-    const halKernelArg secondArgs[] = {{&buffer, sizeof buffer}, {&second, 4}, {&half, 4}};
-    std::vector<uint32_t> afterFill(kWords), afterFirst(kWords), afterSecond(kWords);
-    std::vector<halPluginGraphOp> ops(6);
-    ops[0].kind = HAL_PLUGIN_GRAPH_OP_MEMSET;
-    ops[0].params.memset = {buffer, kWords * 4, 0x11};
-    ops[1].kind = HAL_PLUGIN_GRAPH_OP_COPY;
-    ops[1].params.copy = {afterFill.data(), buffer, kWords * 4, HAL_MEMCPY_DEVICE_TO_HOST};
-    ops[2].kind = HAL_PLUGIN_GRAPH_OP_KERNEL;
-    ops[2].params.kernel = {fill, {kWords / 64, 1, 1}, {64, 1, 1}, 0, firstArgs, 3};
-    ops[3].kind = HAL_PLUGIN_GRAPH_OP_COPY;
-    ops[3].params.copy = {afterFirst.data(), buffer, kWords * 4, HAL_MEMCPY_DEVICE_TO_HOST};
-    ops[4].kind = HAL_PLUGIN_GRAPH_OP_KERNEL;
-    ops[4].params.kernel = {fill, {kWords / 64, 1, 1}, {64, 1, 1}, 0, secondArgs, 3};
-    ops[5].kind = HAL_PLUGIN_GRAPH_OP_COPY;
-    ops[5].params.copy = {afterSecond.data(), buffer, kWords * 4, HAL_MEMCPY_DEVICE_TO_HOST};
-    ReleaseCount released;
-    const halPluginGraphDesc desc = graphDesc(ops, &released);
-    halPluginGraph graph = nullptr;
-    REQUIRE(ze.graphCreate(device, &desc, &graph) == HAL_SUCCESS);
-
-    std::vector<uint32_t> expected(kWords, second);
-    std::fill(expected.begin() + half, expected.end(), first);
-    const uint64_t executedBefore = listsExecuted();
-    for (int launch = 0; launch < 2; ++launch) {
-        // Held by a host function: the launch returns at once, and its list is executed only
-        // once the stream's earlier work has finished.
-        Gate gate;
-        REQUIRE(ze.launchHostFunc(stream, Gate::wait, &gate) == HAL_SUCCESS);
-        REQUIRE(ze.memsetAsync(stream, buffer, 0x22, kWords * 4) == HAL_SUCCESS);
-        REQUIRE(ze.graphLaunch(graph, stream) == HAL_SUCCESS);
-        std::vector<uint32_t> afterLaunch(kWords, 0);
-        REQUIRE(ze.memcpyAsync(stream, afterLaunch.data(), buffer, kWords * 4,
-                               HAL_MEMCPY_DEVICE_TO_HOST) == HAL_SUCCESS);
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        CHECK(ze.streamQuery(stream) == HAL_ERROR_NOT_READY);
-        CHECK(listsExecuted() == executedBefore + launch);
-        gate.opened = true;
-        REQUIRE(ze.streamSynchronize(stream) == HAL_SUCCESS);
-        CHECK(listsExecuted() == executedBefore + launch + 1);
-        CHECK(afterFill == std::vector<uint32_t>(kWords, 0x11111111));
-        CHECK(afterFirst == std::vector<uint32_t>(kWords, first));
-        CHECK(afterSecond == expected);
-        CHECK(afterLaunch == expected);  // the copy after the launch waited for it
-        std::fill(afterFill.begin(), afterFill.end(), 0);
-        std::fill(afterFirst.begin(), afterFirst.end(), 0);
-        std::fill(afterSecond.begin(), afterSecond.end(), 0);
-    }
-
-    // Destroyed while a launch is pending: the list goes, and release is called, only once that
-    // launch has run.
-    Gate gate;
-    REQUIRE(ze.launchHostFunc(stream, Gate::wait, &gate) == HAL_SUCCESS);
-    REQUIRE(ze.graphLaunch(graph, stream) == HAL_SUCCESS);
-    REQUIRE(ze.graphDestroy(graph) == HAL_SUCCESS);
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    CHECK(released.calls == 0);
-    gate.opened = true;
-    REQUIRE(ze.streamSynchronize(stream) == HAL_SUCCESS);
-    CHECK(afterSecond == expected);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (released.calls == 0 && std::chrono::steady_clock::now() < deadline) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    CHECK(released.calls == 1);
-
-    REQUIRE(ze.streamDestroy(stream) == HAL_SUCCESS);
-    REQUIRE(ze.memFreeDevice(device, buffer) == HAL_SUCCESS);
-    REQUIRE(ze.moduleUnload(module) == HAL_SUCCESS);
-    ze.deviceClose(device);
-}
-
-TEST_CASE("a graph with a host function is declined, with the reason", "[graph]") {
-    const halPluginDispatchTable& ze = plugin();
-    halPluginDevice device = nullptr;
-    REQUIRE(ze.deviceOpen(0, &device) == HAL_SUCCESS);
-    void* buffer = nullptr;
-    REQUIRE(ze.memAllocDevice(device, 64, &buffer) == HAL_SUCCESS);
-    std::vector<halPluginGraphOp> ops(2);
-    ops[0].kind = HAL_PLUGIN_GRAPH_OP_MEMSET;
-    ops[0].params.memset = {buffer, 64, 0};
-    ops[1].kind = HAL_PLUGIN_GRAPH_OP_HOST_FUNCTION;
-    ops[1].params.hostFunction = {Gate::wait, nullptr};
-    ReleaseCount released;
-    const halPluginGraphDesc desc = graphDesc(ops, &released);
-    halPluginGraph graph = nullptr;
-    CHECK(ze.graphCreate(device, &desc, &graph) == HAL_ERROR_NOT_SUPPORTED);
-    CHECK_THAT(tLastError, Catch::Contains("operation 1 of the graph is a host function"));
-    CHECK(released.calls == 0);  // not called when graphCreate fails
-    REQUIRE(ze.memFreeDevice(device, buffer) == HAL_SUCCESS);
-    ze.deviceClose(device);
-}
-
-TEST_CASE("a graph copies a pitched box as one region copy, in order with what follows",
-          "[graph]") {
-    const halPluginDispatchTable& ze = plugin();
-    REQUIRE(ze.memcpy3DAsync != nullptr);
-    halPluginDevice device = nullptr;
-    REQUIRE(ze.deviceOpen(0, &device) == HAL_SUCCESS);
-    constexpr size_t kWidth = 8, kHeight = 4, kDepth = 3, kPitch = 16, kSlicePitch = 80;
-    std::vector<unsigned char> source(kSlicePitch * kDepth);
-    for (size_t i = 0; i < source.size(); ++i) source[i] = static_cast<unsigned char>(i);
-    void* packed = nullptr;
-    REQUIRE(ze.memAllocDevice(device, kWidth * kHeight * kDepth, &packed) == HAL_SUCCESS);
-    std::vector<unsigned char> seen(kWidth * kHeight * kDepth, 0);
-
-    std::vector<halPluginGraphOp> ops(2);
-    ops[0].kind = HAL_PLUGIN_GRAPH_OP_COPY_3D;
-    ops[0].params.copy3D = {sizeof(halMemcpy3DParams),
-                            packed,
-                            kWidth,
-                            kWidth * kHeight,
-                            source.data(),
-                            kPitch,
-                            kSlicePitch,
-                            kWidth,
-                            kHeight,
-                            kDepth,
-                            HAL_MEMCPY_HOST_TO_DEVICE};
-    ops[1].kind = HAL_PLUGIN_GRAPH_OP_COPY;
-    ops[1].params.copy = {seen.data(), packed, seen.size(), HAL_MEMCPY_DEVICE_TO_HOST};
-    ReleaseCount released;
-    const halPluginGraphDesc desc = graphDesc(ops, &released);
-    halPluginGraph graph = nullptr;
-    REQUIRE(ze.graphCreate(device, &desc, &graph) == HAL_SUCCESS);
-    halPluginStream stream = nullptr;
-    REQUIRE(ze.streamCreate(device, 0, 0, &stream) == HAL_SUCCESS);
-    REQUIRE(ze.graphLaunch(graph, stream) == HAL_SUCCESS);
-    REQUIRE(ze.streamSynchronize(stream) == HAL_SUCCESS);
-
-    std::vector<unsigned char> expected;
-    for (size_t slice = 0; slice < kDepth; ++slice) {
-        for (size_t row = 0; row < kHeight; ++row) {
-            const auto* start = source.data() + slice * kSlicePitch + row * kPitch;
-            expected.insert(expected.end(), start, start + kWidth);
-        }
-    }
-    CHECK(seen == expected);
-
-    REQUIRE(ze.graphDestroy(graph) == HAL_SUCCESS);
-    REQUIRE(ze.streamDestroy(stream) == HAL_SUCCESS);
-    REQUIRE(ze.memFreeDevice(device, packed) == HAL_SUCCESS);
-    ze.deviceClose(device);
-    CHECK(released.calls == 1);  // nothing pending: released by graphDestroy or the stream
 }

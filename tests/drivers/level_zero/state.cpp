@@ -12,7 +12,6 @@ const char* kindName(Kind kind) {
     switch (kind) {
     case Kind::Context: return "context";
     case Kind::CommandList: return "command list";
-    case Kind::CommandQueue: return "command queue";
     case Kind::EventPool: return "event pool";
     case Kind::Event: return "event";
     case Kind::Module: return "module";
@@ -58,14 +57,6 @@ void expectLive(const void* handle, Kind kind, const char* call) {
     if (found->second != kind) {
         breach("%s: %p is a %s handle, not a %s handle", call, handle, kindName(found->second),
                kindName(kind));
-    }
-}
-
-void expectDeviceOfContext(ze_device_handle_t device, ze_context_handle_t context,
-                           const char* call) {
-    if (device->driver != context->driver) {
-        breach("%s: device %p is not a device of context %p", call, static_cast<void*>(device),
-               static_cast<void*>(context));
     }
 }
 

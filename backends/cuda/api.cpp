@@ -84,7 +84,8 @@ halError CudaApi::allowDynamicSharedMemory(CUfunction function, size_t bytes) no
 }
 
 // CU_POINTER_ATTRIBUTE_MEMORY_TYPE: pageable memory, which the driver does not know, is
-// CUDA_ERROR_INVALID_VALUE; managed memory is counted as pageable (a graph leaves it out).
+// CUDA_ERROR_INVALID_VALUE; managed memory is CU_MEMORYTYPE_DEVICE, and graph nodes take it as the
+// eager calls do.
 halError CudaApi::memoryKind(const void* pointer, gpu::MemoryKind* kind) noexcept {
     unsigned type = 0;
     const CUresult result = symbols.pointerGetAttribute.address(

@@ -70,6 +70,10 @@ struct CudaApi {
     static constexpr unsigned kGraphUserObjectMove = CU_GRAPH_USER_OBJECT_MOVE;
     // The oldest driver with every function native graphs call (cuGraphAddKernelNode_v2).
     static constexpr const char* kNativeGraphsSince = "CUDA 12.0";
+    // cuGraphExecDestroy lets the launches already enqueued complete and frees the executable
+    // after them; a host-to-host copy node runs in stream order as any other.
+    static constexpr bool kExecDestroyWaitsForLaunches = true;
+    static constexpr bool kHostToHostCopyNodes = true;
     static constexpr JitOption kJitErrorLogBuffer = CU_JIT_ERROR_LOG_BUFFER;
     static constexpr JitOption kJitErrorLogBufferSize = CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES;
 

@@ -8,6 +8,7 @@
 #include <new>
 
 #include "gpu_common/engine/current_device.hpp"
+#include "gpu_common/engine/native_graph.hpp"
 #include "gpu_common/engine/objects.hpp"
 #include "gpu_common/engine/vendor_call.hpp"
 #include "gpu_common/event.hpp"
@@ -112,7 +113,9 @@ template <class Api>
 halError deviceSynchronize(halPluginDevice handle) noexcept {
     const CurrentDevice<Api> current(plugin::fromHandle<Device<Api>>(handle));
     if (halError error = current.error()) return error;
-    return call<Api>(Api::symbols.deviceSynchronize);
+    const halError status = call<Api>(Api::symbols.deviceSynchronize);
+    reapRetiredGraphs<Api>();
+    return status;
 }
 
 template <class Api>

@@ -22,7 +22,8 @@
 //                                                  what the vendors do in different ways
 //   checkArguments(), allowDynamicSharedMemory()   what a launch checks and sets up first
 //   Graph, GraphNode, GraphExec, UserObject, HostNodeParams, kUserObjectNoDestructorSync,
-//   kGraphUserObjectMove, kNativeGraphsSince, memoryKind(), addNode(), instantiate()
+//   kGraphUserObjectMove, kNativeGraphsSince, kExecDestroyWaitsForLaunches,
+//   kHostToHostCopyNodes, memoryKind(), addNode(), instantiate()
 //                                                  native graphs (graph.hpp, engine/graph_node.hpp)
 //   kStreamNonBlocking, kEventDisableTiming, kEventBlockingSync, kEventInterprocess,
 //   kHostAllocPortable,

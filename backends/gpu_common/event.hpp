@@ -7,6 +7,7 @@
 #include <new>
 
 #include "gpu_common/engine/current_device.hpp"
+#include "gpu_common/engine/native_graph.hpp"
 #include "gpu_common/engine/objects.hpp"
 #include "gpu_common/engine/vendor_call.hpp"
 
@@ -81,7 +82,9 @@ halError eventSynchronize(halPluginEvent handle) noexcept {
     const Event<Api>& event = plugin::fromHandle<Event<Api>>(handle);
     const CurrentDevice<Api> current(*event.device);
     if (halError error = current.error()) return error;
-    return call<Api>(Api::symbols.eventSynchronize, event.native);
+    const halError status = call<Api>(Api::symbols.eventSynchronize, event.native);
+    reapRetiredGraphs<Api>();
+    return status;
 }
 
 template <class Api>

@@ -12,18 +12,12 @@
 
 #include "gpu_common/engine/current_device.hpp"
 #include "gpu_common/engine/graph_node.hpp"
+#include "gpu_common/engine/native_graph.hpp"
 #include "gpu_common/engine/objects.hpp"
 #include "gpu_common/engine/vendor_call.hpp"
 #include "gpu_common/module.hpp"
 
 namespace polyhal::gpu {
-
-template <class Api>
-struct NativeGraph {
-    using Handle = halPluginGraph;
-    const Device<Api>* device;
-    typename Api::GraphExec native;
-};
 
 // The first of `functions` the vendor's library lacks, or nullptr.
 template <class... Fn>
@@ -194,9 +188,14 @@ class GraphBuilder {
 
     // A copy node reads and writes its host ends when it runs, with none of the staging and
     // waiting the eager copy does for pageable memory: only page-locked host memory is put into
-    // a graph.
+    // a graph, and host-to-host copies only where the vendor runs them in stream order.
     halError requirePageLockedHostEnds(const void* dst, const void* src,
                                        halMemcpyKind kind) noexcept {
+        if (kind == HAL_MEMCPY_HOST_TO_HOST && !Api::kHostToHostCopyNodes) {
+            return plugin::fail(HAL_ERROR_NOT_SUPPORTED,
+                                "a %s graph runs a host-to-host copy outside the stream's order",
+                                Api::kName);
+        }
         const bool hostSource =
             kind == HAL_MEMCPY_HOST_TO_DEVICE || kind == HAL_MEMCPY_HOST_TO_HOST;
         const bool hostTarget =
@@ -227,6 +226,20 @@ class GraphBuilder {
     bool hasPrevious_ = false;
 };
 
+// The vendor's executable of the description's operations, on the current device.
+template <class Api>
+halError buildExecutable(const Device<Api>& device, const halPluginGraphDesc& desc,
+                         typename Api::GraphExec* exec) noexcept {
+    GraphBuilder<Api> builder(device);
+    if (halError error = builder.begin()) return error;
+    const auto* ops = reinterpret_cast<const unsigned char*>(desc.ops);
+    for (uint32_t i = 0; i < desc.numOps; ++i) {
+        const auto& op = *reinterpret_cast<const halPluginGraphOp*>(ops + i * desc.opSize);
+        if (halError error = builder.add(op)) return error;
+    }
+    return builder.instantiate(desc, exec);
+}
+
 // Declines, with the reason, what the vendor cannot run as the eager calls would: the core then
 // replays the graph. A failure part-way destroys the vendor graph and everything in it.
 template <class Api>
@@ -239,41 +252,69 @@ halError graphCreate(halPluginDevice deviceHandle, const halPluginGraphDesc* des
                             "the graph's description is older than this backend's");
     }
     if (halError error = requireGraphFunctions<Api>()) return error;
-    auto graph = std::unique_ptr<NativeGraph<Api>>(new (std::nothrow) NativeGraph<Api>{device, {}});
+    reapRetiredGraphs<Api>();
+    const CurrentDevice<Api> current(*device);
+    if (halError error = current.error()) return error;
+    auto graph = std::unique_ptr<NativeGraph<Api>>(
+        new (std::nothrow) NativeGraph<Api>{device, {}, {}, nullptr});
     if (graph == nullptr) {
         return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "no host memory for a graph");
     }
-    const CurrentDevice<Api> current(*device);
-    if (halError error = current.error()) return error;
-    GraphBuilder<Api> builder(*device);
-    if (halError error = builder.begin()) return error;
-    const auto* ops = reinterpret_cast<const unsigned char*>(desc->ops);
-    for (uint32_t i = 0; i < desc->numOps; ++i) {
-        const auto& op = *reinterpret_cast<const halPluginGraphOp*>(ops + i * desc->opSize);
-        if (halError error = builder.add(op)) return error;
+    if constexpr (!Api::kExecDestroyWaitsForLaunches) {
+        if (halError error = call<Api>(Api::symbols.eventCreate, &graph->lastLaunch,
+                                       Api::kEventDisableTiming)) {
+            return error;
+        }
     }
-    if (halError error = builder.instantiate(*desc, &graph->native)) return error;
+    if (halError error = buildExecutable(*device, *desc, &graph->native)) {
+        if (graph->lastLaunch != nullptr) {
+            (void)Api::symbols.eventDestroy.address(graph->lastLaunch);
+        }
+        return error;
+    }
     *handle = plugin::toHandle(graph.release());
     return HAL_SUCCESS;
 }
 
+// After the launch, where the vendor frees a running executable at once, the record of its end,
+// which the destroy waits for (engine/native_graph.hpp).
 template <class Api>
 halError graphLaunch(halPluginGraph graphHandle, halPluginStream streamHandle) noexcept {
     const NativeGraph<Api>& graph = plugin::fromHandle<NativeGraph<Api>>(graphHandle);
     const Stream<Api>& stream = plugin::fromHandle<Stream<Api>>(streamHandle);
+    reapRetiredGraphs<Api>();
     const CurrentDevice<Api> current(*stream.device);
     if (halError error = current.error()) return error;
-    return call<Api>(Api::symbols.graphLaunch, graph.native, stream.native);
+    if (halError error = call<Api>(Api::symbols.graphLaunch, graph.native, stream.native)) {
+        return error;
+    }
+    if constexpr (!Api::kExecDestroyWaitsForLaunches) {
+        if (halError error = call<Api>(Api::symbols.eventRecord, graph.lastLaunch, stream.native)) {
+            // Without its record, a destroy could free the running executable: the launch is
+            // waited for instead, and the failure reported.
+            (void)Api::symbols.streamSynchronize.address(stream.native);
+            return error;
+        }
+    }
+    return HAL_SUCCESS;
 }
 
-// The vendor frees the executable once its pending launches complete, and with it drops the last
-// reference to the release's user object: the call does not wait. It needs no current device, so
-// the executable goes even when the device cannot be made current.
+// Does not wait for pending launches. CUDA frees the executable once they complete, and with it
+// drops the last reference to the release's user object; where the vendor would free it at
+// once, a graph whose last launch is pending is retired until it completes. Needs no current
+// device, so the executable goes even when the device cannot be made current.
 template <class Api>
 halError graphDestroy(halPluginGraph handle) noexcept {
     std::unique_ptr<NativeGraph<Api>> graph(&plugin::fromHandle<NativeGraph<Api>>(handle));
+    reapRetiredGraphs<Api>();
     const CurrentDevice<Api> current(*graph->device);
-    const halError destroyed = call<Api>(Api::symbols.graphExecDestroy, graph->native);
+    if constexpr (!Api::kExecDestroyWaitsForLaunches) {
+        if (Api::symbols.eventQuery.address(graph->lastLaunch) == Api::kNotReady) {
+            RetiredGraphs<Api>::add(std::move(graph));
+            return current.error();
+        }
+    }
+    const halError destroyed = destroyNativeGraph(std::move(graph));
     return current.error() != HAL_SUCCESS ? current.error() : destroyed;
 }
 

@@ -6,6 +6,7 @@
 #include <new>
 
 #include "gpu_common/engine/current_device.hpp"
+#include "gpu_common/engine/native_graph.hpp"
 #include "gpu_common/engine/objects.hpp"
 #include "gpu_common/engine/vendor_call.hpp"
 
@@ -48,7 +49,9 @@ halError streamSynchronize(halPluginStream handle) noexcept {
     const Stream<Api>& stream = plugin::fromHandle<Stream<Api>>(handle);
     const CurrentDevice<Api> current(*stream.device);
     if (halError error = current.error()) return error;
-    return call<Api>(Api::symbols.streamSynchronize, stream.native);
+    const halError status = call<Api>(Api::symbols.streamSynchronize, stream.native);
+    reapRetiredGraphs<Api>();
+    return status;
 }
 
 template <class Api>

@@ -102,7 +102,10 @@ hipError_t addKernelNode(const gpu::NodeSite<HipApi>& site, const gpu::KernelLau
     kernel.gridDim = dim3(launch.grid.x, launch.grid.y, launch.grid.z);
     kernel.blockDim = dim3(launch.block.x, launch.block.y, launch.block.z);
     kernel.sharedMemBytes = static_cast<unsigned>(launch.dynamicSharedBytes);
-    kernel.kernelParams = launch.params;
+    // ROCm refuses a kernel node with neither kernelParams nor extra, as a kernel without
+    // arguments has: an empty list then.
+    static void* noArguments[1] = {nullptr};
+    kernel.kernelParams = launch.params != nullptr ? launch.params : noArguments;
     return HipApi::symbols.graphAddKernelNode.address(node, site.graph, site.after,
                                                       site.dependencies(), &kernel);
 }

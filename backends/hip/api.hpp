@@ -78,6 +78,12 @@ struct HipApi {
     static constexpr unsigned kGraphUserObjectMove = hipGraphUserObjectMove;
     // The oldest runtime with every function native graphs call (the user objects).
     static constexpr const char* kNativeGraphsSince = "HIP 5.3";
+    // ROCm's hipGraphExecDestroy frees an executable whose launch is still running, and runs the
+    // graph's release, at once (gpu_common/engine/native_graph.hpp waits for the launch).
+    static constexpr bool kExecDestroyWaitsForLaunches = false;
+    // ROCm runs a host-to-host copy node on the launching thread, once the stream has finished,
+    // not in stream order: such a graph is replayed.
+    static constexpr bool kHostToHostCopyNodes = false;
     static constexpr JitOption kJitErrorLogBuffer = hipJitOptionErrorLogBuffer;
     static constexpr JitOption kJitErrorLogBufferSize = hipJitOptionErrorLogBufferSizeBytes;
 

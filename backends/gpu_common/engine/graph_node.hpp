@@ -13,7 +13,7 @@ namespace polyhal::gpu {
 enum class MemoryKind {
     kDevice,
     kPageLocked,  // host memory the vendor allocated or registered
-    kPageable,    // host memory the vendor does not know (managed memory is counted here too)
+    kPageable,    // host memory the vendor does not know (HIP counts managed memory here too)
 };
 
 constexpr const char* describe(MemoryKind kind) noexcept {

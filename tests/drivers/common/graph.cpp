@@ -128,6 +128,11 @@ int GraphExecutable::foreignNode(int device) const {
     return -1;
 }
 
+bool GraphExecutable::running() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return lastLaunch_ != nullptr && !lastLaunch_->done();
+}
+
 void GraphExecutable::launch(const std::shared_ptr<GraphExecutable>& self, Stream& stream) {
     std::lock_guard<std::mutex> lock(self->mutex_);
     if (self->lastLaunch_) stream.waitFor(self->lastLaunch_);

@@ -99,12 +99,14 @@ class GraphExecutable {
 
     // A node whose work belongs to another device than `device`, or -1.
     int foreignNode(int device) const;
+    // Whether a launch has not completed yet.
+    bool running() const;
     // Submits every node's work to `stream`, after the executable's previous launch (on
     // whichever stream that ran); the launch keeps `self` until it has completed.
     static void launch(const std::shared_ptr<GraphExecutable>& self, Stream& stream);
 
   private:
-    std::mutex mutex_;
+    mutable std::mutex mutex_;
     std::shared_ptr<Marker> lastLaunch_;
     const std::vector<GraphNode> nodes_;
     const std::vector<std::pair<UserObject*, unsigned>> references_;

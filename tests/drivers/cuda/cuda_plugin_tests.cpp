@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "every_entry.hpp"
+#include "gate.hpp"
 #include "graph_scenario.hpp"
 
 namespace {
@@ -68,20 +69,6 @@ std::string testKernels() {
     return {};
 #endif
 }
-
-// Holds a stream in a host function until opened (or 10 s pass).
-struct Gate {
-    std::atomic<bool> open{false};
-    std::atomic<bool> entered{false};
-    static void hold(void* gate) {
-        auto* self = static_cast<Gate*>(gate);
-        self->entered = true;
-        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-        while (!self->open && std::chrono::steady_clock::now() < deadline) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        }
-    }
-};
 
 }  // namespace
 
@@ -243,8 +230,8 @@ TEST_CASE("halMemPoolTrim returns while another stream is held", "[cuda][memory]
     REQUIRE_OK(halFreeAsync(pooled, user));
     REQUIRE_OK(halSynchronizeStream(user));
 
-    Gate gate;
-    REQUIRE_OK(halLaunchHostFunc(held, Gate::hold, &gate));
+    polyhal::doubles::Gate gate;
+    REQUIRE_OK(halLaunchHostFunc(held, polyhal::doubles::Gate::hold, &gate));
     auto trimmed = std::async(std::launch::async, [] { return halMemPoolTrim(0, 0); });
     const bool returned = trimmed.wait_for(std::chrono::seconds(3)) == std::future_status::ready;
     const bool stillHeld = !gate.open && halQueryStream(held) == HAL_ERROR_NOT_READY;
@@ -314,8 +301,8 @@ TEST_CASE(
     GraphScenario::checkBox(host + GraphScenario::kBytes, host);
 
     // The release waits for the destroy and for the last launch, and does not hold the caller.
-    Gate gate;
-    REQUIRE_OK(halLaunchHostFunc(stream, Gate::hold, &gate));
+    polyhal::doubles::Gate gate;
+    REQUIRE_OK(halLaunchHostFunc(stream, polyhal::doubles::Gate::hold, &gate));
     REQUIRE_OK(halGraphLaunch(graph, stream));
     REQUIRE_OK(halGraphDestroy(graph));
     CHECK(liveUserObjects() == userObjects);

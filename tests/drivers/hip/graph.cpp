@@ -1,5 +1,6 @@
 // Graphs: nodes built explicitly, instantiated and launched on streams, and the user objects that
-// tie a resource's lifetime to them (graph.hpp in tests/drivers/common runs them). The nodes are
+// tie a resource's lifetime to them (graph.hpp in tests/drivers/common runs them). Where ROCm
+// releases differ, the double is the oldest one polyhal accepts (HIP 5.3, the user objects). The nodes are
 // the ones polyhal's hip plugin adds: memset (one row of bytes), memcpy (1-D, and 3-D between
 // linear memory), kernel and host nodes. A node's work belongs to the device current when it is
 // added (a kernel's: its module's device).
@@ -34,6 +35,17 @@ hipError_t locateCopy(void* dst, size_t dstSpan, const void* src, size_t srcSpan
         return hipErrorInvalidValue;
     }
     return directionMatches(kind, *to, *from) ? hipSuccess : hipErrorInvalidMemcpyDirection;
+}
+
+// ROCm runs a host-to-host copy node on the launching thread once the stream has finished, out
+// of the stream's order: a plugin that puts one into a graph relies on an order it does not get.
+void requireStreamOrdered(const char* function, hipMemcpyKind kind) {
+    if (kind == hipMemcpyHostToHost) {
+        breach(kVendor,
+               "%s: a host-to-host copy node runs on the launching thread, outside the stream's "
+               "order",
+               function);
+    }
 }
 
 }  // namespace
@@ -84,6 +96,7 @@ hipError_t hipGraphAddMemcpyNode1D(hipGraphNode_t* node, hipGraph_t graph,
                                    const void* src, size_t bytes, hipMemcpyKind kind) {
     ENTER();
     if (bytes == 0) return hipErrorInvalidValue;
+    requireStreamOrdered(__func__, kind);
     Place to{};
     Place from{};
     if (hipError_t located = locateCopy(dst, bytes, src, bytes, kind, &to, &from)) {
@@ -101,6 +114,7 @@ hipError_t hipGraphAddMemcpyNode(hipGraphNode_t* node, hipGraph_t graph,
     ENTER();
     if (copy == nullptr) return hipErrorInvalidValue;
     if (copy->srcArray != nullptr || copy->dstArray != nullptr) return hipErrorNotSupported;
+    requireStreamOrdered(__func__, copy->kind);
     const hipExtent& extent = copy->extent;
     const hipPitchedPtr& dstPtr = copy->dstPtr;
     const hipPitchedPtr& srcPtr = copy->srcPtr;
@@ -137,6 +151,8 @@ hipError_t hipGraphAddKernelNode(hipGraphNode_t* node, hipGraph_t graph,
                                  const hipKernelNodeParams* params) {
     ENTER();
     if (params == nullptr || params->func == nullptr) return hipErrorInvalidValue;
+    // As ROCm: a kernel node without arguments still names a (possibly empty) list.
+    if (params->kernelParams == nullptr && params->extra == nullptr) return hipErrorInvalidValue;
     auto* function = requireLive(__func__, static_cast<hipFunction_t>(params->func), kFunction);
     const dim3 grid = params->gridDim;
     const dim3 block = params->blockDim;
@@ -193,10 +209,17 @@ hipError_t hipGraphLaunch(hipGraphExec_t executable, hipStream_t stream) {
     return hipSuccess;
 }
 
-// Launches already enqueued complete; the executable goes with the last of them.
+// As the oldest runtime with user objects: ROCm frees the executable at once and runs its user
+// objects' destructors then, so destroying one whose launch has not completed is a breach
+// (CUDA's cuGraphExecDestroy waits for them instead).
 hipError_t hipGraphExecDestroy(hipGraphExec_t executable) {
     ENTER();
     requireLive(__func__, executable, kGraphExec);
+    if (executable->executable->running()) {
+        breach(kVendor,
+               "hipGraphExecDestroy: a launch of the executable has not completed; the runtime "
+               "frees it, and runs its user objects' destructors, at once");
+    }
     g_handles.remove(executable);
     delete executable;
     return hipSuccess;
@@ -238,6 +261,11 @@ hipError_t hipGraphRetainUserObject(hipGraph_t graph, hipUserObject_t object, un
 }
 
 // ---- Inspection, for tests (not part of the HIP API) ----
+
+// How many handles of `kind` ("hipGraphExec_t", "hipUserObject_t" ...) are alive.
+size_t polyhalHipDoubleLiveHandles(const char* kind) {
+    return g_handles.count(kind);
+}
 
 // How many hipGraphLaunch calls succeeded: a graph the plugin runs natively is launched here.
 uint64_t polyhalHipDoubleGraphLaunches() {

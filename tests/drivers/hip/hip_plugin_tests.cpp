@@ -10,10 +10,14 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdint>
+#include <cstring>
+#include <thread>
 #include <vector>
 
 #include "every_entry.hpp"
+#include "gate.hpp"
 #include "graph_scenario.hpp"
 
 namespace {
@@ -55,6 +59,10 @@ uint64_t graphLaunches() {
     return runtimeFunction<uint64_t (*)()>("polyhalHipDoubleGraphLaunches")();
 }
 
+size_t liveHandles(const char* kind) {
+    return runtimeFunction<size_t (*)(const char*)>("polyhalHipDoubleLiveHandles")(kind);
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -88,4 +96,126 @@ TEST_CASE(
     CHECK(scenario.calls() == 3);
     CHECK(pageable == filled);
     REQUIRE(halGraphDestroy(replayed) == HAL_SUCCESS);
+}
+
+// The double frees an executable as the oldest runtime with user objects does: at once, running
+// its user objects' destructors, so a destroy with a launch pending is a breach there.
+TEST_CASE(
+    "a graph destroyed while its launch is pending is freed, and released, once the launch "
+    "completes, without holding the caller",
+    "[hip][graph]") {
+    using polyhal::doubles::Gate;
+    using polyhal::doubles::GraphScenario;
+    REQUIRE(halInit() == HAL_SUCCESS);
+    REQUIRE(halSetDevice(0) == HAL_SUCCESS);
+    GraphScenario scenario;
+    unsigned char* pinned = scenario.pinned();
+    halGraph graph = scenario.capture(pinned, pinned + GraphScenario::kBytes);
+    const size_t executables = liveHandles("hipGraphExec_t");
+    const size_t userObjects = liveHandles("hipUserObject_t");
+
+    Gate gate;
+    REQUIRE(halLaunchHostFunc(scenario.stream(), Gate::hold, &gate) == HAL_SUCCESS);
+    const uint64_t before = graphLaunches();
+    REQUIRE(halGraphLaunch(graph, scenario.stream()) == HAL_SUCCESS);
+    REQUIRE(halGraphDestroy(graph) == HAL_SUCCESS);
+    CHECK(graphLaunches() - before == 1);  // native, not replayed
+    CHECK(halQueryStream(scenario.stream()) == HAL_ERROR_NOT_READY);
+    CHECK(liveHandles("hipGraphExec_t") == executables);
+    CHECK(liveHandles("hipUserObject_t") == userObjects);
+
+    gate.open = true;
+    REQUIRE(halSynchronizeStream(scenario.stream()) == HAL_SUCCESS);
+    CHECK(scenario.calls() == 1);  // its host function ran, with the core's data still there
+    CHECK(std::vector<unsigned char>(pinned, pinned + GraphScenario::kBytes) ==
+          std::vector<unsigned char>(GraphScenario::kBytes, 0x6B));
+    // The synchronisation found the launch complete and destroyed the executable; the runtime
+    // runs the release on a thread of its own.
+    CHECK(liveHandles("hipGraphExec_t") == executables - 1);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (liveHandles("hipUserObject_t") == userObjects &&
+           std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    CHECK(liveHandles("hipUserObject_t") == userObjects - 1);
+}
+
+TEST_CASE("a graph with a host-to-host copy is replayed, in the stream's order", "[hip][graph]") {
+    REQUIRE(halInit() == HAL_SUCCESS);
+    REQUIRE(halSetDevice(0) == HAL_SUCCESS);
+    halStream stream = nullptr;
+    REQUIRE(halCreateStream(&stream) == HAL_SUCCESS);
+    void* device = nullptr;
+    void* from = nullptr;
+    void* to = nullptr;
+    constexpr size_t kBytes = 64;
+    REQUIRE(halMalloc(&device, kBytes) == HAL_SUCCESS);
+    REQUIRE(halMallocHost(&from, kBytes) == HAL_SUCCESS);
+    REQUIRE(halMallocHost(&to, kBytes) == HAL_SUCCESS);
+    std::memset(to, 0, kBytes);
+
+    REQUIRE(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL) == HAL_SUCCESS);
+    REQUIRE(halMemsetAsync(device, kBytes, 0x5A, kBytes, stream) == HAL_SUCCESS);
+    REQUIRE(halMemcpyAsync(from, kBytes, device, kBytes, HAL_MEMCPY_DEVICE_TO_HOST, stream) ==
+            HAL_SUCCESS);
+    REQUIRE(halMemcpyAsync(to, kBytes, from, kBytes, HAL_MEMCPY_HOST_TO_HOST, stream) ==
+            HAL_SUCCESS);
+    halGraph graph = nullptr;
+    REQUIRE(halStreamEndCapture(stream, &graph) == HAL_SUCCESS);
+
+    const uint64_t before = graphLaunches();
+    REQUIRE(halGraphLaunch(graph, stream) == HAL_SUCCESS);
+    REQUIRE(halSynchronizeStream(stream) == HAL_SUCCESS);
+    CHECK(graphLaunches() == before);
+    CHECK(std::vector<unsigned char>(static_cast<unsigned char*>(to),
+                                     static_cast<unsigned char*>(to) + kBytes) ==
+          std::vector<unsigned char>(kBytes, 0x5A));
+    REQUIRE(halGraphDestroy(graph) == HAL_SUCCESS);
+    REQUIRE(halFreeHost(to) == HAL_SUCCESS);
+    REQUIRE(halFreeHost(from) == HAL_SUCCESS);
+    REQUIRE(halFree(device) == HAL_SUCCESS);
+    REQUIRE(halDestroyStream(stream) == HAL_SUCCESS);
+}
+
+namespace {
+
+// A stand-in code object that the double loads: an ELF header whose section headers start after
+// the names of the kernels it holds (the double looks kernels up by name in the image).
+std::vector<unsigned char> codeObjectNaming(const char* kernel) {
+    std::vector<unsigned char> image(64, 0);
+    std::memcpy(image.data(),
+                "\x7f"
+                "ELF",
+                4);
+    const uint64_t sectionHeaders = 64 + std::strlen(kernel) + 1;
+    std::memcpy(image.data() + 0x28, &sectionHeaders, sizeof sectionHeaders);
+    image.insert(image.end(), kernel, kernel + std::strlen(kernel) + 1);
+    return image;
+}
+
+}  // namespace
+
+TEST_CASE("a graph with a kernel that takes no arguments is built natively", "[hip][graph]") {
+    REQUIRE(halInit() == HAL_SUCCESS);
+    REQUIRE(halSetDevice(0) == HAL_SUCCESS);
+    const std::vector<unsigned char> image = codeObjectNaming("fail_with_code");
+    halModule module = nullptr;
+    halFunction kernel = nullptr;
+    REQUIRE(halModuleLoadData(&module, image.data(), image.size()) == HAL_SUCCESS);
+    REQUIRE(halModuleGetFunction(&kernel, module, "fail_with_code") == HAL_SUCCESS);
+    halStream stream = nullptr;
+    REQUIRE(halCreateStream(&stream) == HAL_SUCCESS);
+
+    const size_t executables = liveHandles("hipGraphExec_t");
+    REQUIRE(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL) == HAL_SUCCESS);
+    REQUIRE(halLaunchKernel(kernel, {1, 1, 1}, {1, 1, 1}, 0, nullptr, 0, stream) == HAL_SUCCESS);
+    halGraph graph = nullptr;
+    REQUIRE(halStreamEndCapture(stream, &graph) == HAL_SUCCESS);
+    // The runtime refuses a kernel node without an argument list: the core would replay.
+    CHECK(liveHandles("hipGraphExec_t") == executables + 1);
+    // Never launched: the kernel faults by design.
+    REQUIRE(halGraphDestroy(graph) == HAL_SUCCESS);
+    CHECK(liveHandles("hipGraphExec_t") == executables);
+    REQUIRE(halDestroyStream(stream) == HAL_SUCCESS);
+    REQUIRE(halModuleUnload(module) == HAL_SUCCESS);
 }

@@ -322,8 +322,9 @@ TEST_CASE(
         require(hipGraphDestroy(graph));
         require(hipGraphLaunch(exec, stream));
         require(hipGraphLaunch(exec, stream));
-        require(hipGraphExecDestroy(exec));
         require(hipStreamSynchronize(stream));
+        if (destroyed != 0) std::_Exit(3);
+        require(hipGraphExecDestroy(exec));
         for (int i = 0; i < 64; ++i) {
             if (static_cast<unsigned char*>(host)[i] != 0x42) std::_Exit(2);
         }
@@ -331,6 +332,46 @@ TEST_CASE(
     });
     INFO("child stderr: " << outcome.stderrText);
     CHECK(outcome.exitCode == 0);
+}
+
+TEST_CASE("an executable is destroyed only once its launches have completed",
+          "[hip_double][rules][graph]") {
+    requireBreach(runInChild([] {
+                      static std::atomic<bool> open{false};
+                      hipStream_t stream = newStream();
+                      void* device = nullptr;
+                      require(hipMalloc(&device, 64));
+                      hipGraph_t graph = nullptr;
+                      require(hipGraphCreate(&graph, 0));
+                      addMemset(graph, nullptr, 0, device, 64, 1);
+                      hipGraphExec_t exec = instantiate(graph);
+                      // The stream is held until the destroy has been called.
+                      require(hipStreamAddCallback(
+                          stream,
+                          [](hipStream_t, hipError_t, void*) {
+                              while (!open) std::this_thread::yield();
+                          },
+                          nullptr, 0));
+                      require(hipGraphLaunch(exec, stream));
+                      (void)hipGraphExecDestroy(exec);
+                      open = true;
+                  }),
+                  "hipGraphExecDestroy: a launch of the executable has not completed");
+}
+
+TEST_CASE("no host-to-host copy node", "[hip_double][rules][graph]") {
+    requireBreach(runInChild([] {
+                      void* first = nullptr;
+                      void* second = nullptr;
+                      require(hipHostMalloc(&first, 64, 0));
+                      require(hipHostMalloc(&second, 64, 0));
+                      hipGraph_t graph = nullptr;
+                      require(hipGraphCreate(&graph, 0));
+                      hipGraphNode_t node = nullptr;
+                      (void)hipGraphAddMemcpyNode1D(&node, graph, nullptr, 0, first, second, 64,
+                                                    hipMemcpyHostToHost);
+                  }),
+                  "hipGraphAddMemcpyNode1D: a host-to-host copy node runs on the launching thread");
 }
 
 TEST_CASE("graphs: what the runtime refuses", "[hip_double][rules][graph]") {
@@ -358,4 +399,18 @@ TEST_CASE("graphs: what the runtime refuses", "[hip_double][rules][graph]") {
                        : 2);
     });
     CHECK(flags.exitCode == 0);
+    // A kernel node names its arguments, an empty list for a kernel without any.
+    const ChildOutcome arguments = runInChild([] {
+        hipGraph_t graph = nullptr;
+        require(hipGraphCreate(&graph, 0));
+        hipKernelNodeParams kernel{};
+        kernel.func = reinterpret_cast<void*>(&newStream);  // refused before it is looked at
+        kernel.gridDim = dim3(1, 1, 1);
+        kernel.blockDim = dim3(1, 1, 1);
+        hipGraphNode_t node = nullptr;
+        std::_Exit(hipGraphAddKernelNode(&node, graph, nullptr, 0, &kernel) == hipErrorInvalidValue
+                       ? 0
+                       : 2);
+    });
+    CHECK(arguments.exitCode == 0);
 }

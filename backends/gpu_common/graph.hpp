@@ -44,8 +44,9 @@ halError requireGraphFunctions() noexcept {
 
 // The description's release, called by the vendor when the user object that carries it loses its
 // last reference: the graph and every executable made from it are gone, and every launch has
-// completed. The vendor calls it on a thread of its own, where its API must not be called; the
-// core's release calls nothing of the plugin's. Disarmed (release = nullptr) when graphCreate
+// completed. CUDA calls it on a thread of its own, where its API must not be called; ROCm inside
+// the hipGraphExecDestroy that drops the last reference. The core's release calls nothing of the
+// plugin's. Disarmed (release = nullptr) when graphCreate
 // fails after the user object was made, since a failed create must not release.
 struct GraphRelease {
     void (*release)(void*);
@@ -125,7 +126,7 @@ class GraphBuilder {
         }
         case HAL_PLUGIN_GRAPH_OP_COPY: {
             const auto& copy = op.params.copy;
-            if (halError error = requirePageLockedHostEnds(copy.dst, copy.src, copy.kind)) {
+            if (halError error = requireCopyNodeEnds(copy.dst, copy.src, copy.kind)) {
                 return error;
             }
             return Api::addNode(
@@ -165,7 +166,7 @@ class GraphBuilder {
     // One 2-D copy node per slice, each after the one before, as memcpy3DAsync copies a box: the
     // vendors' 3-D copies want a slice pitch that is a whole number of rows.
     halError addBox(const halMemcpy3DParams& box, Node* node) noexcept {
-        if (halError error = requirePageLockedHostEnds(box.dst, box.src, box.kind)) return error;
+        if (halError error = requireCopyNodeEnds(box.dst, box.src, box.kind)) return error;
         auto* dst = static_cast<unsigned char*>(box.dst);
         const auto* src = static_cast<const unsigned char*>(box.src);
         for (size_t slice = 0; slice < box.depth; ++slice) {
@@ -188,12 +189,13 @@ class GraphBuilder {
 
     // A copy node reads and writes its host ends when it runs, with none of the staging and
     // waiting the eager copy does for pageable memory: only page-locked host memory is put into
-    // a graph, and host-to-host copies only where the vendor runs them in stream order.
-    halError requirePageLockedHostEnds(const void* dst, const void* src,
+    // a graph, and host-to-host copies only where the vendor runs them on the device.
+    halError requireCopyNodeEnds(const void* dst, const void* src,
                                        halMemcpyKind kind) noexcept {
         if (kind == HAL_MEMCPY_HOST_TO_HOST && !Api::kHostToHostCopyNodes) {
             return plugin::fail(HAL_ERROR_NOT_SUPPORTED,
-                                "a %s graph runs a host-to-host copy outside the stream's order",
+                                "a %s graph may run a host-to-host copy on the launching "
+                                "thread, blocking the launch",
                                 Api::kName);
         }
         const bool hostSource =
@@ -255,8 +257,7 @@ halError graphCreate(halPluginDevice deviceHandle, const halPluginGraphDesc* des
     reapRetiredGraphs<Api>();
     const CurrentDevice<Api> current(*device);
     if (halError error = current.error()) return error;
-    auto graph = std::unique_ptr<NativeGraph<Api>>(
-        new (std::nothrow) NativeGraph<Api>{device, {}, {}, nullptr});
+    auto graph = std::unique_ptr<NativeGraph<Api>>(new (std::nothrow) NativeGraph<Api>{device});
     if (graph == nullptr) {
         return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "no host memory for a graph");
     }
@@ -285,18 +286,20 @@ halError graphLaunch(halPluginGraph graphHandle, halPluginStream streamHandle) n
     reapRetiredGraphs<Api>();
     const CurrentDevice<Api> current(*stream.device);
     if (halError error = current.error()) return error;
-    if (halError error = call<Api>(Api::symbols.graphLaunch, graph.native, stream.native)) {
-        return error;
-    }
+    const halError launched = call<Api>(Api::symbols.graphLaunch, graph.native, stream.native);
     if constexpr (!Api::kExecDestroyWaitsForLaunches) {
-        if (halError error = call<Api>(Api::symbols.eventRecord, graph.lastLaunch, stream.native)) {
-            // Without its record, a destroy could free the running executable: the launch is
-            // waited for instead, and the failure reported.
+        // Without the record of its end, a destroy could free a running executable (a launch
+        // refused part way may have enqueued some nodes): the launch is waited for instead.
+        if (launched != HAL_SUCCESS) {
             (void)Api::symbols.streamSynchronize.address(stream.native);
-            return error;
+        } else if (Api::symbols.eventRecord.address(graph.lastLaunch, stream.native) !=
+                   Api::kSuccess) {
+            plugin::log(HAL_LOG_WARN,
+                        "graph launch: the record of its end failed; waited for the launch");
+            (void)Api::symbols.streamSynchronize.address(stream.native);
         }
     }
-    return HAL_SUCCESS;
+    return launched;
 }
 
 // Does not wait for pending launches. CUDA frees the executable once they complete, and with it

@@ -59,7 +59,9 @@ halError streamQuery(halPluginStream handle) noexcept {
     const Stream<Api>& stream = plugin::fromHandle<Stream<Api>>(handle);
     const CurrentDevice<Api> current(*stream.device);
     if (halError error = current.error()) return error;
-    return query<Api>(Api::symbols.streamQuery, stream.native);
+    const halError status = query<Api>(Api::symbols.streamQuery, stream.native);
+    if (status == HAL_SUCCESS) reapRetiredGraphs<Api>();
+    return status;
 }
 
 template <class Api>

@@ -103,7 +103,7 @@ hipError_t addKernelNode(const gpu::NodeSite<HipApi>& site, const gpu::KernelLau
     kernel.blockDim = dim3(launch.block.x, launch.block.y, launch.block.z);
     kernel.sharedMemBytes = static_cast<unsigned>(launch.dynamicSharedBytes);
     // ROCm refuses a kernel node with neither kernelParams nor extra, as a kernel without
-    // arguments has: an empty list then.
+    // arguments has: an empty list then, which ROCm only reads.
     static void* noArguments[1] = {nullptr};
     kernel.kernelParams = launch.params != nullptr ? launch.params : noArguments;
     return HipApi::symbols.graphAddKernelNode.address(node, site.graph, site.after,

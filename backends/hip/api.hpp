@@ -81,8 +81,8 @@ struct HipApi {
     // ROCm's hipGraphExecDestroy frees an executable whose launch is still running, and runs the
     // graph's release, at once (gpu_common/engine/native_graph.hpp waits for the launch).
     static constexpr bool kExecDestroyWaitsForLaunches = false;
-    // ROCm runs a host-to-host copy node on the launching thread, once the stream has finished,
-    // not in stream order: such a graph is replayed.
+    // ROCm may run a host-to-host copy node on the launching thread, after finishing the stream
+    // (releases differ on which ends make it do so): such a graph is replayed.
     static constexpr bool kHostToHostCopyNodes = false;
     static constexpr JitOption kJitErrorLogBuffer = hipJitOptionErrorLogBuffer;
     static constexpr JitOption kJitErrorLogBufferSize = hipJitOptionErrorLogBufferSizeBytes;

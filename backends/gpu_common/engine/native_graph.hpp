@@ -6,9 +6,9 @@
 // executable at once and runs its user objects' destructors, the graph's release, at once too.
 // Where the vendor does that (Api::kExecDestroyWaitsForLaunches false), an event is recorded after
 // each launch, and a graph destroyed before its last launch's event completed is retired: the
-// first of the plugin's graph entries or synchronisations that finds the event complete destroys
-// the executable. Never from a vendor callback, where the vendor API must not be called, and
-// never blocking the caller. One event suffices: the core runs the launches of a graph one after
+// first of the plugin's graph entries, synchronisations or completed queries that finds the event
+// complete destroys the executable: never from a vendor callback, where the vendor API must not
+// be called, and never blocking the caller. One event suffices: the core runs the launches of a graph one after
 // another, so the last launch's completion is that of them all.
 #ifndef POLYHAL_BACKENDS_GPU_COMMON_ENGINE_NATIVE_GRAPH_HPP_
 #define POLYHAL_BACKENDS_GPU_COMMON_ENGINE_NATIVE_GRAPH_HPP_
@@ -26,12 +26,12 @@ template <class Api>
 struct NativeGraph {
     using Handle = halPluginGraph;
     const Device<Api>* device;
-    typename Api::GraphExec native;
+    typename Api::GraphExec native{};
     // Recorded after each launch where the vendor frees a running executable (made with the
     // executable); null on the other vendors.
-    typename Api::Event lastLaunch;
+    typename Api::Event lastLaunch{};
     // The next in RetiredGraphs' list.
-    NativeGraph* nextRetired;
+    NativeGraph* nextRetired = nullptr;
 };
 
 // Destroys the executable and its event; neither call needs a current device, so a reap runs it
@@ -55,22 +55,34 @@ class RetiredGraphs {
     }
 
     // Destroys each retired graph whose last launch has completed, or whose event failed (a
-    // faulted device: its launches are over either way); one load when none is retired.
+    // faulted device: its launches are over either way); one load when none is retired. The
+    // destroys run after the lock is let go (ROCm runs the graph's release inside them), and a
+    // thread that finds another reaping leaves the work to it.
     static void reap() noexcept {
         if (!pending_.load(std::memory_order_acquire)) return;
-        const std::lock_guard<std::mutex> lock(mutex_);
-        NativeGraph<Api>** link = &head_;
-        while (*link != nullptr) {
-            NativeGraph<Api>* graph = *link;
-            if (Api::symbols.eventQuery.address(graph->lastLaunch) == Api::kNotReady) {
-                link = &graph->nextRetired;
-                continue;
+        NativeGraph<Api>* completed = nullptr;
+        {
+            const std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+            if (!lock.owns_lock()) return;
+            NativeGraph<Api>** link = &head_;
+            while (*link != nullptr) {
+                NativeGraph<Api>* graph = *link;
+                if (Api::symbols.eventQuery.address(graph->lastLaunch) == Api::kNotReady) {
+                    link = &graph->nextRetired;
+                    continue;
+                }
+                *link = graph->nextRetired;
+                graph->nextRetired = completed;
+                completed = graph;
             }
-            *link = graph->nextRetired;
+            pending_.store(head_ != nullptr, std::memory_order_release);
+        }
+        while (completed != nullptr) {
+            NativeGraph<Api>* graph = completed;
+            completed = graph->nextRetired;
             // Nothing to report a failure to: the destroy that retired the graph has returned.
             (void)destroyNativeGraph(std::unique_ptr<NativeGraph<Api>>(graph));
         }
-        pending_.store(head_ != nullptr, std::memory_order_release);
     }
 
   private:
@@ -79,8 +91,9 @@ class RetiredGraphs {
     static inline std::atomic<bool> pending_{false};
 };
 
-// What the reaping entries call (graph.hpp, and the synchronisations of device.hpp, stream.hpp
-// and event.hpp): nothing at all where the vendor's destroy waits for the launches itself.
+// What the reaping entries call (graph.hpp; the synchronisations and the queries that find their
+// stream or event complete, in device.hpp, stream.hpp and event.hpp): nothing at all where the
+// vendor's destroy waits for the launches itself.
 template <class Api>
 inline void reapRetiredGraphs() noexcept {
     if constexpr (!Api::kExecDestroyWaitsForLaunches) RetiredGraphs<Api>::reap();

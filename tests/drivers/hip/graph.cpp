@@ -37,13 +37,14 @@ hipError_t locateCopy(void* dst, size_t dstSpan, const void* src, size_t srcSpan
     return directionMatches(kind, *to, *from) ? hipSuccess : hipErrorInvalidMemcpyDirection;
 }
 
-// ROCm runs a host-to-host copy node on the launching thread once the stream has finished, out
-// of the stream's order: a plugin that puts one into a graph relies on an order it does not get.
+// ROCm may run a host-to-host copy node on the launching thread, after finishing the stream, and
+// releases differ on which ends make it do so: a plugin that puts one into a graph may block its
+// launches.
 void requireStreamOrdered(const char* function, hipMemcpyKind kind) {
     if (kind == hipMemcpyHostToHost) {
         breach(kVendor,
-               "%s: a host-to-host copy node runs on the launching thread, outside the stream's "
-               "order",
+               "%s: a host-to-host copy node may run on the launching thread, blocking the "
+               "launch",
                function);
     }
 }

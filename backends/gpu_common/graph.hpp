@@ -6,6 +6,7 @@
 #ifndef POLYHAL_BACKENDS_GPU_COMMON_GRAPH_HPP_
 #define POLYHAL_BACKENDS_GPU_COMMON_GRAPH_HPP_
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <new>
@@ -73,7 +74,16 @@ class GraphBuilder {
         if (graph_ != nullptr) (void)Api::symbols.graphDestroy.address(graph_);
     }
 
-    halError begin() noexcept { return call<Api>(Api::symbols.graphCreate, &graph_, 0u); }
+    // The device's maximum pitch bounds a copy node's rows (below).
+    halError begin() noexcept {
+        int maxPitch = 0;
+        if (halError error = call<Api>(Api::symbols.deviceGetAttribute, &maxPitch,
+                                       Api::kAttributeMaxPitch, device_.native)) {
+            return error;
+        }
+        maxRowBytes_ = maxPitch > 0 ? static_cast<size_t>(maxPitch) : 1;
+        return call<Api>(Api::symbols.graphCreate, &graph_, 0u);
+    }
 
     // One node after the previous one, or declines the operation.
     halError add(const halPluginGraphOp& op) noexcept {
@@ -124,16 +134,7 @@ class GraphBuilder {
             }
             return Api::addNode(site, MemsetRow{memset.dst, memset.value, memset.count}, node);
         }
-        case HAL_PLUGIN_GRAPH_OP_COPY: {
-            const auto& copy = op.params.copy;
-            if (halError error = requireCopyNodeEnds(copy.dst, copy.src, copy.kind)) {
-                return error;
-            }
-            return Api::addNode(
-                site,
-                CopyRows{copy.dst, copy.count, copy.src, copy.count, copy.count, 1, copy.kind},
-                node);
-        }
+        case HAL_PLUGIN_GRAPH_OP_COPY: return addCopy(op, node);
         case HAL_PLUGIN_GRAPH_OP_COPY_3D: return addBox(op.params.copy3D, node);
         case HAL_PLUGIN_GRAPH_OP_KERNEL: {
             const auto& kernel = op.params.kernel;
@@ -163,6 +164,33 @@ class GraphBuilder {
                             static_cast<unsigned>(op.kind));
     }
 
+    // A node after the previous one of the same operation (a box's slices, a long copy's
+    // pieces), or after the previous operation's for the first.
+    halError addPiece(const NodeRequest& request, bool first, Node* node) noexcept {
+        if (!first) {
+            previous_ = *node;
+            hasPrevious_ = true;
+        }
+        const NodeSite<Api> site{graph_, hasPrevious_ ? &previous_ : nullptr, device_.context};
+        return Api::addNode(site, request, node);
+    }
+
+    // A copy node's row, its pitch too, is at most the device's maximum pitch (2^31 - 1 bytes on
+    // current GPUs, where the eager 1-D copy has no such bound): a longer copy is several nodes.
+    halError addCopy(const halPluginGraphOp& op, Node* node) noexcept {
+        const auto& copy = op.params.copy;
+        if (halError error = requireCopyNodeEnds(copy.dst, copy.src, copy.kind)) return error;
+        auto* dst = static_cast<unsigned char*>(copy.dst);
+        const auto* src = static_cast<const unsigned char*>(copy.src);
+        for (size_t done = 0; done < copy.count;) {
+            const size_t bytes = std::min(copy.count - done, maxRowBytes_);
+            const CopyRows row{dst + done, bytes, src + done, bytes, bytes, 1, copy.kind};
+            if (halError error = addPiece(row, done == 0, node)) return error;
+            done += bytes;
+        }
+        return HAL_SUCCESS;
+    }
+
     // One 2-D copy node per slice, each after the one before, as memcpy3DAsync copies a box: the
     // vendors' 3-D copies want a slice pitch that is a whole number of rows.
     halError addBox(const halMemcpy3DParams& box, Node* node) noexcept {
@@ -170,11 +198,6 @@ class GraphBuilder {
         auto* dst = static_cast<unsigned char*>(box.dst);
         const auto* src = static_cast<const unsigned char*>(box.src);
         for (size_t slice = 0; slice < box.depth; ++slice) {
-            if (slice > 0) {
-                previous_ = *node;
-                hasPrevious_ = true;
-            }
-            const NodeSite<Api> site{graph_, hasPrevious_ ? &previous_ : nullptr, device_.context};
             const CopyRows rows{dst + slice * box.dstSlicePitch,
                                 box.dstPitch,
                                 src + slice * box.srcSlicePitch,
@@ -182,7 +205,7 @@ class GraphBuilder {
                                 box.width,
                                 box.height,
                                 box.kind};
-            if (halError error = Api::addNode(site, rows, node)) return error;
+            if (halError error = addPiece(rows, slice == 0, node)) return error;
         }
         return HAL_SUCCESS;
     }
@@ -226,6 +249,7 @@ class GraphBuilder {
     typename Api::Graph graph_{};
     Node previous_{};
     bool hasPrevious_ = false;
+    size_t maxRowBytes_ = 0;
 };
 
 // The vendor's executable of the description's operations, on the current device.

@@ -72,6 +72,7 @@ struct HipApi {
         hipDeviceAttributeMaxSharedMemoryPerBlock;
     static constexpr hipDeviceAttribute_t kAttributeMemoryPoolsSupported =
         hipDeviceAttributeMemoryPoolsSupported;
+    static constexpr hipDeviceAttribute_t kAttributeMaxPitch = hipDeviceAttributeMaxPitch;
     // HIP has no attribute telling whether a device can share events.
     static constexpr bool kHasIpcEventAttribute = false;
     static constexpr unsigned kUserObjectNoDestructorSync = hipUserObjectNoDestructorSync;

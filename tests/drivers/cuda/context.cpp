@@ -49,6 +49,7 @@ CUresult CUDAAPI cuDeviceGetAttribute(int* value, CUdevice_attribute attribute, 
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *value = kOptInMaxShared; break;
     case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: *value = 1; break;
     case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: *value = 1; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_PITCH: *value = kMaxPitch; break;
 #if POLYHAL_CUDA_DOUBLE_VERSION >= 12000
     case CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED: *value = ipcEventsSupported(device); break;
 #endif

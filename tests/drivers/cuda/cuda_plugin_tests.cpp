@@ -318,6 +318,47 @@ TEST_CASE(
     if (module != nullptr) REQUIRE_OK(halModuleUnload(module));
 }
 
+TEST_CASE(
+    "a copy longer than the device's maximum pitch is launched natively, as several copy nodes",
+    "[cuda][graph]") {
+    REQUIRE_OK(halInit());
+    REQUIRE_OK(halSetDevice(0));
+    int maxPitch = 0;
+    REQUIRE(driver().get<CUresult (*)(int*, CUdevice_attribute, CUdevice)>(
+                "cuDeviceGetAttribute")(&maxPitch, CU_DEVICE_ATTRIBUTE_MAX_PITCH, 0) ==
+            CUDA_SUCCESS);
+    const size_t bytes = 2 * static_cast<size_t>(maxPitch) + 4099;  // two whole rows and a part
+    halStream stream = nullptr;
+    REQUIRE_OK(halCreateStream(&stream));
+    void* from = nullptr;
+    void* to = nullptr;
+    void* host = nullptr;
+    REQUIRE_OK(halMalloc(&from, bytes));
+    REQUIRE_OK(halMalloc(&to, bytes));
+    REQUIRE_OK(halMallocHost(&host, bytes));
+    auto* pattern = static_cast<unsigned char*>(host);
+    for (size_t i = 0; i < bytes; ++i) pattern[i] = static_cast<unsigned char>(i * 7 + i / 251);
+    const std::vector<unsigned char> expected(pattern, pattern + bytes);
+    REQUIRE_OK(halMemcpy(from, bytes, host, bytes, HAL_MEMCPY_HOST_TO_DEVICE));
+    std::memset(host, 0, bytes);
+
+    REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL));
+    REQUIRE_OK(halMemcpyAsync(to, bytes, from, bytes, HAL_MEMCPY_DEVICE_TO_DEVICE, stream));
+    REQUIRE_OK(halMemcpyAsync(host, bytes, to, bytes, HAL_MEMCPY_DEVICE_TO_HOST, stream));
+    halGraph graph = nullptr;
+    REQUIRE_OK(halStreamEndCapture(stream, &graph));
+    const uint64_t before = graphLaunches();
+    REQUIRE_OK(halGraphLaunch(graph, stream));
+    REQUIRE_OK(halSynchronizeStream(stream));
+    CHECK(graphLaunches() - before == 1);  // the driver refuses rows wider than the pitch limit
+    CHECK(std::vector<unsigned char>(pattern, pattern + bytes) == expected);
+    REQUIRE_OK(halGraphDestroy(graph));
+    REQUIRE_OK(halFreeHost(host));
+    REQUIRE_OK(halFree(to));
+    REQUIRE_OK(halFree(from));
+    REQUIRE_OK(halDestroyStream(stream));
+}
+
 TEST_CASE("a graph that copies pageable host memory is replayed, with the eager results",
           "[cuda][graph]") {
     REQUIRE_OK(halInit());

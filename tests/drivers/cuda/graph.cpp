@@ -90,6 +90,11 @@ CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode* node, CUgraph graph,
         copy->WidthInBytes > copy->srcPitch || copy->WidthInBytes > copy->dstPitch) {
         return CUDA_ERROR_INVALID_VALUE;
     }
+    // As cuMemcpy3D: no pitch above CU_DEVICE_ATTRIBUTE_MAX_PITCH, one row's included.
+    if (copy->srcPitch > static_cast<size_t>(kMaxPitch) ||
+        copy->dstPitch > static_cast<size_t>(kMaxPitch)) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
     // Rows per slice: the heights only matter between slices.
     const size_t srcHeight = copy->Depth > 1 ? copy->srcHeight : copy->Height;
     const size_t dstHeight = copy->Depth > 1 ? copy->dstHeight : copy->Height;

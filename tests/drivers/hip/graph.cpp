@@ -123,6 +123,11 @@ hipError_t hipGraphAddMemcpyNode(hipGraphNode_t* node, hipGraph_t graph,
         extent.width > dstPtr.pitch || extent.width > srcPtr.pitch) {
         return hipErrorInvalidValue;
     }
+    // No pitch above hipDeviceAttributeMaxPitch.
+    if (dstPtr.pitch > static_cast<size_t>(kMaxPitch) ||
+        srcPtr.pitch > static_cast<size_t>(kMaxPitch)) {
+        return hipErrorInvalidValue;
+    }
     const size_t dstHeight = extent.depth > 1 ? dstPtr.ysize : extent.height;
     const size_t srcHeight = extent.depth > 1 ? srcPtr.ysize : extent.height;
     if (dstHeight < extent.height || srcHeight < extent.height) return hipErrorInvalidValue;

@@ -94,6 +94,9 @@ constexpr int kLeastPriority = 0;
 constexpr int kGreatestPriority = -1;
 constexpr int kMaxThreadsPerBlock = 1024;
 constexpr int kMaxSharedMemory = 64 * 1024;
+// The largest pitch a copy node takes (hipDeviceAttributeMaxPitch): GPUs report 2^31 - 1; the
+// double reports 1 MiB, so that tests reach it with small copies.
+constexpr int kMaxPitch = 1 << 20;
 
 struct Device {
     std::atomic<hipError_t> sticky{hipSuccess};  // a kernel fault

@@ -75,6 +75,8 @@ struct CudaApi {
     // after them; a host-to-host copy node runs in stream order as any other.
     static constexpr bool kExecDestroyWaitsForLaunches = true;
     static constexpr bool kHostToHostCopyNodes = true;
+    // An event outlives the stream it was recorded on.
+    static constexpr bool kEventQueriesReadTheirStream = false;
     static constexpr JitOption kJitErrorLogBuffer = CU_JIT_ERROR_LOG_BUFFER;
     static constexpr JitOption kJitErrorLogBufferSize = CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES;
 

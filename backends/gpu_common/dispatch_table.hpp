@@ -24,6 +24,8 @@
 //   Graph, GraphNode, GraphExec, UserObject, HostNodeParams, kUserObjectNoDestructorSync,
 //   kGraphUserObjectMove, kNativeGraphsSince, kExecDestroyWaitsForLaunches,
 //   kHostToHostCopyNodes, memoryKind(), addNode(), instantiate()
+//   kEventQueriesReadTheirStream                   whether destroyed streams must be kept
+//                                                  (engine/retired_streams.hpp)
 //                                                  native graphs (graph.hpp, engine/graph_node.hpp)
 //   kStreamNonBlocking, kEventDisableTiming, kEventBlockingSync, kEventInterprocess,
 //   kHostAllocPortable,

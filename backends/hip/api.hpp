@@ -85,6 +85,10 @@ struct HipApi {
     // ROCm may run a host-to-host copy node on the launching thread, after finishing the stream
     // (releases differ on which ends make it do so): such a graph is replayed.
     static constexpr bool kHostToHostCopyNodes = false;
+    // hipEventQuery and hipEventSynchronize read the stream of the event's last record, without
+    // checking that it still exists: destroyed streams are kept (gpu_common/engine/
+    // retired_streams.hpp).
+    static constexpr bool kEventQueriesReadTheirStream = true;
     static constexpr JitOption kJitErrorLogBuffer = hipJitOptionErrorLogBuffer;
     static constexpr JitOption kJitErrorLogBufferSize = hipJitOptionErrorLogBufferSizeBytes;
 

@@ -29,7 +29,7 @@ struct Device {
     mutable typename Api::Stream releaseStream{};
 };
 
-// A stream, event or module: the vendor's handle and the device it belongs to.
+// An event or module: the vendor's handle and the device it belongs to.
 template <class Api, class Native, class HandleType>
 struct DeviceObject {
     using Handle = HandleType;
@@ -38,7 +38,14 @@ struct DeviceObject {
 };
 
 template <class Api>
-using Stream = DeviceObject<Api, typename Api::Stream, halPluginStream>;
+struct Stream {
+    using Handle = halPluginStream;
+    const Device<Api>* device;
+    typename Api::Stream native;
+    int priority;
+    // The next in RetiredStreams' list (engine/retired_streams.hpp), once destroyed.
+    Stream* nextRetired;
+};
 template <class Api>
 using Event = DeviceObject<Api, typename Api::Event, halPluginEvent>;
 template <class Api>

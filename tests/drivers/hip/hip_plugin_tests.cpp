@@ -219,3 +219,58 @@ TEST_CASE("a graph with a kernel that takes no arguments is built natively", "[h
     REQUIRE(halDestroyStream(stream) == HAL_SUCCESS);
     REQUIRE(halModuleUnload(module) == HAL_SUCCESS);
 }
+
+// The runtime's event queries read the stream of the event's last record: the plugin keeps a
+// destroyed stream, which the double checks at every query, and hands it out again.
+TEST_CASE("an event is queried after the stream it was recorded on is destroyed",
+          "[hip][stream]") {
+    REQUIRE(halInit() == HAL_SUCCESS);
+    REQUIRE(halSetDevice(0) == HAL_SUCCESS);
+    halStream stream = nullptr;
+    halEvent event = nullptr;
+    REQUIRE(halCreateStream(&stream) == HAL_SUCCESS);
+    REQUIRE(halCreateEvent(&event) == HAL_SUCCESS);
+    REQUIRE(halRecordEvent(event, stream) == HAL_SUCCESS);
+    void* native = nullptr;
+    REQUIRE(halStreamGetNativeHandle(stream, &native) == HAL_SUCCESS);
+    const size_t streams = liveHandles("hipStream_t");
+    REQUIRE(halDestroyStream(stream) == HAL_SUCCESS);
+    CHECK(liveHandles("hipStream_t") == streams);
+    CHECK(halSynchronizeEvent(event) == HAL_SUCCESS);
+    CHECK(halQueryEvent(event) == HAL_SUCCESS);
+
+    // The next stream of that device and priority is the same HIP stream, idle.
+    halStream next = nullptr;
+    REQUIRE(halCreateStream(&next) == HAL_SUCCESS);
+    void* reused = nullptr;
+    REQUIRE(halStreamGetNativeHandle(next, &reused) == HAL_SUCCESS);
+    CHECK(reused == native);
+    CHECK(liveHandles("hipStream_t") == streams);
+    CHECK(halQueryStream(next) == HAL_SUCCESS);
+    REQUIRE(halDestroyEvent(event) == HAL_SUCCESS);
+    REQUIRE(halDestroyStream(next) == HAL_SUCCESS);
+}
+
+TEST_CASE("a graph destroyed after the stream of its last launch is destroyed",
+          "[hip][graph]") {
+    using polyhal::doubles::Gate;
+    using polyhal::doubles::GraphScenario;
+    REQUIRE(halInit() == HAL_SUCCESS);
+    REQUIRE(halSetDevice(0) == HAL_SUCCESS);
+    GraphScenario scenario;
+    unsigned char* pinned = scenario.pinned();
+    halGraph graph = scenario.capture(pinned, pinned + GraphScenario::kBytes);
+    halStream other = nullptr;
+    REQUIRE(halCreateStream(&other) == HAL_SUCCESS);
+    const size_t executables = liveHandles("hipGraphExec_t");
+    Gate gate;
+    REQUIRE(halLaunchHostFunc(other, Gate::hold, &gate) == HAL_SUCCESS);
+    REQUIRE(halGraphLaunch(graph, other) == HAL_SUCCESS);
+    REQUIRE(halDestroyStream(other) == HAL_SUCCESS);
+    REQUIRE(halGraphDestroy(graph) == HAL_SUCCESS);  // retired: its launch is held
+    gate.open = true;
+    CHECK(liveHandles("hipGraphExec_t") == executables);
+    REQUIRE(halSynchronizeDevice() == HAL_SUCCESS);  // reaps it
+    CHECK(liveHandles("hipGraphExec_t") == executables - 1);
+    CHECK(scenario.calls() == 1);
+}

@@ -68,6 +68,29 @@ TEST_CASE("a destroyed handle is not used", "[hip_double][rules]") {
                   "hipStreamQuery: hipStream_t");
 }
 
+TEST_CASE("an event is not queried once the stream of its last record is destroyed",
+          "[hip_double][rules]") {
+    requireBreach(runInChild([] {
+                      hipStream_t stream = newStream();
+                      hipEvent_t event = nullptr;
+                      require(hipEventCreateWithFlags(&event, hipEventDisableTiming));
+                      require(hipEventRecord(event, stream));
+                      require(hipStreamSynchronize(stream));
+                      require(hipStreamDestroy(stream));
+                      (void)hipEventQuery(event);
+                  }),
+                  "hipEventQuery: the event's last record was on a stream destroyed since");
+    requireBreach(runInChild([] {
+                      hipStream_t stream = newStream();
+                      hipEvent_t event = nullptr;
+                      require(hipEventCreateWithFlags(&event, hipEventDisableTiming));
+                      require(hipEventRecord(event, stream));
+                      require(hipStreamDestroy(stream));
+                      (void)hipEventSynchronize(event);
+                  }),
+                  "hipEventSynchronize: the event's last record was on a stream destroyed since");
+}
+
 TEST_CASE("an event is recorded on a stream of its own device", "[hip_double][rules]") {
     requireBreach(runInChild([] {
                       hipEvent_t event = nullptr;

@@ -44,7 +44,7 @@
 #include "rules.hpp"
 #include "timeline.hpp"
 
-struct ihipStream_t {
+struct ihipStream_t : std::enable_shared_from_this<ihipStream_t> {
     int device;
     polyhal::doubles::Stream timeline;
     std::atomic<bool> destroyed{false};
@@ -57,6 +57,10 @@ struct ihipEvent_t {
     std::shared_ptr<polyhal::doubles::Marker> last;
     // An interprocess event keeps its records here instead, shared with other processes.
     std::shared_ptr<polyhal::doubles::IpcEvent> shared;
+    // The stream of the last record: the runtime keeps a pointer to it, which its query and
+    // synchronize read (clr's hipEventQuery reads the stream's capture status), also after the
+    // stream was destroyed.
+    std::shared_ptr<ihipStream_t> recordedOn;
 };
 
 struct ihipGraph {

@@ -15,6 +15,17 @@ std::shared_ptr<Marker> lastRecord(hipEvent_t event) {
     return event->last;
 }
 
+// The runtime reads the stream of the event's last record, which must still exist.
+void requireRecordStreamLive(const char* function, hipEvent_t event) {
+    std::lock_guard<std::mutex> lock(event->mutex);
+    if (event->recordedOn && event->recordedOn->destroyed) {
+        breach(kVendor,
+               "%s: the event's last record was on a stream destroyed since, which the runtime "
+               "reads (its capture status)",
+               function);
+    }
+}
+
 }  // namespace
 
 extern "C" {
@@ -115,7 +126,7 @@ hipError_t hipEventCreateWithFlags(hipEvent_t* handle, unsigned flags) {
         shared = IpcEvent::create();
         if (shared == nullptr) return hipErrorOutOfMemory;
     }
-    auto* event = new ihipEvent_t{currentDevice(), flags, {}, nullptr, std::move(shared)};
+    auto* event = new ihipEvent_t{currentDevice(), flags, {}, nullptr, std::move(shared), nullptr};
     g_handles.add(event, kEvent);
     *handle = event;
     return hipSuccess;
@@ -145,6 +156,7 @@ hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream) {
     std::shared_ptr<Marker> marker = stream->timeline.mark();
     std::lock_guard<std::mutex> lock(event->mutex);
     event->last = std::move(marker);
+    event->recordedOn = stream->shared_from_this();
     return hipSuccess;
 }
 
@@ -155,6 +167,7 @@ hipError_t hipEventQuery(hipEvent_t event) {
         event->shared->requireUsable(kVendor, __func__);
         return event->shared->done() ? hipSuccess : hipErrorNotReady;
     }
+    requireRecordStreamLive(__func__, event);
     const std::shared_ptr<Marker> last = lastRecord(event);
     return last && !last->done() ? hipErrorNotReady : hipSuccess;
 }
@@ -165,7 +178,10 @@ hipError_t hipEventSynchronize(hipEvent_t event) {
     if (event->shared) {
         event->shared->requireUsable(kVendor, __func__);
         event->shared->synchronize();
-    } else if (const std::shared_ptr<Marker> last = lastRecord(event)) {
+        return hipSuccess;
+    }
+    requireRecordStreamLive(__func__, event);
+    if (const std::shared_ptr<Marker> last = lastRecord(event)) {
         last->wait();
     }
     return hipSuccess;
@@ -223,7 +239,8 @@ hipError_t hipIpcOpenEventHandle(hipEvent_t* handle, hipIpcEventHandle_t exporte
                                   hipEventInterprocess | hipEventDisableTiming,
                                   {},
                                   nullptr,
-                                  std::move(shared)};
+                                  std::move(shared),
+                                  nullptr};
     g_handles.add(event, kEvent);
     *handle = event;
     return hipSuccess;

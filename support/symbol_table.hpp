@@ -47,22 +47,37 @@ struct Symbol {
         if (role.address == nullptr) return newer;       \
     }
 #define POLYHAL_SYMBOL_RESOLVE_OPTIONAL(role, function) POLYHAL_SYMBOL_LOOKUP(role)
+#define POLYHAL_SYMBOL_RESOLVE_OPTIONAL_OR(role, function, older) \
+    POLYHAL_SYMBOL_LOOKUP(role)                                   \
+    if (role.address == nullptr) {                                \
+        const char* newer = role.name;                            \
+        role.name = older;                                        \
+        POLYHAL_SYMBOL_LOOKUP(role)                               \
+        if (role.address == nullptr) role.name = newer;           \
+    }
 
-// Declares one Symbol member per entry of the X-macro `LIST(REQUIRED, REQUIRED_OR, OPTIONAL)`:
+// Declares one Symbol member per entry of the X-macro
+// `LIST(REQUIRED, REQUIRED_OR, OPTIONAL, OPTIONAL_OR)`:
 //   REQUIRED(role, function)            the library must export `function`;
 //   REQUIRED_OR(role, function, older)  ... or, in older versions, the same function under the
 //                                       exported name `older` (a string), with the same prototype;
 //   OPTIONAL(role, function)            newer than the oldest supported version: the address
 //                                       stays nullptr when the library lacks it, and the caller
 //                                       takes the documented fallback;
+//   OPTIONAL_OR(role, function, older)  optional, and in older versions exported as `older`
+//                                       (a string) with a prototype the calls also fit (the
+//                                       symbols list says why); the name stays `function`'s when
+//                                       neither is there;
 // and
 //   const char* resolve(const DynamicLibrary& library) noexcept;
 // which resolves them all and returns nullptr, or the name of the first required one the library
 // lacks.
 #define POLYHAL_DEFINE_SYMBOLS(LIST)                                                             \
-    LIST(POLYHAL_SYMBOL_MEMBER, POLYHAL_SYMBOL_MEMBER_OR, POLYHAL_SYMBOL_MEMBER)                 \
+    LIST(POLYHAL_SYMBOL_MEMBER, POLYHAL_SYMBOL_MEMBER_OR, POLYHAL_SYMBOL_MEMBER,                \
+         POLYHAL_SYMBOL_MEMBER_OR)                                                               \
     const char* resolve(const ::polyhal::DynamicLibrary& library) noexcept {                     \
-        LIST(POLYHAL_SYMBOL_RESOLVE, POLYHAL_SYMBOL_RESOLVE_OR, POLYHAL_SYMBOL_RESOLVE_OPTIONAL) \
+        LIST(POLYHAL_SYMBOL_RESOLVE, POLYHAL_SYMBOL_RESOLVE_OR, POLYHAL_SYMBOL_RESOLVE_OPTIONAL, \
+             POLYHAL_SYMBOL_RESOLVE_OPTIONAL_OR)                                                 \
         return nullptr;                                                                          \
     }
 

@@ -69,8 +69,8 @@ struct CudaApi {
         CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED;
     static constexpr unsigned kUserObjectNoDestructorSync = CU_USER_OBJECT_NO_DESTRUCTOR_SYNC;
     static constexpr unsigned kGraphUserObjectMove = CU_GRAPH_USER_OBJECT_MOVE;
-    // The oldest driver with every function native graphs call (cuGraphAddKernelNode_v2).
-    static constexpr const char* kNativeGraphsSince = "CUDA 12.0";
+    // The oldest driver with every function native graphs call (cuGraphInstantiateWithFlags).
+    static constexpr const char* kNativeGraphsSince = "CUDA 11.4";
     // cuGraphExecDestroy lets the launches already enqueued complete and frees the executable
     // after them; a host-to-host copy node runs in stream order as any other.
     static constexpr bool kExecDestroyWaitsForLaunches = true;
@@ -110,7 +110,7 @@ struct CudaApi {
 
     // Graph nodes (gpu_common/graph.hpp; api.cpp): CU_POINTER_ATTRIBUTE_MEMORY_TYPE, and
     // cuGraphAddMemsetNode, cuGraphAddMemcpyNode (a CUDA_MEMCPY3D of one slice) or
-    // cuGraphAddKernelNode_v2 for a request.
+    // cuGraphAddKernelNode (v2, or v1 on drivers before 12.0) for a request.
     static halError memoryKind(const void* pointer, gpu::MemoryKind* kind) noexcept;
     static halError addNode(const gpu::NodeSite<CudaApi>& site, const gpu::NodeRequest& request,
                             GraphNode* node) noexcept;

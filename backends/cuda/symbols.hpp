@@ -9,9 +9,13 @@
 //   cuEventElapsedTime_v2 (12.8)  else cuEventElapsedTime, same prototype and meaning
 //   cuMemFreeAsync (11.2)         else cuMemFree, which waits for the whole device
 //   cuFuncGetParamInfo (12.4)     else launch arguments are not checked against the kernel
-//   cuGraphAddKernelNode_v2 (12.0), cuGraphInstantiateWithFlags (11.4), user objects (11.3)
+//   cuGraphInstantiateWithFlags (11.4), user objects (11.3)
 //                                 else graphs are replayed by the core (gpu_common/graph.hpp)
-// tests/drivers/cuda runs the plugin against doubles of a 13.0, a 12.2 and an 11.0 driver.
+//   cuGraphAddKernelNode_v2 (12.0) else cuGraphAddKernelNode, whose CUDA_KERNEL_NODE_PARAMS_v1
+//                                 is the start of the v2 parameters the plugin passes (no CUkernel
+//                                 and no context: the function's own)
+// tests/drivers/cuda runs the plugin against doubles of a 13.0, a 12.2, an 11.8 and an 11.0
+// driver.
 #ifndef POLYHAL_BACKENDS_CUDA_SYMBOLS_HPP_
 #define POLYHAL_BACKENDS_CUDA_SYMBOLS_HPP_
 
@@ -20,7 +24,7 @@
 #include "support/symbol_table.hpp"
 
 // clang-format off
-#define POLYHAL_CUDA_SYMBOLS(X, X_OR, OPTIONAL)                                       \
+#define POLYHAL_CUDA_SYMBOLS(X, X_OR, OPTIONAL, OPTIONAL_OR)                          \
     X(init,                  cuInit)                                                 \
     X(getErrorName,          cuGetErrorName)                                         \
     X(getErrorString,        cuGetErrorString)                                       \
@@ -78,7 +82,7 @@
     OPTIONAL(graphDestroy,          cuGraphDestroy)                                  \
     OPTIONAL(graphAddMemsetNode,    cuGraphAddMemsetNode)                            \
     OPTIONAL(graphAddMemcpyNode,    cuGraphAddMemcpyNode)                            \
-    OPTIONAL(graphAddKernelNode,    cuGraphAddKernelNode)                            \
+    OPTIONAL_OR(graphAddKernelNode, cuGraphAddKernelNode_v2, "cuGraphAddKernelNode") \
     OPTIONAL(graphAddHostNode,      cuGraphAddHostNode)                              \
     OPTIONAL(graphInstantiate,      cuGraphInstantiateWithFlags)                     \
     OPTIONAL(graphLaunch,           cuGraphLaunch)                                   \

@@ -27,7 +27,7 @@
 #include "support/symbol_table.hpp"
 
 // clang-format off
-#define POLYHAL_HIP_SYMBOLS(X, X_OR, OPTIONAL)                   \
+#define POLYHAL_HIP_SYMBOLS(X, X_OR, OPTIONAL, OPTIONAL_OR)      \
     X(init,                  hipInit)                            \
     X(getErrorName,          hipGetErrorName)                    \
     X(getErrorString,        hipGetErrorString)                  \

@@ -12,7 +12,7 @@
 #include "support/symbol_table.hpp"
 
 // clang-format off
-#define POLYHAL_LEVEL_ZERO_SYMBOLS(X, X_OR, OPTIONAL)                                     \
+#define POLYHAL_LEVEL_ZERO_SYMBOLS(X, X_OR, OPTIONAL, OPTIONAL_OR)                        \
     X(zeInit,                                 zeInit)                                     \
     X(zeDriverGet,                            zeDriverGet)                                \
     X(zeDriverGetIpcProperties,               zeDriverGetIpcProperties)                   \

@@ -34,6 +34,24 @@ CUresult addNode(const char* function, CUgraphNode* added, CUgraph graph,
     return CUDA_SUCCESS;
 }
 
+// cuLaunchKernel's checks, at the call; the argument values are copied now (the driver copies
+// kernelParams when the node is added), so the caller's storage may go at once.
+CUresult addKernelNode(const char* caller, CUgraphNode* node, CUgraph graph,
+                       const CUgraphNode* dependencies, size_t count,
+                       const CUDA_KERNEL_NODE_PARAMS_v1& params) {
+    CUfunction function = requireLive(caller, params.func, kFunction);
+    std::shared_ptr<const KernelRun> run;
+    if (CUresult prepared = prepareLaunch(
+            caller, function, {params.gridDimX, params.gridDimY, params.gridDimZ},
+            {params.blockDimX, params.blockDimY, params.blockDimZ}, params.sharedMemBytes,
+            params.kernelParams, params.extra, &run)) {
+        return prepared;
+    }
+    NodeWork work = [run](Stream& stream) { stream.submit([run] { run->execute(); }); };
+    return addNode(caller, node, graph, dependencies, count,
+                   {std::move(work), function->module->context->device});
+}
+
 }  // namespace
 
 extern "C" {
@@ -120,26 +138,31 @@ CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode* node, CUgraph graph,
     return addNode(__func__, node, graph, dependencies, count, {std::move(work), context->device});
 }
 
+// The first version, which every driver still exports under its plain name (cuda.h maps the name
+// to the _v2 function).
+#undef cuGraphAddKernelNode
+CUresult CUDAAPI cuGraphAddKernelNode(CUgraphNode* node, CUgraph graph,
+                                      const CUgraphNode* dependencies, size_t count,
+                                      const CUDA_KERNEL_NODE_PARAMS_v1* params) {
+    ENTER();
+    if (params == nullptr || params->func == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    return addKernelNode(__func__, node, graph, dependencies, count, *params);
+}
+
 #if POLYHAL_CUDA_DOUBLE_VERSION >= 12000
-// cuLaunchKernel's checks, at the call; the argument values are copied now (the driver copies
-// kernelParams when the node is added), so the caller's storage may go at once.
+// A CUkernel and a context of its own are what the second version adds; neither is used here.
 CUresult CUDAAPI cuGraphAddKernelNode_v2(CUgraphNode* node, CUgraph graph,
                                          const CUgraphNode* dependencies, size_t count,
                                          const CUDA_KERNEL_NODE_PARAMS* params) {
     ENTER();
     if (params == nullptr || params->func == nullptr) return CUDA_ERROR_INVALID_VALUE;
     if (params->kern != nullptr) return CUDA_ERROR_NOT_SUPPORTED;
-    CUfunction function = requireLive(__func__, params->func, kFunction);
-    std::shared_ptr<const KernelRun> run;
-    if (CUresult prepared = prepareLaunch(
-            __func__, function, {params->gridDimX, params->gridDimY, params->gridDimZ},
-            {params->blockDimX, params->blockDimY, params->blockDimZ}, params->sharedMemBytes,
-            params->kernelParams, params->extra, &run)) {
-        return prepared;
-    }
-    NodeWork work = [run](Stream& stream) { stream.submit([run] { run->execute(); }); };
-    return addNode(__func__, node, graph, dependencies, count,
-                   {std::move(work), function->module->context->device});
+    const CUDA_KERNEL_NODE_PARAMS_v1 first{params->func,           params->gridDimX,
+                                           params->gridDimY,       params->gridDimZ,
+                                           params->blockDimX,      params->blockDimY,
+                                           params->blockDimZ,      params->sharedMemBytes,
+                                           params->kernelParams,   params->extra};
+    return addKernelNode(__func__, node, graph, dependencies, count, first);
 }
 #endif
 

@@ -265,7 +265,7 @@ size_t liveUserObjects() {
 TEST_CASE(
     "a graph of device memory, page-locked memory, kernels and host functions is one "
     "cuGraphLaunch per launch",
-    "[cuda][graph]") {
+    "[cuda][graph][kernel_nodes]") {
     using polyhal::doubles::GraphScenario;
     REQUIRE_OK(halInit());
     REQUIRE_OK(halSetDevice(0));

@@ -77,6 +77,7 @@ struct CudaApi {
     static constexpr bool kHostToHostCopyNodes = true;
     // An event outlives the stream it was recorded on.
     static constexpr bool kEventQueriesReadTheirStream = false;
+    static constexpr bool kIpcEventWaitsOnDevice = true;
     static constexpr JitOption kJitErrorLogBuffer = CU_JIT_ERROR_LOG_BUFFER;
     static constexpr JitOption kJitErrorLogBufferSize = CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES;
 

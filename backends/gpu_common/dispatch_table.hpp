@@ -26,6 +26,7 @@
 //   kHostToHostCopyNodes, memoryKind(), addNode(), instantiate()
 //   kEventQueriesReadTheirStream                   whether destroyed streams must be kept
 //                                                  (engine/retired_streams.hpp)
+//   kIpcEventWaitsOnDevice                         whether interprocess events are offered
 //                                                  native graphs (graph.hpp, engine/graph_node.hpp)
 //   kStreamNonBlocking, kEventDisableTiming, kEventBlockingSync, kEventInterprocess,
 //   kHostAllocPortable,

@@ -102,10 +102,12 @@ halError eventElapsedTime(float* ms, halPluginEvent startHandle,
 // Sharing events with other processes: the vendor's IPC event handles (cuIpcGetEventHandle,
 // cuIpcOpenEventHandle and HIP's same-named calls), carried as they are in the plugin's part of
 // polyhal's handle. The core creates such events with HAL_EVENT_INTERPROCESS and
-// HAL_EVENT_DISABLE_TIMING, as the vendors require. Drivers that lack the calls leave
-// HAL_DEVICE_CAP_IPC_EVENTS unset (deviceGetInfo).
+// HAL_EVENT_DISABLE_TIMING, as the vendors require. Drivers that lack the calls, and a vendor
+// whose stream wait for such an event blocks the calling thread (Api::kIpcEventWaitsOnDevice
+// false), leave HAL_DEVICE_CAP_IPC_EVENTS unset (deviceGetInfo).
 template <class Api>
 bool hasIpcEvents() noexcept {
+    if constexpr (!Api::kIpcEventWaitsOnDevice) return false;
     const auto& vendor = Api::symbols;
     return vendor.ipcGetEventHandle.address != nullptr &&
            vendor.ipcOpenEventHandle.address != nullptr;
@@ -128,6 +130,13 @@ bool deviceSharesEvents(typename Api::NativeDevice device) noexcept {
 
 template <class Api>
 halError requireIpcEvents() noexcept {
+    if constexpr (!Api::kIpcEventWaitsOnDevice) {
+        return plugin::fail(HAL_ERROR_NOT_SUPPORTED,
+                            "%s: a stream's wait for an interprocess event blocks the waiting "
+                            "thread until the other process records it, so the %s backend does "
+                            "not share events",
+                            Api::kLibraryDescription, Api::kName);
+    }
     if (hasIpcEvents<Api>()) return HAL_SUCCESS;
     return plugin::fail(HAL_ERROR_NOT_SUPPORTED, "%s lacks %s or %s", Api::kLibraryDescription,
                         Api::symbols.ipcGetEventHandle.name, Api::symbols.ipcOpenEventHandle.name);

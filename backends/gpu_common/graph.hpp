@@ -7,6 +7,7 @@
 #define POLYHAL_BACKENDS_GPU_COMMON_GRAPH_HPP_
 
 #include <algorithm>
+#include <climits>
 #include <cstddef>
 #include <memory>
 #include <new>
@@ -81,7 +82,9 @@ class GraphBuilder {
                                        Api::kAttributeMaxPitch, device_.native)) {
             return error;
         }
-        maxRowBytes_ = maxPitch > 0 ? static_cast<size_t>(maxPitch) : 1;
+        // Older ROCm releases narrow a 64-bit pitch into the int: a value that is not positive
+        // means no bound below int's.
+        maxRowBytes_ = static_cast<size_t>(maxPitch > 0 ? maxPitch : INT_MAX);
         return call<Api>(Api::symbols.graphCreate, &graph_, 0u);
     }
 

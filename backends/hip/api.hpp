@@ -89,6 +89,9 @@ struct HipApi {
     // checking that it still exists: destroyed streams are kept (gpu_common/engine/
     // retired_streams.hpp).
     static constexpr bool kEventQueriesReadTheirStream = true;
+    // hipStreamWaitEvent on an interprocess event waits on the host until the other process has
+    // recorded it (clr's IPCEvent::streamWait): polyhal offers no interprocess events on HIP.
+    static constexpr bool kIpcEventWaitsOnDevice = false;
     static constexpr JitOption kJitErrorLogBuffer = hipJitOptionErrorLogBuffer;
     static constexpr JitOption kJitErrorLogBufferSize = hipJitOptionErrorLogBufferSizeBytes;
 

@@ -1,13 +1,25 @@
 // The out-of-line parts of CudaApi: what a CUDA launch checks and sets up before cuLaunchKernel,
 // and the graph nodes (gpu_common/graph.hpp).
+#include <cstdint>
+#include <cstring>
 #include <mutex>
 #include <variant>
 
 #include "api.hpp"
 #include "gpu_common/engine/objects.hpp"
+#include "support/elf_layout.hpp"
 
 namespace polyhal::cuda {
 namespace {
+
+// A fatbin's header, which nvcc's fatbinary writes first: its entries follow, fatSize bytes.
+struct FatbinHeader {
+    uint32_t magic;
+    uint16_t version;
+    uint16_t headerSize;
+    uint64_t fatSize;
+};
+constexpr uint32_t kFatbinMagic = 0xBA55ED50;
 
 // The number of parameters `function` declares, found by asking for each in turn.
 CUresult countParameters(CUfunction function, uint32_t from, size_t* count) noexcept {
@@ -25,6 +37,22 @@ CUresult countParameters(CUfunction function, uint32_t from, size_t* count) noex
 }
 
 }  // namespace
+
+const char* CudaApi::imageProblem(const unsigned char* image, size_t size) noexcept {
+    if (isElfImage(image, size)) return elfLayoutProblem(image, size);
+    uint32_t magic = 0;
+    if (size >= sizeof magic) std::memcpy(&magic, image, sizeof magic);
+    if (magic != kFatbinMagic) return nullptr;
+    FatbinHeader header{};
+    if (size < sizeof header) return "truncated fatbin (shorter than its header)";
+    std::memcpy(&header, image, sizeof header);
+    uint64_t end = 0;
+    if (header.headerSize < sizeof header ||
+        __builtin_add_overflow(uint64_t{header.headerSize}, header.fatSize, &end) || end > size) {
+        return "truncated fatbin (its header says it is longer than the image)";
+    }
+    return nullptr;
+}
 
 // The driver reads kernelParams[i] for each parameter the kernel declares, at its declared size,
 // whatever the caller passed. cuFuncGetParamInfo (CUDA 12.4) says what the kernel declares;

@@ -118,6 +118,10 @@ struct CudaApi {
     static halError instantiate(GraphExec* exec, Graph graph) noexcept;
 
     // api.cpp
+    // Why cuModuleLoadDataEx, which takes no size, would read past the image: a cubin (an ELF
+    // image) whose tables or sections run past its end, a fatbin whose header says it is longer;
+    // anything else is PTX text, read up to its NUL. nullptr when nothing is wrong.
+    static const char* imageProblem(const unsigned char* image, size_t size) noexcept;
     static halError checkArguments(Function function, const halKernelArg* args,
                                    uint32_t numArgs) noexcept;
     static halError allowDynamicSharedMemory(Function function, size_t bytes) noexcept;

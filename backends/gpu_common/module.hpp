@@ -25,6 +25,12 @@ halError moduleLoadData(halPluginDevice deviceHandle, const void* image, size_t 
     if (module == nullptr) {
         return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "no host memory for a module");
     }
+    // The vendor's loader takes no size and trusts the image's headers: what they name must lie
+    // inside it (Api::imageProblem).
+    if (const char* problem = Api::imageProblem(static_cast<const unsigned char*>(image), size)) {
+        return plugin::fail(HAL_ERROR_INVALID_IMAGE, "a %zu-byte %s image: %s", size, Api::kName,
+                            problem);
+    }
     // The vendor's loader takes no size and reads text images up to their NUL, so an image
     // that does not end in one is loaded from a terminated copy. Binary images carry their own
     // size and are unaffected by the extra byte.

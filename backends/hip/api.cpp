@@ -1,11 +1,16 @@
 // The out-of-line parts of HipApi: host functions in stream order through stream callbacks, and
 // the graph nodes (gpu_common/graph.hpp).
+#include <endian.h>
+
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <variant>
 
 #include "api.hpp"
 #include "gpu_common/engine/objects.hpp"
+#include "support/elf_layout.hpp"
 
 namespace polyhal::hip {
 
@@ -60,6 +65,45 @@ halError HipApi::memoryKind(const void* pointer, gpu::MemoryKind* kind) noexcept
 }
 
 namespace {
+
+// A clang offload bundle: the magic, the number of entries, then for each its offset, size and
+// target triple (its length, then its characters); each entry is a code object.
+constexpr char kBundleMagic[] = "__CLANG_OFFLOAD_BUNDLE__";
+constexpr size_t kBundleMagicSize = sizeof kBundleMagic - 1;
+
+// Reads the next 64-bit little-endian field at `*cursor`, or fails past the end.
+bool readField(const unsigned char* image, size_t size, size_t* cursor, uint64_t* value) {
+    if (size - *cursor < sizeof *value) return false;
+    std::memcpy(value, image + *cursor, sizeof *value);
+    *value = le64toh(*value);
+    *cursor += sizeof *value;
+    return true;
+}
+
+const char* bundleProblem(const unsigned char* image, size_t size) {
+    size_t cursor = kBundleMagicSize;
+    uint64_t entries = 0;
+    if (!readField(image, size, &cursor, &entries)) return "truncated offload bundle";
+    for (uint64_t i = 0; i < entries; ++i) {
+        uint64_t offset = 0;
+        uint64_t bytes = 0;
+        uint64_t tripleSize = 0;
+        uint64_t end = 0;
+        if (!readField(image, size, &cursor, &offset) || !readField(image, size, &cursor, &bytes) ||
+            !readField(image, size, &cursor, &tripleSize) || tripleSize > size - cursor) {
+            return "truncated offload bundle (its entry list runs past the end of the image)";
+        }
+        cursor += tripleSize;
+        if (__builtin_add_overflow(offset, bytes, &end) || end > size) {
+            return "truncated offload bundle (an entry runs past the end of the image)";
+        }
+        const unsigned char* entry = image + offset;
+        if (isElfImage(entry, bytes)) {
+            if (const char* problem = elfLayoutProblem(entry, bytes)) return problem;
+        }
+    }
+    return nullptr;
+}
 
 hipError_t addMemsetNode(const gpu::NodeSite<HipApi>& site, const gpu::MemsetRow& row,
                          hipGraphNode_t* node) noexcept {
@@ -134,6 +178,15 @@ halError HipApi::addNode(const gpu::NodeSite<HipApi>& site, const gpu::NodeReque
     }
     if (result == hipSuccess) return HAL_SUCCESS;
     return gpu::failCall<HipApi>(toHalError(result), result, function);
+}
+
+const char* HipApi::imageProblem(const unsigned char* image, size_t size) noexcept {
+    if (isElfImage(image, size)) return elfLayoutProblem(image, size);
+    if (size >= kBundleMagicSize && std::memcmp(image, kBundleMagic, kBundleMagicSize) == 0) {
+        return bundleProblem(image, size);
+    }
+    return "not a HIP code object (neither an ELF image nor an uncompressed clang offload "
+           "bundle)";
 }
 
 halError HipApi::instantiate(GraphExec* exec, Graph graph) noexcept {

@@ -126,6 +126,11 @@ struct HipApi {
                             GraphNode* node) noexcept;
     static halError instantiate(GraphExec* exec, Graph graph) noexcept;
     static halError launchHostFunc(Stream stream, halHostFn fn, void* userData) noexcept;
+    // Why hipModuleLoadDataEx, which takes no size, would read past the image: a code object (an
+    // ELF image) whose tables or sections run past its end, a clang offload bundle whose entries
+    // do, or any other format (compressed bundles included, whose layout is not checked).
+    // nullptr when nothing is wrong.
+    static const char* imageProblem(const unsigned char* image, size_t size) noexcept;
 
     // HIP has no counterpart of cuFuncGetParamInfo for module kernels: the arguments go
     // unchecked, and the runtime reads each parameter at the size the kernel declares.

@@ -422,3 +422,34 @@ TEST_CASE("a graph whose build fails part-way leaves no driver graph behind", "[
     REQUIRE_OK(halDestroyStream(stream));
     REQUIRE_OK(halModuleUnload(module));
 }
+
+// The driver's loader takes no size and trusts the image's headers: the plugin checks them.
+TEST_CASE("a cubin or fatbin whose headers point past its end is refused before the driver reads it",
+          "[cuda][module]") {
+    REQUIRE_OK(halInit());
+    REQUIRE_OK(halSetDevice(0));
+    halModule module = nullptr;
+
+    // A 64-bit ELF header whose program header table lies 1 MiB into a 64-byte image.
+    std::vector<unsigned char> cubin(64, 0);
+    const unsigned char ident[] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
+    std::memcpy(cubin.data(), ident, sizeof ident);
+    const uint64_t farAway = 1 << 20;
+    const uint16_t entrySize = 56;
+    const uint16_t entries = 2;
+    std::memcpy(cubin.data() + 0x20, &farAway, sizeof farAway);
+    std::memcpy(cubin.data() + 0x36, &entrySize, sizeof entrySize);
+    std::memcpy(cubin.data() + 0x38, &entries, sizeof entries);
+    CHECK(halModuleLoadData(&module, cubin.data(), cubin.size()) == HAL_ERROR_INVALID_IMAGE);
+    CHECK_THAT(halGetLastErrorMessage(), Catch::Contains("program header table runs past"));
+
+    // A fatbin header that says 4 KiB of entries follow it, in a 16-byte image.
+    struct {
+        uint32_t magic = 0xBA55ED50;
+        uint16_t version = 1;
+        uint16_t headerSize = 16;
+        uint64_t fatSize = 4096;
+    } fatbin;
+    CHECK(halModuleLoadData(&module, &fatbin, sizeof fatbin) == HAL_ERROR_INVALID_IMAGE);
+    CHECK_THAT(halGetLastErrorMessage(), Catch::Contains("truncated fatbin"));
+}

@@ -179,17 +179,16 @@ TEST_CASE("a graph with a host-to-host copy is replayed, with the eager results"
 
 namespace {
 
-// A stand-in code object that the double loads: an ELF header whose section headers start after
-// the names of the kernels it holds (the double looks kernels up by name in the image).
+// A stand-in code object that the double loads: a 64-bit ELF header with no tables, whose
+// section header offset (read by the double) lies after the names of the kernels it holds (the
+// double looks kernels up by name in the image).
 std::vector<unsigned char> codeObjectNaming(const char* kernel) {
-    std::vector<unsigned char> image(64, 0);
-    std::memcpy(image.data(),
-                "\x7f"
-                "ELF",
-                4);
     const uint64_t sectionHeaders = 64 + std::strlen(kernel) + 1;
+    std::vector<unsigned char> image(sectionHeaders, 0);
+    const unsigned char ident[] = {0x7f, 'E', 'L', 'F', 2 /* 64-bit */, 1 /* little-endian */, 1};
+    std::memcpy(image.data(), ident, sizeof ident);
     std::memcpy(image.data() + 0x28, &sectionHeaders, sizeof sectionHeaders);
-    image.insert(image.end(), kernel, kernel + std::strlen(kernel) + 1);
+    std::memcpy(image.data() + 64, kernel, std::strlen(kernel));
     return image;
 }
 
@@ -273,4 +272,36 @@ TEST_CASE("a graph destroyed after the stream of its last launch is destroyed",
     REQUIRE(halSynchronizeDevice() == HAL_SUCCESS);  // reaps it
     CHECK(liveHandles("hipGraphExec_t") == executables - 1);
     CHECK(scenario.calls() == 1);
+}
+
+// The runtime's loader takes no size and trusts the image's headers: the plugin checks them.
+TEST_CASE("a code object whose headers point past its end is refused before the runtime reads it",
+          "[hip][module]") {
+    REQUIRE(halInit() == HAL_SUCCESS);
+    REQUIRE(halSetDevice(0) == HAL_SUCCESS);
+    halModule module = nullptr;
+
+    std::vector<unsigned char> truncated = codeObjectNaming("fill_u32");
+    const uint64_t farAway = 1 << 20;  // a section header table 1 MiB into a 73-byte image
+    const uint16_t entrySize = 64;
+    const uint16_t entries = 4;
+    std::memcpy(truncated.data() + 0x28, &farAway, sizeof farAway);
+    std::memcpy(truncated.data() + 0x3a, &entrySize, sizeof entrySize);
+    std::memcpy(truncated.data() + 0x3c, &entries, sizeof entries);
+    CHECK(halModuleLoadData(&module, truncated.data(), truncated.size()) ==
+          HAL_ERROR_INVALID_IMAGE);
+    CHECK_THAT(halGetLastErrorMessage(), Catch::Contains("section header table runs past"));
+
+    // An offload bundle of one entry that lies past the end.
+    std::vector<unsigned char> bundle(24, 0);
+    std::memcpy(bundle.data(), "__CLANG_OFFLOAD_BUNDLE__", 24);
+    const uint64_t fields[] = {1, 4096, 4096, 0};  // entries; offset, size, triple length
+    bundle.insert(bundle.end(), reinterpret_cast<const unsigned char*>(fields),
+                  reinterpret_cast<const unsigned char*>(fields) + sizeof fields);
+    CHECK(halModuleLoadData(&module, bundle.data(), bundle.size()) == HAL_ERROR_INVALID_IMAGE);
+    CHECK_THAT(halGetLastErrorMessage(), Catch::Contains("an entry runs past the end"));
+
+    const char text[] = "not a code object";
+    CHECK(halModuleLoadData(&module, text, sizeof text) == HAL_ERROR_INVALID_IMAGE);
+    CHECK_THAT(halGetLastErrorMessage(), Catch::Contains("not a HIP code object"));
 }

@@ -114,14 +114,12 @@ DevicePool::Impl::Candidate DevicePool::Impl::findReusable(size_t size, bool sma
 DevicePool::Impl::Candidate DevicePool::Impl::findInOtherStreams(size_t size, bool small,
                                                                  Stream* stream, Policy rules,
                                                                  std::vector<Use>* blocked) {
-    {
-        std::lock_guard<std::mutex> lock(stream->mutex);
-        scratchClock_ = stream->orderedAfter;
-    }
+    const VectorClock* orderedAfter = nullptr;
     Candidate best;
     for (const auto& other : streams_) {
         if (other.get() == stream || !other->hasReady()) continue;
-        const uint64_t ordered = rules.proven ? scratchClock_.at(other.get()) : 0;
+        if (rules.proven && orderedAfter == nullptr) orderedAfter = &orderedAfterOf(stream);
+        const uint64_t ordered = rules.proven ? orderedAfter->at(other.get()) : 0;
         const uint64_t finished =
             rules.observed ? other->completed.load(std::memory_order_acquire) : 0;
         const uint64_t bound = std::max(ordered, finished);
@@ -148,6 +146,18 @@ DevicePool::Impl::Candidate DevicePool::Impl::findInOtherStreams(size_t size, bo
         best.path = std::max(block->readiness, acrossStreams);
     }
     return best;
+}
+
+const VectorClock& DevicePool::Impl::orderedAfterOf(Stream* stream) {
+    if (scratchStream_ == stream &&
+        scratchVersion_ == stream->clockVersion.load(std::memory_order_acquire)) {
+        return scratchClock_;
+    }
+    std::lock_guard<std::mutex> lock(stream->mutex);
+    scratchClock_ = stream->orderedAfter;
+    scratchStream_ = stream;
+    scratchVersion_ = stream->clockVersion.load(std::memory_order_relaxed);
+    return scratchClock_;
 }
 
 void* DevicePool::Impl::carve(Block* block, size_t rounded, size_t requested, Stream* stream,

@@ -14,7 +14,7 @@ Stream* DevicePool::Impl::addStream(DeviceStream deviceStream) {
             stream->alive = true;
             stream->device = deviceStream;
             stream->orderedAfter.clear();
-            ++stream->clockVersion;
+            stream->orderedAfterChanged();
             return stream.get();
         }
     }
@@ -66,7 +66,7 @@ void DevicePool::Impl::streamWaited(Stream* stream, const VectorClock& snapshot)
     std::lock_guard<std::mutex> lock(stream->mutex);
     if (snapshot.origin() == self_) {
         stream->orderedAfter.merge(snapshot);
-        ++stream->clockVersion;
+        stream->orderedAfterChanged();
     }
     // The wait is an operation of its own: a clock holding this ticket holds the merge too.
     stream->submitted.fetch_add(1, std::memory_order_acq_rel);

@@ -225,11 +225,12 @@ void DevicePool::Impl::promote(Stream* owner, Policy rules, bool always) {
     uint64_t ownerTicket;
     {
         std::lock_guard<std::mutex> lock(owner->mutex);
-        if (!always && owner->checkedClockVersion == owner->clockVersion &&
+        const uint64_t version = owner->clockVersion.load(std::memory_order_relaxed);
+        if (!always && owner->checkedClockVersion == version &&
             owner->checkedCompletionEpoch == epoch) {
             return;
         }
-        owner->checkedClockVersion = owner->clockVersion;
+        owner->checkedClockVersion = version;
         owner->checkedCompletionEpoch = epoch;
         clock = owner->orderedAfter;
         ownerTicket = owner->submitted.load(std::memory_order_acquire);

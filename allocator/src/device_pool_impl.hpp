@@ -88,6 +88,9 @@ class DevicePool::Impl {
                            std::vector<Use>* blocked);
     Candidate findInOtherStreams(size_t size, bool small, Stream* stream, Policy policy,
                                  std::vector<Use>* blocked);
+    // The stream's orderedAfter, copied under the stream's lock only when it changed since the
+    // last copy: the allocations of a stream between two of its waits take no stream lock.
+    const VectorClock& orderedAfterOf(Stream* stream);
     void* carve(Block* block, size_t rounded, size_t requested, Stream* stream,
                 uint64_t PoolStats::*counter);
     Block* addSegment(void* base, size_t size, bool small, Stream* stream);
@@ -185,7 +188,12 @@ class DevicePool::Impl {
     std::vector<std::unique_ptr<Stream>> streams_;
     std::vector<Block*> coalesceQueue_;  // Ready blocks freed since the last coalescing pass
     BlockArena arena_;
+    // orderedAfterOf's copy, under the pool lock: scratchStream_'s orderedAfter at its clock
+    // version scratchVersion_ (a stream record is never freed while the pool lives, and the
+    // reuse of a removed one raises its version).
     VectorClock scratchClock_;
+    const Stream* scratchStream_ = nullptr;
+    uint64_t scratchVersion_ = 0;
     std::vector<Block*> unparked_;  // unparkStream's scratch list
     PoolStats stats_;
     PoolAttributes attributes_;

@@ -61,7 +61,13 @@ class Stream {
     bool alive = true;
     // VC[s][t] for t != s: operations of t ordered before this stream's next operation.
     VectorClock orderedAfter;
-    uint64_t clockVersion = 0;  // counts changes of orderedAfter
+    // Counts changes of orderedAfter: raised under `mutex` after each change (release), so a
+    // reader that sees a version it copied orderedAfter at may use its copy without the lock.
+    std::atomic<uint64_t> clockVersion{0};
+    void orderedAfterChanged() {
+        clockVersion.store(clockVersion.load(std::memory_order_relaxed) + 1,
+                           std::memory_order_release);
+    }
     // Pool events in submission order (tickets increasing), recorded and queried under `mutex`.
     std::deque<Marker> markers;
 

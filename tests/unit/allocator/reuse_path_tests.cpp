@@ -151,6 +151,41 @@ TEST_CASE("a block freed on one stream is reused by another ordered after the fr
     }
 }
 
+TEST_CASE(
+    "the pool's copy of a stream's clock serves that stream only, and only until the stream "
+    "waits again",
+    "[reuse][proven]") {
+    PoolHarness h;
+    TestStream s0 = h.stream();
+    TestStream s1 = h.stream();
+    TestStream s2 = h.stream();
+    void* a = h.allocate(kWholeSegment, s1);
+    void* b = h.allocate(kWholeSegment, s1);
+    h.use(a, s1);
+    h.use(b, s1);
+    REQUIRE(h.free(a, s1) == HAL_SUCCESS);
+    REQUIRE(h.free(b, s1) == HAL_SUCCESS);
+    TestEvent& freed = h.event();
+    h.record(freed, s1);
+    auto isFreed = [&](void* ptr) { return ptr == a || ptr == b; };
+
+    // s0 copies its clock (s1 has ready blocks, none of them ordered before s0) and allocates
+    // again with the copy unchanged.
+    REQUIRE(h.allocate(4 * kKiB, s0) != nullptr);
+    CHECK_FALSE(isFreed(h.allocate(kWholeSegment, s0)));
+    // s2's copy, which proves both frees, must not serve s0.
+    h.wait(s2, freed);
+    REQUIRE(h.allocate(4 * kKiB, s2) != nullptr);
+    CHECK_FALSE(isFreed(h.allocate(kWholeSegment, s0)));
+    CHECK(h.pool.stats().reusedProvenOrder == 0);
+    // s0's wait changes its clock: the copy is taken again and proves the free.
+    h.wait(s0, freed);
+    CHECK(isFreed(h.allocate(kWholeSegment, s0)));
+    CHECK(h.pool.stats().reusedProvenOrder == 1);
+    CHECK(isFreed(h.allocate(kWholeSegment, s2)));
+    CHECK(h.pool.stats().reusedProvenOrder == 2);
+}
+
 TEST_CASE("chains: s1 -> s2 -> s0 through two events prove the reuse", "[reuse][chain]") {
     PoolHarness h;
     TestStream s0 = h.stream();

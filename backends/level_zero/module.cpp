@@ -116,6 +116,7 @@ halError moduleGetFunction(halPluginModule handle, const char* name, halPluginFu
     }
     created->name = entry->first.c_str();
     created->numParameters = properties.numKernelArgs;
+    created->maxGroupSize = properties.maxSubgroupSize * properties.maxNumSubgroups;
     entry->second = std::move(created);
     *function = plugin::toHandle(entry->second.get());
     return HAL_SUCCESS;
@@ -132,6 +133,15 @@ halError launchKernel(halPluginStream stream, halPluginFunction handle, halDim3 
             "kernel '%s' declares %u parameters; the launch gives %u arguments%s", function.name,
             function.numParameters, numArgs,
             dynamicShared ? " and the local pointer for dynamic shared memory" : "");
+    }
+    // Checked here, because the driver would only say the group size is invalid.
+    const uint64_t groupSize = uint64_t{block.x} * block.y * block.z;
+    if (function.maxGroupSize != 0 && groupSize > function.maxGroupSize) {
+        return plugin::fail(HAL_ERROR_INVALID_VALUE,
+                            "kernel '%s' takes at most %u work-items per group on this device; "
+                            "the launch asks for %llu (%u x %u x %u)",
+                            function.name, function.maxGroupSize,
+                            static_cast<unsigned long long>(groupSize), block.x, block.y, block.z);
     }
     std::lock_guard<std::mutex> lock(function.launchMutex);
     POLYHAL_ZE_RETURN_IF_ERROR(zeKernelSetGroupSize, function.kernel, block.x, block.y, block.z);

@@ -20,6 +20,10 @@ class Function {
     ze_kernel_handle_t kernel = nullptr;
     const char* name = nullptr;  // the module's key for it
     uint32_t numParameters = 0;  // as the kernel declares them
+    // The most work-items one group of this kernel may have (its sub-groups times their size):
+    // below the device's limit for a kernel built for a narrower SIMD width or with many
+    // registers. 0 where the driver does not say.
+    uint32_t maxGroupSize = 0;
     // A kernel's group size and arguments are state of the kernel object that the launch
     // reads when it is appended: setting them and appending must not interleave with another
     // launch of the same function.

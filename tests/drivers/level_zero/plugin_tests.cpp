@@ -227,6 +227,41 @@ TEST_CASE("kernels reach allocations above 4 GB", "[kernels]") {
     ze.deviceClose(device);
 }
 
+TEST_CASE("a group larger than the kernel's own limit is refused, naming the limit",
+          "[kernels]") {
+    const halPluginDispatchTable& ze = plugin();
+    halPluginDevice device = nullptr;
+    REQUIRE(ze.deviceOpen(0, &device) == HAL_SUCCESS);
+    halPluginDeviceInfo info{};
+    info.size = sizeof info;
+    REQUIRE(ze.deviceGetInfo(device, &info) == HAL_SUCCESS);
+    std::ifstream file(POLYHAL_CTS_SPIRV, std::ios::binary);
+    const std::vector<char> image((std::istreambuf_iterator<char>(file)),
+                                  std::istreambuf_iterator<char>());
+    REQUIRE(!image.empty());
+    halPluginModule module = nullptr;
+    REQUIRE(ze.moduleLoadData(device, image.data(), image.size(), &module) == HAL_SUCCESS);
+    halPluginFunction blockSum = nullptr;
+    REQUIRE(ze.moduleGetFunction(module, "block_sum", &blockSum) == HAL_SUCCESS);
+    halPluginStream stream = nullptr;
+    REQUIRE(ze.streamCreate(device, 0, 0, &stream) == HAL_SUCCESS);
+
+    // Within the device's limit, above the kernel's (the double gives block_sum 256).
+    REQUIRE(info.maxThreadsPerBlock >= 512);
+    void* memory = nullptr;
+    REQUIRE(ze.memAllocDevice(device, 4096, &memory) == HAL_SUCCESS);
+    const uint32_t n = 512;
+    const halKernelArg args[] = {{&memory, sizeof memory}, {&memory, sizeof memory}, {&n, sizeof n}};
+    CHECK(ze.launchKernel(stream, blockSum, {1, 1, 1}, {512, 1, 1}, 512 * sizeof(uint32_t), args,
+                          3) == HAL_ERROR_INVALID_VALUE);
+    CHECK_THAT(tLastError, Catch::Contains("at most 256 work-items per group"));
+
+    REQUIRE(ze.streamDestroy(stream) == HAL_SUCCESS);
+    REQUIRE(ze.memFreeDevice(device, memory) == HAL_SUCCESS);
+    REQUIRE(ze.moduleUnload(module) == HAL_SUCCESS);
+    ze.deviceClose(device);
+}
+
 TEST_CASE("copies run on a copy engine, in stream order with the rest", "[engines]") {
     const halPluginDispatchTable& ze = plugin();
     void* driver = dlopen(std::getenv("ZE_ENABLE_ALT_DRIVERS"), RTLD_NOW | RTLD_NOLOAD);

@@ -20,6 +20,9 @@
 #include "gate.hpp"
 #include "graph_scenario.hpp"
 
+using polyhal::doubles::Gate;
+using polyhal::doubles::GraphScenario;
+
 namespace {
 
 template <class Fn>
@@ -69,7 +72,6 @@ TEST_CASE(
     "a graph of device and page-locked memory and host functions is one hipGraphLaunch "
     "per launch; one that copies pageable memory is replayed",
     "[hip][graph]") {
-    using polyhal::doubles::GraphScenario;
     REQUIRE(halInit() == HAL_SUCCESS);
     REQUIRE(halSetDevice(0) == HAL_SUCCESS);
     GraphScenario scenario;
@@ -104,8 +106,6 @@ TEST_CASE(
     "a graph destroyed while its launch is pending is freed, and released, once the launch "
     "completes, without holding the caller",
     "[hip][graph]") {
-    using polyhal::doubles::Gate;
-    using polyhal::doubles::GraphScenario;
     REQUIRE(halInit() == HAL_SUCCESS);
     REQUIRE(halSetDevice(0) == HAL_SUCCESS);
     GraphScenario scenario;
@@ -252,8 +252,6 @@ TEST_CASE("an event is queried after the stream it was recorded on is destroyed"
 
 TEST_CASE("a graph destroyed after the stream of its last launch is destroyed",
           "[hip][graph]") {
-    using polyhal::doubles::Gate;
-    using polyhal::doubles::GraphScenario;
     REQUIRE(halInit() == HAL_SUCCESS);
     REQUIRE(halSetDevice(0) == HAL_SUCCESS);
     GraphScenario scenario;

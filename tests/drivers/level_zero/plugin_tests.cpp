@@ -51,6 +51,17 @@ const halPluginDispatchTable& plugin() {
     return table;
 }
 
+// The conformance kernels' SPIR-V, loaded on `device`.
+halPluginModule loadCtsKernels(halPluginDevice device) {
+    std::ifstream file(POLYHAL_CTS_SPIRV, std::ios::binary);
+    const std::vector<char> image((std::istreambuf_iterator<char>(file)),
+                                  std::istreambuf_iterator<char>());
+    REQUIRE(!image.empty());
+    halPluginModule module = nullptr;
+    REQUIRE(plugin().moduleLoadData(device, image.data(), image.size(), &module) == HAL_SUCCESS);
+    return module;
+}
+
 // A host function that holds its stream until open() is called.
 struct Gate {
     std::atomic<bool> opened{false};
@@ -198,12 +209,7 @@ TEST_CASE("kernels reach allocations above 4 GB", "[kernels]") {
     // The double's device memory is a sparse memory file: POLYHAL_ZE_DOUBLE_MEMORY sets 8 GiB.
     REQUIRE(info.totalMemory > (uint64_t{5} << 30));
 
-    std::ifstream file(POLYHAL_CTS_SPIRV, std::ios::binary);
-    const std::vector<char> image((std::istreambuf_iterator<char>(file)),
-                                  std::istreambuf_iterator<char>());
-    REQUIRE(!image.empty());
-    halPluginModule module = nullptr;
-    REQUIRE(ze.moduleLoadData(device, image.data(), image.size(), &module) == HAL_SUCCESS);
+    halPluginModule module = loadCtsKernels(device);
     halPluginFunction fill = nullptr;
     REQUIRE(ze.moduleGetFunction(module, "fill_u32", &fill) == HAL_SUCCESS);
 
@@ -235,12 +241,7 @@ TEST_CASE("a group larger than the kernel's own limit is refused, naming the lim
     halPluginDeviceInfo info{};
     info.size = sizeof info;
     REQUIRE(ze.deviceGetInfo(device, &info) == HAL_SUCCESS);
-    std::ifstream file(POLYHAL_CTS_SPIRV, std::ios::binary);
-    const std::vector<char> image((std::istreambuf_iterator<char>(file)),
-                                  std::istreambuf_iterator<char>());
-    REQUIRE(!image.empty());
-    halPluginModule module = nullptr;
-    REQUIRE(ze.moduleLoadData(device, image.data(), image.size(), &module) == HAL_SUCCESS);
+    halPluginModule module = loadCtsKernels(device);
     halPluginFunction blockSum = nullptr;
     REQUIRE(ze.moduleGetFunction(module, "block_sum", &blockSum) == HAL_SUCCESS);
     halPluginStream stream = nullptr;

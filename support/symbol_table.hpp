@@ -73,7 +73,7 @@ struct Symbol {
 // which resolves them all and returns nullptr, or the name of the first required one the library
 // lacks.
 #define POLYHAL_DEFINE_SYMBOLS(LIST)                                                             \
-    LIST(POLYHAL_SYMBOL_MEMBER, POLYHAL_SYMBOL_MEMBER_OR, POLYHAL_SYMBOL_MEMBER,                \
+    LIST(POLYHAL_SYMBOL_MEMBER, POLYHAL_SYMBOL_MEMBER_OR, POLYHAL_SYMBOL_MEMBER,                 \
          POLYHAL_SYMBOL_MEMBER_OR)                                                               \
     const char* resolve(const ::polyhal::DynamicLibrary& library) noexcept {                     \
         LIST(POLYHAL_SYMBOL_RESOLVE, POLYHAL_SYMBOL_RESOLVE_OR, POLYHAL_SYMBOL_RESOLVE_OPTIONAL, \

@@ -216,8 +216,7 @@ class GraphBuilder {
     // A copy node reads and writes its host ends when it runs, with none of the staging and
     // waiting the eager copy does for pageable memory: only page-locked host memory is put into
     // a graph, and host-to-host copies only where the vendor runs them on the device.
-    halError requireCopyNodeEnds(const void* dst, const void* src,
-                                       halMemcpyKind kind) noexcept {
+    halError requireCopyNodeEnds(const void* dst, const void* src, halMemcpyKind kind) noexcept {
         if (kind == HAL_MEMCPY_HOST_TO_HOST && !Api::kHostToHostCopyNodes) {
             return plugin::fail(HAL_ERROR_NOT_SUPPORTED,
                                 "a %s graph may run a host-to-host copy on the launching "
@@ -289,8 +288,8 @@ halError graphCreate(halPluginDevice deviceHandle, const halPluginGraphDesc* des
         return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "no host memory for a graph");
     }
     if constexpr (!Api::kExecDestroyWaitsForLaunches) {
-        if (halError error = call<Api>(Api::symbols.eventCreate, &graph->lastLaunch,
-                                       Api::kEventDisableTiming)) {
+        if (halError error =
+                call<Api>(Api::symbols.eventCreate, &graph->lastLaunch, Api::kEventDisableTiming)) {
             return error;
         }
     }

@@ -29,8 +29,8 @@ halError streamCreate(halPluginDevice deviceHandle, int priority, uint32_t /*fla
             return HAL_SUCCESS;
         }
     }
-    auto stream = std::unique_ptr<Stream<Api>>(
-        new (std::nothrow) Stream<Api>{device, {}, priority, nullptr});
+    auto stream =
+        std::unique_ptr<Stream<Api>>(new (std::nothrow) Stream<Api>{device, {}, priority, nullptr});
     if (stream == nullptr) {
         return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "no host memory for a stream");
     }

@@ -8,8 +8,8 @@
 // each launch, and a graph destroyed before its last launch's event completed is retired: the
 // first of the plugin's graph entries, synchronisations or completed queries that finds the event
 // complete destroys the executable: never from a vendor callback, where the vendor API must not
-// be called, and never blocking the caller. One event suffices: the core runs the launches of a graph one after
-// another, so the last launch's completion is that of them all.
+// be called, and never blocking the caller. One event suffices: the core runs the launches of a
+// graph one after another, so the last launch's completion is that of them all.
 #ifndef POLYHAL_BACKENDS_GPU_COMMON_ENGINE_NATIVE_GRAPH_HPP_
 #define POLYHAL_BACKENDS_GPU_COMMON_ENGINE_NATIVE_GRAPH_HPP_
 

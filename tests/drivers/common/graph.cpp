@@ -47,7 +47,7 @@ NodeWork hostNodeWork(void (*fn)(void*), void* userData) {
 
 UserObject::UserObject(void (*destroy)(void*), void* data, unsigned references,
                        HandleRegistry& handles, const char* kind)
-    : destroy_(destroy), data_(data), references_(references), handles_(handles) {
+    : destroy_(destroy), data_(data), references_(references), own_(references), handles_(handles) {
     handles_.add(this, kind);
 }
 
@@ -62,6 +62,22 @@ bool UserObject::release(unsigned count) {
         [destroy = destroy_, data = data_] { runOnHostFunctionThread(destroy, data); });
     delete this;
     return true;
+}
+
+bool UserObject::takeOwn(unsigned count) {
+    unsigned held = own_.load();
+    do {
+        if (held < count) return false;
+    } while (!own_.compare_exchange_weak(held, held - count));
+    return true;
+}
+
+bool UserObject::releaseOwn(unsigned count) {
+    return takeOwn(count) && release(count);
+}
+
+bool UserObject::moveOwn(unsigned count) {
+    return takeOwn(count);
 }
 
 Graph::~Graph() {
@@ -89,10 +105,15 @@ std::string Graph::add(GraphNode node, const GraphNode* const* dependencies, siz
     return "";
 }
 
-void Graph::retain(UserObject* object, unsigned count, bool move) {
-    if (!move) object->retain(count);
+bool Graph::retain(UserObject* object, unsigned count, bool move) {
+    if (move) {
+        if (!object->moveOwn(count)) return false;
+    } else {
+        object->retain(count);
+    }
     std::lock_guard<std::mutex> lock(mutex_);
     retained_.emplace_back(object, count);
+    return true;
 }
 
 size_t Graph::size() const {

@@ -31,11 +31,19 @@ class UserObject {
     // The release of the last reference queues the destructor and deletes the object. False,
     // and nothing released, when it holds fewer than `count`.
     bool release(unsigned count);
+    // The application's own references (those it created the object with and has not moved to a
+    // graph): a release or a move by the application takes from these. False, and nothing taken,
+    // when it holds fewer than `count`.
+    bool releaseOwn(unsigned count);
+    bool moveOwn(unsigned count);
 
   private:
+    bool takeOwn(unsigned count);
+
     void (*destroy_)(void*);
     void* data_;
     std::atomic<unsigned> references_;
+    std::atomic<unsigned> own_;
     HandleRegistry& handles_;
 };
 
@@ -74,8 +82,9 @@ class Graph {
     // one listed twice).
     std::string add(GraphNode node, const GraphNode* const* dependencies, size_t count,
                     GraphNode** added);
-    // Takes over (move) or adds `count` references of `object`.
-    void retain(UserObject* object, unsigned count, bool move);
+    // Takes over (move) or adds `count` references of `object`; false, and nothing retained,
+    // when a move asks for more references than the application holds.
+    bool retain(UserObject* object, unsigned count, bool move);
     size_t size() const;
     // The snapshot: the nodes' work in a valid order and a reference on each retained object.
     std::shared_ptr<GraphExecutable> instantiate() const;

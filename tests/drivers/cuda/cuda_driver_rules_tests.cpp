@@ -586,5 +586,27 @@ TEST_CASE("user objects: what the driver refuses", "[cuda_double][rules][graph]"
                           &object, nullptr, [](void*) {}, 1, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC));
                       cuUserObjectRelease(object, 2);
                   }),
-                  "cuUserObjectRelease: 2 references released, more than the object has");
+                  "cuUserObjectRelease: 2 references released, more than the application holds");
+    // References moved to a graph are the graph's to release.
+    requireBreach(runInChild([] {
+                      useDevice(0);
+                      CUuserObject object = nullptr;
+                      require(cuUserObjectCreate(
+                          &object, nullptr, [](void*) {}, 1, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC));
+                      CUgraph graph = nullptr;
+                      require(cuGraphCreate(&graph, 0));
+                      require(cuGraphRetainUserObject(graph, object, 1, CU_GRAPH_USER_OBJECT_MOVE));
+                      cuUserObjectRelease(object, 1);
+                  }),
+                  "cuUserObjectRelease: 1 references released, more than the application holds");
+    requireBreach(runInChild([] {
+                      useDevice(0);
+                      CUuserObject object = nullptr;
+                      require(cuUserObjectCreate(
+                          &object, nullptr, [](void*) {}, 1, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC));
+                      CUgraph graph = nullptr;
+                      require(cuGraphCreate(&graph, 0));
+                      cuGraphRetainUserObject(graph, object, 2, CU_GRAPH_USER_OBJECT_MOVE);
+                  }),
+                  "cuGraphRetainUserObject: 2 references moved, more than the application holds");
 }

@@ -324,9 +324,8 @@ TEST_CASE(
     REQUIRE_OK(halInit());
     REQUIRE_OK(halSetDevice(0));
     int maxPitch = 0;
-    REQUIRE(driver().get<CUresult (*)(int*, CUdevice_attribute, CUdevice)>(
-                "cuDeviceGetAttribute")(&maxPitch, CU_DEVICE_ATTRIBUTE_MAX_PITCH, 0) ==
-            CUDA_SUCCESS);
+    REQUIRE(driver().get<CUresult (*)(int*, CUdevice_attribute, CUdevice)>("cuDeviceGetAttribute")(
+                &maxPitch, CU_DEVICE_ATTRIBUTE_MAX_PITCH, 0) == CUDA_SUCCESS);
     const size_t bytes = 2 * static_cast<size_t>(maxPitch) + 4099;  // two whole rows and a part
     halStream stream = nullptr;
     REQUIRE_OK(halCreateStream(&stream));
@@ -424,8 +423,9 @@ TEST_CASE("a graph whose build fails part-way leaves no driver graph behind", "[
 }
 
 // The driver's loader takes no size and trusts the image's headers: the plugin checks them.
-TEST_CASE("a cubin or fatbin whose headers point past its end is refused before the driver reads it",
-          "[cuda][module]") {
+TEST_CASE(
+    "a cubin or fatbin whose headers point past its end is refused before the driver reads it",
+    "[cuda][module]") {
     REQUIRE_OK(halInit());
     REQUIRE_OK(halSetDevice(0));
     halModule module = nullptr;

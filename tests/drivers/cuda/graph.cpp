@@ -41,10 +41,10 @@ CUresult addKernelNode(const char* caller, CUgraphNode* node, CUgraph graph,
                        const CUDA_KERNEL_NODE_PARAMS_v1& params) {
     CUfunction function = requireLive(caller, params.func, kFunction);
     std::shared_ptr<const KernelRun> run;
-    if (CUresult prepared = prepareLaunch(
-            caller, function, {params.gridDimX, params.gridDimY, params.gridDimZ},
-            {params.blockDimX, params.blockDimY, params.blockDimZ}, params.sharedMemBytes,
-            params.kernelParams, params.extra, &run)) {
+    if (CUresult prepared =
+            prepareLaunch(caller, function, {params.gridDimX, params.gridDimY, params.gridDimZ},
+                          {params.blockDimX, params.blockDimY, params.blockDimZ},
+                          params.sharedMemBytes, params.kernelParams, params.extra, &run)) {
         return prepared;
     }
     NodeWork work = [run](Stream& stream) { stream.submit([run] { run->execute(); }); };
@@ -157,11 +157,10 @@ CUresult CUDAAPI cuGraphAddKernelNode_v2(CUgraphNode* node, CUgraph graph,
     ENTER();
     if (params == nullptr || params->func == nullptr) return CUDA_ERROR_INVALID_VALUE;
     if (params->kern != nullptr) return CUDA_ERROR_NOT_SUPPORTED;
-    const CUDA_KERNEL_NODE_PARAMS_v1 first{params->func,           params->gridDimX,
-                                           params->gridDimY,       params->gridDimZ,
-                                           params->blockDimX,      params->blockDimY,
-                                           params->blockDimZ,      params->sharedMemBytes,
-                                           params->kernelParams,   params->extra};
+    const CUDA_KERNEL_NODE_PARAMS_v1 first{
+        params->func,         params->gridDimX,  params->gridDimY,  params->gridDimZ,
+        params->blockDimX,    params->blockDimY, params->blockDimZ, params->sharedMemBytes,
+        params->kernelParams, params->extra};
     return addKernelNode(__func__, node, graph, dependencies, count, first);
 }
 #endif
@@ -236,8 +235,10 @@ CUresult CUDAAPI cuUserObjectRelease(CUuserObject object, unsigned int count) {
     ENTER();
     requireLive(__func__, object, kUserObject);
     if (count == 0) return CUDA_ERROR_INVALID_VALUE;
-    if (!fromHandle(object)->release(count)) {
-        breach(kVendor, "cuUserObjectRelease: %u references released, more than the object has",
+    if (!fromHandle(object)->releaseOwn(count)) {
+        breach(kVendor,
+               "cuUserObjectRelease: %u references released, more than the application holds "
+               "(references moved to a graph are the graph's)",
                count);
     }
     return CUDA_SUCCESS;
@@ -252,7 +253,11 @@ CUresult CUDAAPI cuGraphRetainUserObject(CUgraph graph, CUuserObject object, uns
     if (count == 0 || (flags != 0 && flags != CU_GRAPH_USER_OBJECT_MOVE)) {
         return CUDA_ERROR_INVALID_VALUE;
     }
-    graph->graph.retain(fromHandle(object), count, flags == CU_GRAPH_USER_OBJECT_MOVE);
+    if (!graph->graph.retain(fromHandle(object), count, flags == CU_GRAPH_USER_OBJECT_MOVE)) {
+        breach(kVendor,
+               "cuGraphRetainUserObject: %u references moved, more than the application holds",
+               count);
+    }
     return CUDA_SUCCESS;
 }
 #endif

@@ -1,9 +1,9 @@
 // Graphs: nodes built explicitly, instantiated and launched on streams, and the user objects that
 // tie a resource's lifetime to them (graph.hpp in tests/drivers/common runs them). Where ROCm
-// releases differ, the double is the oldest one polyhal accepts (HIP 5.3, the user objects). The nodes are
-// the ones polyhal's hip plugin adds: memset (one row of bytes), memcpy (1-D, and 3-D between
-// linear memory), kernel and host nodes. A node's work belongs to the device current when it is
-// added (a kernel's: its module's device).
+// releases differ, the double is the oldest one polyhal accepts (HIP 5.3, the user objects). The
+// nodes are the ones polyhal's hip plugin adds: memset (one row of bytes), memcpy (1-D, and 3-D
+// between linear memory), kernel and host nodes. A node's work belongs to the device current when
+// it is added (a kernel's: its module's device).
 #include "runtime.hpp"
 
 using namespace polyhal::doubles;
@@ -248,8 +248,10 @@ hipError_t hipUserObjectRelease(hipUserObject_t object, unsigned int count) {
     ENTER();
     requireLive(__func__, object, kUserObject);
     if (count == 0) return hipErrorInvalidValue;
-    if (!fromHandle(object)->release(count)) {
-        breach(kVendor, "hipUserObjectRelease: %u references released, more than the object has",
+    if (!fromHandle(object)->releaseOwn(count)) {
+        breach(kVendor,
+               "hipUserObjectRelease: %u references released, more than the application holds "
+               "(references moved to a graph are the graph's)",
                count);
     }
     return hipSuccess;
@@ -262,7 +264,11 @@ hipError_t hipGraphRetainUserObject(hipGraph_t graph, hipUserObject_t object, un
     requireLive(__func__, graph, kGraph);
     requireLive(__func__, object, kUserObject);
     if (count == 0 || (flags != 0 && flags != hipGraphUserObjectMove)) return hipErrorInvalidValue;
-    graph->graph.retain(fromHandle(object), count, flags == hipGraphUserObjectMove);
+    if (!graph->graph.retain(fromHandle(object), count, flags == hipGraphUserObjectMove)) {
+        breach(kVendor,
+               "hipGraphRetainUserObject: %u references moved, more than the application holds",
+               count);
+    }
     return hipSuccess;
 }
 

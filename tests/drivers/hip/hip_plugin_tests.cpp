@@ -221,8 +221,7 @@ TEST_CASE("a graph with a kernel that takes no arguments is built natively", "[h
 
 // The runtime's event queries read the stream of the event's last record: the plugin keeps a
 // destroyed stream, which the double checks at every query, and hands it out again.
-TEST_CASE("an event is queried after the stream it was recorded on is destroyed",
-          "[hip][stream]") {
+TEST_CASE("an event is queried after the stream it was recorded on is destroyed", "[hip][stream]") {
     REQUIRE(halInit() == HAL_SUCCESS);
     REQUIRE(halSetDevice(0) == HAL_SUCCESS);
     halStream stream = nullptr;
@@ -250,8 +249,7 @@ TEST_CASE("an event is queried after the stream it was recorded on is destroyed"
     REQUIRE(halDestroyStream(next) == HAL_SUCCESS);
 }
 
-TEST_CASE("a graph destroyed after the stream of its last launch is destroyed",
-          "[hip][graph]") {
+TEST_CASE("a graph destroyed after the stream of its last launch is destroyed", "[hip][graph]") {
     REQUIRE(halInit() == HAL_SUCCESS);
     REQUIRE(halSetDevice(0) == HAL_SUCCESS);
     GraphScenario scenario;

@@ -383,18 +383,19 @@ TEST_CASE("an executable is destroyed only once its launches have completed",
 }
 
 TEST_CASE("no host-to-host copy node", "[hip_double][rules][graph]") {
-    requireBreach(runInChild([] {
-                      void* first = nullptr;
-                      void* second = nullptr;
-                      require(hipHostMalloc(&first, 64, 0));
-                      require(hipHostMalloc(&second, 64, 0));
-                      hipGraph_t graph = nullptr;
-                      require(hipGraphCreate(&graph, 0));
-                      hipGraphNode_t node = nullptr;
-                      (void)hipGraphAddMemcpyNode1D(&node, graph, nullptr, 0, first, second, 64,
-                                                    hipMemcpyHostToHost);
-                  }),
-                  "hipGraphAddMemcpyNode1D: a host-to-host copy node may run on the launching thread");
+    requireBreach(
+        runInChild([] {
+            void* first = nullptr;
+            void* second = nullptr;
+            require(hipHostMalloc(&first, 64, 0));
+            require(hipHostMalloc(&second, 64, 0));
+            hipGraph_t graph = nullptr;
+            require(hipGraphCreate(&graph, 0));
+            hipGraphNode_t node = nullptr;
+            (void)hipGraphAddMemcpyNode1D(&node, graph, nullptr, 0, first, second, 64,
+                                          hipMemcpyHostToHost);
+        }),
+        "hipGraphAddMemcpyNode1D: a host-to-host copy node may run on the launching thread");
 }
 
 TEST_CASE("graphs: what the runtime refuses", "[hip_double][rules][graph]") {

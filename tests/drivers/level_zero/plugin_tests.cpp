@@ -233,8 +233,7 @@ TEST_CASE("kernels reach allocations above 4 GB", "[kernels]") {
     ze.deviceClose(device);
 }
 
-TEST_CASE("a group larger than the kernel's own limit is refused, naming the limit",
-          "[kernels]") {
+TEST_CASE("a group larger than the kernel's own limit is refused, naming the limit", "[kernels]") {
     const halPluginDispatchTable& ze = plugin();
     halPluginDevice device = nullptr;
     REQUIRE(ze.deviceOpen(0, &device) == HAL_SUCCESS);
@@ -252,7 +251,8 @@ TEST_CASE("a group larger than the kernel's own limit is refused, naming the lim
     void* memory = nullptr;
     REQUIRE(ze.memAllocDevice(device, 4096, &memory) == HAL_SUCCESS);
     const uint32_t n = 512;
-    const halKernelArg args[] = {{&memory, sizeof memory}, {&memory, sizeof memory}, {&n, sizeof n}};
+    const halKernelArg args[] = {
+        {&memory, sizeof memory}, {&memory, sizeof memory}, {&n, sizeof n}};
     CHECK(ze.launchKernel(stream, blockSum, {1, 1, 1}, {512, 1, 1}, 512 * sizeof(uint32_t), args,
                           3) == HAL_ERROR_INVALID_VALUE);
     CHECK_THAT(tLastError, Catch::Contains("at most 256 work-items per group"));

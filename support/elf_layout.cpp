@@ -35,9 +35,21 @@ const char* layoutProblem(const unsigned char* image, size_t size, bool swap) {
     Ehdr header;
     std::memcpy(&header, image, sizeof header);
     const uint64_t phoff = field(header.e_phoff, swap);
-    const uint64_t phnum = field(header.e_phnum, swap);
+    uint64_t phnum = field(header.e_phnum, swap);
     const uint64_t shoff = field(header.e_shoff, swap);
-    const uint64_t shnum = field(header.e_shnum, swap);
+    uint64_t shnum = field(header.e_shnum, swap);
+    // Extended numbering: counts too large for the header are in the first section header.
+    if ((shnum == 0 && shoff != 0) || phnum == PN_XNUM) {
+        if (field(header.e_shentsize, swap) != sizeof(Shdr) ||
+            !tableFits(shoff, 1, sizeof(Shdr), size)) {
+            return "truncated or malformed ELF image (its first section header, which holds its "
+                   "table sizes, runs past the end of the image)";
+        }
+        Shdr first;
+        std::memcpy(&first, image + shoff, sizeof first);
+        if (shnum == 0) shnum = field(first.sh_size, swap);
+        if (phnum == PN_XNUM) phnum = field(first.sh_info, swap);
+    }
     if (phnum != 0 && (field(header.e_phentsize, swap) != sizeof(Phdr) ||
                        !tableFits(phoff, phnum, sizeof(Phdr), size))) {
         return "truncated or malformed ELF image (its program header table runs past the end "

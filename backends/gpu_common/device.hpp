@@ -10,6 +10,7 @@
 #include "gpu_common/engine/current_device.hpp"
 #include "gpu_common/engine/native_graph.hpp"
 #include "gpu_common/engine/objects.hpp"
+#include "gpu_common/engine/retired_streams.hpp"
 #include "gpu_common/engine/vendor_call.hpp"
 #include "gpu_common/event.hpp"
 #include "gpu_common/memory.hpp"
@@ -33,6 +34,17 @@ template <class Api>
 void deviceClose(halPluginDevice handle) noexcept {
     std::unique_ptr<Device<Api>> device(&plugin::fromHandle<Device<Api>>(handle));
     if (!device->active) return;
+    {
+        // What was kept past its destroy goes with the device (engine/native_graph.hpp,
+        // engine/retired_streams.hpp).
+        const ContextScope<Api> scope(device->context);
+        if constexpr (!Api::kExecDestroyWaitsForLaunches) {
+            RetiredGraphs<Api>::closeDevice(device.get());
+        }
+        if constexpr (Api::kEventQueriesReadTheirStream) {
+            RetiredStreams<Api>::closeDevice(device.get());
+        }
+    }
     const auto& vendor = Api::symbols;
     if (device->releaseStream != nullptr) {
         const ContextScope<Api> scope(device->context);

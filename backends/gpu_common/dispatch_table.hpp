@@ -23,16 +23,19 @@
 //   checkArguments(), allowDynamicSharedMemory()   what a launch checks and sets up first
 //   Graph, GraphNode, GraphExec, UserObject, HostNodeParams, kUserObjectNoDestructorSync,
 //   kGraphUserObjectMove, kNativeGraphsSince, kExecDestroyWaitsForLaunches,
-//   kHostToHostCopyNodes, memoryKind(), addNode(), instantiate()
+//   kHostToHostCopyNodes, kAttributeMaxPitch, memoryKind(), addNode(), instantiate()
+//                                                  native graphs (graph.hpp, engine/graph_node.hpp,
+//                                                  engine/native_graph.hpp)
+//   imageProblem()                                 what a module image's headers name beyond its
+//                                                  size (module.hpp)
 //   kEventQueriesReadTheirStream                   whether destroyed streams must be kept
 //                                                  (engine/retired_streams.hpp)
 //   kIpcEventWaitsOnDevice                         whether interprocess events are offered
-//                                                  native graphs (graph.hpp, engine/graph_node.hpp)
 //   kStreamNonBlocking, kEventDisableTiming, kEventBlockingSync, kEventInterprocess,
 //   kHostAllocPortable,
 //   kIpcMemLazyEnablePeerAccess,
 //   kAttributeComputeUnits, kAttributeMaxThreadsPerBlock, kAttributeMaxSharedMemoryPerBlock,
-//   kAttributeMemoryPoolsSupported, kAttributeMaxPitch, kJitErrorLogBuffer, kJitErrorLogBufferSize,
+//   kAttributeMemoryPoolsSupported, kJitErrorLogBuffer, kJitErrorLogBufferSize,
 //   kHasIpcEventAttribute (and, where true, kAttributeIpcEventSupported)
 //                                                  the vendor's flag and enum values
 #ifndef POLYHAL_BACKENDS_GPU_COMMON_DISPATCH_TABLE_HPP_

@@ -74,9 +74,7 @@ halError eventQuery(halPluginEvent handle) noexcept {
     const Event<Api>& event = plugin::fromHandle<Event<Api>>(handle);
     const CurrentDevice<Api> current(*event.device);
     if (halError error = current.error()) return error;
-    const halError status = query<Api>(Api::symbols.eventQuery, event.native);
-    if (status == HAL_SUCCESS) reapRetiredGraphs<Api>();
-    return status;
+    return query<Api>(Api::symbols.eventQuery, event.native);
 }
 
 template <class Api>

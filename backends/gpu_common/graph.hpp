@@ -82,9 +82,12 @@ class GraphBuilder {
                                        Api::kAttributeMaxPitch, device_.native)) {
             return error;
         }
-        // Older ROCm releases narrow a 64-bit pitch into the int: a value that is not positive
-        // means no bound below int's.
-        maxRowBytes_ = static_cast<size_t>(maxPitch > 0 ? maxPitch : INT_MAX);
+        // Older ROCm releases narrow a 64-bit pitch into the int: a value below 1 MiB (no GPU
+        // has one) means no bound below int's. Rows of whole pages keep the pieces aligned.
+        constexpr int kSmallestPitch = 1 << 20;
+        constexpr size_t kPage = 4096;
+        maxRowBytes_ =
+            static_cast<size_t>(maxPitch >= kSmallestPitch ? maxPitch : INT_MAX) / kPage * kPage;
         return call<Api>(Api::symbols.graphCreate, &graph_, 0u);
     }
 
@@ -338,7 +341,7 @@ halError graphDestroy(halPluginGraph handle) noexcept {
     reapRetiredGraphs<Api>();
     const CurrentDevice<Api> current(*graph->device);
     if constexpr (!Api::kExecDestroyWaitsForLaunches) {
-        if (Api::symbols.eventQuery.address(graph->lastLaunch) == Api::kNotReady) {
+        if (Api::symbols.eventQuery.address(graph->lastLaunch) != Api::kSuccess) {
             RetiredGraphs<Api>::add(std::move(graph));
             return current.error();
         }

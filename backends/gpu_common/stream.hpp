@@ -75,9 +75,7 @@ halError streamQuery(halPluginStream handle) noexcept {
     const Stream<Api>& stream = plugin::fromHandle<Stream<Api>>(handle);
     const CurrentDevice<Api> current(*stream.device);
     if (halError error = current.error()) return error;
-    const halError status = query<Api>(Api::symbols.streamQuery, stream.native);
-    if (status == HAL_SUCCESS) reapRetiredGraphs<Api>();
-    return status;
+    return query<Api>(Api::symbols.streamQuery, stream.native);
 }
 
 template <class Api>

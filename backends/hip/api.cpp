@@ -186,7 +186,8 @@ const char* HipApi::imageProblem(const unsigned char* image, size_t size) noexce
         return bundleProblem(image, size);
     }
     return "not a HIP code object (neither an ELF image nor an uncompressed clang offload "
-           "bundle)";
+           "bundle; a compressed bundle, from --offload-compress, is not taken: its layout is not "
+           "checked)";
 }
 
 halError HipApi::instantiate(GraphExec* exec, Graph graph) noexcept {

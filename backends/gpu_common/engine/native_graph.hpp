@@ -6,8 +6,8 @@
 // executable at once and runs its user objects' destructors, the graph's release, at once too.
 // Where the vendor does that (Api::kExecDestroyWaitsForLaunches false), an event is recorded after
 // each launch, and a graph destroyed before its last launch's event completed is retired: the
-// first of the plugin's graph entries, synchronisations or completed queries that finds the event
-// complete destroys the executable: never from a vendor callback, where the vendor API must not
+// first of the plugin's graph entries or synchronisations that finds the event complete destroys
+// the executable: never from a vendor callback, where the vendor API must not
 // be called, and never blocking the caller. One event suffices: the core runs the launches of a
 // graph one after another, so the last launch's completion is that of them all.
 #ifndef POLYHAL_BACKENDS_GPU_COMMON_ENGINE_NATIVE_GRAPH_HPP_
@@ -54,10 +54,11 @@ class RetiredGraphs {
         pending_.store(true, std::memory_order_release);
     }
 
-    // Destroys each retired graph whose last launch has completed, or whose event failed (a
-    // faulted device: its launches are over either way); one load when none is retired. The
-    // destroys run after the lock is let go (ROCm runs the graph's release inside them), and a
-    // thread that finds another reaping leaves the work to it.
+    // Destroys each retired graph whose last launch has completed; one load when none is
+    // retired. Only a successful query counts: clr's hipEventQuery also fails while another
+    // library captures in global mode, with the launch still running. The destroys run after the
+    // lock is let go (ROCm runs the graph's release inside them), and a thread that finds another
+    // reaping leaves the work to it.
     static void reap() noexcept {
         if (!pending_.load(std::memory_order_acquire)) return;
         NativeGraph<Api>* completed = nullptr;
@@ -67,7 +68,7 @@ class RetiredGraphs {
             NativeGraph<Api>** link = &head_;
             while (*link != nullptr) {
                 NativeGraph<Api>* graph = *link;
-                if (Api::symbols.eventQuery.address(graph->lastLaunch) == Api::kNotReady) {
+                if (Api::symbols.eventQuery.address(graph->lastLaunch) != Api::kSuccess) {
                     link = &graph->nextRetired;
                     continue;
                 }
@@ -85,15 +86,41 @@ class RetiredGraphs {
         }
     }
 
+    // At a device's close: waits for the last launch of each of its retired graphs and destroys
+    // them, with the device current.
+    static void closeDevice(const Device<Api>* device) noexcept {
+        NativeGraph<Api>* closing = nullptr;
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            NativeGraph<Api>** link = &head_;
+            while (*link != nullptr) {
+                NativeGraph<Api>* graph = *link;
+                if (graph->device != device) {
+                    link = &graph->nextRetired;
+                    continue;
+                }
+                *link = graph->nextRetired;
+                graph->nextRetired = closing;
+                closing = graph;
+            }
+            pending_.store(head_ != nullptr, std::memory_order_release);
+        }
+        while (closing != nullptr) {
+            NativeGraph<Api>* graph = closing;
+            closing = graph->nextRetired;
+            (void)Api::symbols.eventSynchronize.address(graph->lastLaunch);
+            (void)destroyNativeGraph(std::unique_ptr<NativeGraph<Api>>(graph));
+        }
+    }
+
   private:
     static inline std::mutex mutex_;
     static inline NativeGraph<Api>* head_ = nullptr;
     static inline std::atomic<bool> pending_{false};
 };
 
-// What the reaping entries call (graph.hpp; the synchronisations and the queries that find their
-// stream or event complete, in device.hpp, stream.hpp and event.hpp): nothing at all where the
-// vendor's destroy waits for the launches itself.
+// What the reaping entries call (graph.hpp, and the synchronisations of device.hpp, stream.hpp
+// and event.hpp): nothing at all where the vendor's destroy waits for the launches itself.
 template <class Api>
 inline void reapRetiredGraphs() noexcept {
     if constexpr (!Api::kExecDestroyWaitsForLaunches) RetiredGraphs<Api>::reap();

@@ -7,9 +7,9 @@
 // queries events after their streams are destroyed (its pool does, and so may any program, as
 // CUDA allows). Where the vendor does that (Api::kEventQueriesReadTheirStream), a destroyed
 // stream is kept, and the next stream created on its device with the same priority takes it
-// back once it is idle. The vendor's streams then live until the process exits, and there are
-// never more of them than polyhal streams were alive at once (plus those still busy at a
-// creation).
+// back once it is idle. The vendor's streams then live until their device is closed, and there
+// are never more of them, for a device and a priority, than polyhal streams of that device and
+// priority were alive at once (plus those still busy when one was created).
 #ifndef POLYHAL_BACKENDS_GPU_COMMON_ENGINE_RETIRED_STREAMS_HPP_
 #define POLYHAL_BACKENDS_GPU_COMMON_ENGINE_RETIRED_STREAMS_HPP_
 
@@ -44,6 +44,32 @@ class RetiredStreams {
             return std::unique_ptr<Stream<Api>>(stream);
         }
         return nullptr;
+    }
+
+    // At a device's close, when no event of it is used any more: destroys its kept streams once
+    // their work has finished, with the device current.
+    static void closeDevice(const Device<Api>* device) noexcept {
+        Stream<Api>* closing = nullptr;
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            Stream<Api>** link = &head_;
+            while (*link != nullptr) {
+                Stream<Api>* stream = *link;
+                if (stream->device != device) {
+                    link = &stream->nextRetired;
+                    continue;
+                }
+                *link = stream->nextRetired;
+                stream->nextRetired = closing;
+                closing = stream;
+            }
+        }
+        while (closing != nullptr) {
+            const std::unique_ptr<Stream<Api>> stream(closing);
+            closing = stream->nextRetired;
+            (void)Api::symbols.streamSynchronize.address(stream->native);
+            (void)Api::symbols.streamDestroy.address(stream->native);
+        }
     }
 
   private:

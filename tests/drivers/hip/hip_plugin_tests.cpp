@@ -179,15 +179,19 @@ TEST_CASE("a graph with a host-to-host copy is replayed, with the eager results"
 
 namespace {
 
-// A stand-in code object that the double loads: a 64-bit ELF header with no tables, whose
-// section header offset (read by the double) lies after the names of the kernels it holds (the
-// double looks kernels up by name in the image).
+// A stand-in code object that the double loads: a 64-bit ELF header, the names of the kernels
+// it holds (the double looks kernels up by name in the image), then a section header table of
+// one empty section, which ends the image.
 std::vector<unsigned char> codeObjectNaming(const char* kernel) {
+    constexpr uint16_t kSectionHeaderSize = 64;
     const uint64_t sectionHeaders = 64 + std::strlen(kernel) + 1;
-    std::vector<unsigned char> image(sectionHeaders, 0);
+    std::vector<unsigned char> image(sectionHeaders + kSectionHeaderSize, 0);
     const unsigned char ident[] = {0x7f, 'E', 'L', 'F', 2 /* 64-bit */, 1 /* little-endian */, 1};
     std::memcpy(image.data(), ident, sizeof ident);
+    const uint16_t sections = 1;
     std::memcpy(image.data() + 0x28, &sectionHeaders, sizeof sectionHeaders);
+    std::memcpy(image.data() + 0x3a, &kSectionHeaderSize, sizeof kSectionHeaderSize);
+    std::memcpy(image.data() + 0x3c, &sections, sizeof sections);
     std::memcpy(image.data() + 64, kernel, std::strlen(kernel));
     return image;
 }
@@ -278,12 +282,8 @@ TEST_CASE("a code object whose headers point past its end is refused before the 
     halModule module = nullptr;
 
     std::vector<unsigned char> truncated = codeObjectNaming("fill_u32");
-    const uint64_t farAway = 1 << 20;  // a section header table 1 MiB into a 73-byte image
-    const uint16_t entrySize = 64;
-    const uint16_t entries = 4;
+    const uint64_t farAway = 1 << 20;  // the section header table 1 MiB into a 137-byte image
     std::memcpy(truncated.data() + 0x28, &farAway, sizeof farAway);
-    std::memcpy(truncated.data() + 0x3a, &entrySize, sizeof entrySize);
-    std::memcpy(truncated.data() + 0x3c, &entries, sizeof entries);
     CHECK(halModuleLoadData(&module, truncated.data(), truncated.size()) ==
           HAL_ERROR_INVALID_IMAGE);
     CHECK_THAT(halGetLastErrorMessage(), Catch::Contains("section header table runs past"));

@@ -177,6 +177,22 @@ TEST_CASE("an image that is not a shared object is refused with the reason", "[m
               HAL_ERROR_INVALID_IMAGE);
         CHECK_THAT(lastError(), Catch::Contains("a segment runs past the end"));
     }
+    SECTION("a shared object whose section lies past its end") {
+        std::vector<unsigned char> image = testKernelImage();
+        ElfW(Ehdr) header;
+        std::memcpy(&header, image.data(), sizeof header);
+        REQUIRE(header.e_shnum > 1);
+        ElfW(Shdr) section;
+        unsigned char* last = image.data() + header.e_shoff + (header.e_shnum - 1) * sizeof section;
+        std::memcpy(&section, last, sizeof section);
+        section.sh_type = SHT_PROGBITS;
+        section.sh_offset = image.size() - 8;
+        section.sh_size = 4096;
+        std::memcpy(last, &section, sizeof section);
+        CHECK(backend().moduleLoadData(device0(), image.data(), image.size(), &module) ==
+              HAL_ERROR_INVALID_IMAGE);
+        CHECK_THAT(lastError(), Catch::Contains("a section runs past the end"));
+    }
     CHECK(module == nullptr);
 }
 

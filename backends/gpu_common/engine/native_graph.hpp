@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 
+#include "gpu_common/engine/kept_list.hpp"
 #include "gpu_common/engine/objects.hpp"
 #include "gpu_common/engine/vendor_call.hpp"
 
@@ -65,25 +66,15 @@ class RetiredGraphs {
         {
             const std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
             if (!lock.owns_lock()) return;
-            NativeGraph<Api>** link = &head_;
-            while (*link != nullptr) {
-                NativeGraph<Api>* graph = *link;
-                if (Api::symbols.eventQuery.address(graph->lastLaunch) != Api::kSuccess) {
-                    link = &graph->nextRetired;
-                    continue;
-                }
-                *link = graph->nextRetired;
-                graph->nextRetired = completed;
-                completed = graph;
-            }
+            completed = unlinkWhere(&head_, &NativeGraph<Api>::nextRetired, [](const auto& graph) {
+                return Api::symbols.eventQuery.address(graph.lastLaunch) == Api::kSuccess;
+            });
             pending_.store(head_ != nullptr, std::memory_order_release);
         }
-        while (completed != nullptr) {
-            NativeGraph<Api>* graph = completed;
-            completed = graph->nextRetired;
-            // Nothing to report a failure to: the destroy that retired the graph has returned.
+        // Nothing to report a failure to: the destroy that retired the graph has returned.
+        releaseEach(completed, &NativeGraph<Api>::nextRetired, [](NativeGraph<Api>* graph) {
             (void)destroyNativeGraph(std::unique_ptr<NativeGraph<Api>>(graph));
-        }
+        });
     }
 
     // At a device's close: waits for the last launch of each of its retired graphs and destroys
@@ -92,25 +83,14 @@ class RetiredGraphs {
         NativeGraph<Api>* closing = nullptr;
         {
             const std::lock_guard<std::mutex> lock(mutex_);
-            NativeGraph<Api>** link = &head_;
-            while (*link != nullptr) {
-                NativeGraph<Api>* graph = *link;
-                if (graph->device != device) {
-                    link = &graph->nextRetired;
-                    continue;
-                }
-                *link = graph->nextRetired;
-                graph->nextRetired = closing;
-                closing = graph;
-            }
+            closing = unlinkWhere(&head_, &NativeGraph<Api>::nextRetired,
+                                  [device](const auto& graph) { return graph.device == device; });
             pending_.store(head_ != nullptr, std::memory_order_release);
         }
-        while (closing != nullptr) {
-            NativeGraph<Api>* graph = closing;
-            closing = graph->nextRetired;
+        releaseEach(closing, &NativeGraph<Api>::nextRetired, [](NativeGraph<Api>* graph) {
             (void)Api::symbols.eventSynchronize.address(graph->lastLaunch);
             (void)destroyNativeGraph(std::unique_ptr<NativeGraph<Api>>(graph));
-        }
+        });
     }
 
   private:

@@ -16,6 +16,7 @@
 #include <memory>
 #include <mutex>
 
+#include "gpu_common/engine/kept_list.hpp"
 #include "gpu_common/engine/objects.hpp"
 
 namespace polyhal::gpu {
@@ -52,24 +53,14 @@ class RetiredStreams {
         Stream<Api>* closing = nullptr;
         {
             const std::lock_guard<std::mutex> lock(mutex_);
-            Stream<Api>** link = &head_;
-            while (*link != nullptr) {
-                Stream<Api>* stream = *link;
-                if (stream->device != device) {
-                    link = &stream->nextRetired;
-                    continue;
-                }
-                *link = stream->nextRetired;
-                stream->nextRetired = closing;
-                closing = stream;
-            }
+            closing = unlinkWhere(&head_, &Stream<Api>::nextRetired,
+                                  [device](const auto& stream) { return stream.device == device; });
         }
-        while (closing != nullptr) {
-            const std::unique_ptr<Stream<Api>> stream(closing);
-            closing = stream->nextRetired;
+        releaseEach(closing, &Stream<Api>::nextRetired, [](Stream<Api>* kept) {
+            const std::unique_ptr<Stream<Api>> stream(kept);
             (void)Api::symbols.streamSynchronize.address(stream->native);
             (void)Api::symbols.streamDestroy.address(stream->native);
-        }
+        });
     }
 
   private:

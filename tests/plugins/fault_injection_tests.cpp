@@ -2,7 +2,6 @@
 // (fault_plugin.cpp), once with each entry call failing in turn and then with faults at random.
 // Each run is a child process, so that a crash, a hang, a sanitizer report (leaks included)
 // or a broken invariant fails the test with the run that caused it.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include <cstdio>

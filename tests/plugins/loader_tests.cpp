@@ -1,7 +1,6 @@
 // The loader, tested through polyhal_loader_probe run in a child process per case (polyhal
 // initialises once per process): backend selection by name, path and list, POLYHAL_PLUGIN_PATH,
 // and every way a plugin can be unusable, each reported with a specific error and message.
-#define CATCH_CONFIG_MAIN
 #include <dlfcn.h>
 #include <polyhal/plugin.h>
 

@@ -102,7 +102,12 @@ std::atomic<uint64_t> g_firstDropNs{0};
 std::atomic<uint64_t> g_nextFlowId{0};
 
 std::mutex g_wakeMutex;
-std::condition_variable g_wake;
+// The writer's wake-up. A forked child replaces it: the parent's writer, which the child lacks,
+// may still count as one of its waiters, and glibc's signal waits for such a waiter to leave.
+std::condition_variable*& writerWake() {
+    static auto* signal = new std::condition_variable();
+    return signal;
+}
 bool g_stopRequested = false;   // guarded by g_wakeMutex
 bool g_drainRequested = false;  // a buffer is half full; guarded by g_wakeMutex
 
@@ -113,7 +118,7 @@ void requestDrain() {
         std::lock_guard<std::mutex> lock(g_wakeMutex);
         g_drainRequested = true;
     }
-    g_wake.notify_one();
+    writerWake()->notify_one();
 }
 
 void noteDropped(uint64_t count, uint64_t when) noexcept {
@@ -332,7 +337,8 @@ void runWriter(Session* session) {
         bool stopping = false;
         {
             std::unique_lock<std::mutex> lock(g_wakeMutex);
-            g_wake.wait_for(lock, kDrainPeriod, [] { return g_stopRequested || g_drainRequested; });
+            writerWake()->wait_for(lock, kDrainPeriod,
+                                   [] { return g_stopRequested || g_drainRequested; });
             stopping = g_stopRequested;
             g_drainRequested = false;
         }
@@ -394,16 +400,6 @@ void finishFile(Session& session) {
     writeOut(session, out);
 }
 
-// A forked child does not write its parent's trace: it forgets the session (the writer thread
-// does not exist in the child) and may start one of its own.
-void forgetSessionInChild() {
-    if (detail::g_session.load(std::memory_order_relaxed) == 0) return;
-    detail::g_session.store(0, std::memory_order_relaxed);
-    g_current.writer.release();  // NOLINT: the thread is the parent's; nothing to join or free
-    ::close(g_current.fd);
-    g_current.fd = -1;
-}
-
 // Ends the current session (g_control held): stops the writer, drains, completes and closes the
 // file. Returns what went wrong writing it, or "".
 std::string endSession(const char* operation);
@@ -418,14 +414,25 @@ void stopAtExit() {
 }
 
 // Every interned string of the process, under one lock.
+struct InternedStrings {
+    std::mutex mutex;
+    std::unordered_set<std::string> strings;
+};
+
+InternedStrings& interned() {
+    static auto* instance = new InternedStrings();  // never destroyed: names outlive statics
+    return *instance;
+}
+
 const char* internShared(std::string_view text) {
-    static std::mutex mutex;
-    static auto* strings = new std::unordered_set<std::string>();
-    std::lock_guard<std::mutex> lock(mutex);
-    auto found = strings->find(std::string(text));
-    if (found != strings->end()) return found->c_str();
-    if (strings->size() >= kMaxInternedStrings) return "(name not kept: too many distinct names)";
-    return strings->emplace(text).first->c_str();
+    InternedStrings& all = interned();
+    std::lock_guard<std::mutex> lock(all.mutex);
+    auto found = all.strings.find(std::string(text));
+    if (found != all.strings.end()) return found->c_str();
+    if (all.strings.size() >= kMaxInternedStrings) {
+        return "(name not kept: too many distinct names)";
+    }
+    return all.strings.emplace(text).first->c_str();
 }
 
 }  // namespace
@@ -485,13 +492,59 @@ namespace {
 // forked child, whose ids differ: its one thread is the one that forked.
 std::atomic<int64_t> g_pid{0};
 thread_local uint64_t t_tid = 0;
+std::vector<std::shared_ptr<ThreadBuffer>>* g_abandonedInChild = nullptr;  // see resetInChild
 
-void forgetIdsInChild() {
+// A forked child has only the thread that forked. Every lock of the recorder is taken before the
+// fork, in the order the recorder nests them, and let go after it on both sides, so that the
+// child never inherits a lock held by a thread it does not have.
+void lockBeforeFork() {
+    g_control.lock();
+    Registry& all = registry();
+    all.mutex.lock();
+    for (const auto& buffer : all.buffers) buffer->mutex.lock();
+    g_wakeMutex.lock();
+    interned().mutex.lock();
+}
+
+void unlockAfterFork() {
+    interned().mutex.unlock();
+    g_wakeMutex.unlock();
+    Registry& all = registry();
+    for (const auto& buffer : all.buffers) buffer->mutex.unlock();
+    all.mutex.unlock();
+    g_control.unlock();
+}
+
+// The child's ids differ; it does not write its parent's trace (the writer thread is not in the
+// child) and may start one of its own. The other threads' buffers and the writer's wake-up are
+// left behind, never destroyed: a thread the child lacks may count as waiting on them.
+void resetInChild() {
     g_pid.store(0, std::memory_order_relaxed);
     t_tid = 0;
-    // The child is single-threaded: no lock is needed, and one another thread of the parent held
-    // would never be released.
     if (t_local.buffer) t_local.buffer->tid = threadId();
+    if (g_abandonedInChild == nullptr) {
+        g_abandonedInChild = new std::vector<std::shared_ptr<ThreadBuffer>>();
+    }
+    auto& buffers = registry().buffers;
+    for (auto& buffer : buffers) {
+        if (buffer != t_local.buffer) g_abandonedInChild->push_back(buffer);
+    }
+    buffers.clear();
+    if (t_local.buffer) buffers.push_back(t_local.buffer);
+    writerWake() = new std::condition_variable();
+    g_stopRequested = false;
+    g_drainRequested = false;
+    if (detail::g_session.load(std::memory_order_relaxed) != 0) {
+        detail::g_session.store(0, std::memory_order_relaxed);
+        g_current.writer.release();  // NOLINT: the thread is the parent's; nothing to join or free
+        ::close(g_current.fd);
+        g_current.fd = -1;
+    }
+}
+
+void afterForkInChild() {
+    unlockAfterFork();  // the forking thread took the locks: in the child it is their owner
+    resetInChild();     // single-threaded from here
 }
 
 }  // namespace
@@ -499,7 +552,8 @@ void forgetIdsInChild() {
 int64_t hostPid() noexcept {
     int64_t pid = g_pid.load(std::memory_order_relaxed);
     if (pid == 0) {
-        static const bool registered = pthread_atfork(nullptr, nullptr, forgetIdsInChild) == 0;
+        static const bool registered =
+            pthread_atfork(lockBeforeFork, unlockAfterFork, afterForkInChild) == 0;
         (void)registered;
         pid = ::getpid();
         g_pid.store(pid, std::memory_order_relaxed);
@@ -528,6 +582,7 @@ halError start(const char* path, const char* operation) {
     if (path == nullptr || *path == '\0') {
         return fail(HAL_ERROR_INVALID_VALUE, "{}: path must name a file", operation);
     }
+    hostPid();  // registers the fork handlers before a session exists for a child to inherit
     std::lock_guard<std::mutex> control(g_control);
     if (session() != 0) {
         return fail(HAL_ERROR_INVALID_VALUE, "{}: a trace is already being written to {}",
@@ -565,11 +620,8 @@ halError start(const char* path, const char* operation) {
         std::lock_guard<std::mutex> lock(g_wakeMutex);
         g_stopRequested = false;
     }
-    static std::once_flag handlers;
-    std::call_once(handlers, [] {
-        std::atexit(stopAtExit);
-        pthread_atfork(nullptr, nullptr, forgetSessionInChild);
-    });
+    static const bool stopsAtExit = std::atexit(stopAtExit) == 0;
+    (void)stopsAtExit;
     detail::g_session.store(g_nextSession.fetch_add(1, std::memory_order_relaxed) + 1,
                             std::memory_order_release);
     g_current.writer = std::make_unique<std::thread>(runWriter, &g_current);
@@ -596,7 +648,7 @@ std::string endSession(const char* operation) {
         std::lock_guard<std::mutex> lock(g_wakeMutex);
         g_stopRequested = true;
     }
-    g_wake.notify_one();
+    writerWake()->notify_one();
     g_current.writer->join();
     g_current.writer.reset();
     drainAll(g_current);

@@ -1,6 +1,5 @@
 // Each rule of the libcuda.so.1 double fires: a deliberately wrong call sequence, run in a child
 // process, ends it with the rule named (or gets the result the driver returns).
-#define CATCH_CONFIG_MAIN
 #include <cuda.h>
 
 #include <atomic>

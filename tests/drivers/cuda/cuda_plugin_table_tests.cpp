@@ -1,6 +1,5 @@
 // The cuda plugin's dispatch table called directly, as the core calls it, against the
 // libcuda.so.1 double with two devices: the entries the core does not reach yet on its own.
-#define CATCH_CONFIG_MAIN
 #include <dlfcn.h>
 #include <polyhal/plugin.h>
 

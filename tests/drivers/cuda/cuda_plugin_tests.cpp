@@ -2,7 +2,6 @@
 // devices: what a CUDA application sharing the process with polyhal relies on (its own context
 // stays current, devices it never uses cost nothing), and what the CTS cannot see (launch
 // arguments checked against the kernel's parameters, releases that wait for no other stream).
-#define CATCH_CONFIG_MAIN
 #include <cuda.h>
 #include <dlfcn.h>
 #include <polyhal/hal.h>

@@ -1,6 +1,5 @@
 // The hip plugin through polyhal's public API against the libamdhip64.so double with two devices:
 // an application that uses HIP itself keeps its current device whatever polyhal does.
-#define CATCH_CONFIG_MAIN
 #ifndef __HIP_PLATFORM_AMD__
 #define __HIP_PLATFORM_AMD__
 #endif

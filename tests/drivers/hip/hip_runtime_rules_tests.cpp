@@ -1,6 +1,5 @@
 // Each rule of the libamdhip64.so double fires: a deliberately wrong call sequence, run in a
 // child process, ends it with the rule named (or gets the result the runtime returns).
-#define CATCH_CONFIG_MAIN
 #ifndef __HIP_PLATFORM_AMD__
 #define __HIP_PLATFORM_AMD__
 #endif

@@ -1,7 +1,6 @@
 // <polyhal/polyhal.hpp>: the owning wrappers release what they own, move without double
 // release, throw polyhal::Error with the call's code and message, and pack kernel arguments as
 // the kernel declares them; TraceRange closes its trace range; a Graph replays its capture.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 #include <polyhal/polyhal.hpp>
 

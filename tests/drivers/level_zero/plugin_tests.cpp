@@ -19,36 +19,16 @@
 #include <thread>
 #include <vector>
 
+#include "gate.hpp"
+#include "plugin_table.hpp"
+
 namespace {
 
-thread_local std::string tLastError;
-
-void hostLog(halLogLevel, const char*) {}
-int hostShouldLog(halLogLevel) {
-    return 0;
-}
-void hostSetErrorMessage(const char* message) {
-    tLastError = message;
-}
-
-const halPluginHost kHost = {sizeof(halPluginHost), HAL_PLUGIN_ABI_VERSION, hostLog, hostShouldLog,
-                             hostSetErrorMessage};
+using polyhal::doubles::Gate;
 
 // The plugin, initialised once for the process (a plugin is initialised once).
 const halPluginDispatchTable& plugin() {
-    static const halPluginDispatchTable table = [] {
-        halPluginDispatchTable negotiated{};
-        negotiated.size = sizeof negotiated;
-        void* library = dlopen(POLYHAL_LEVEL_ZERO_PLUGIN, RTLD_NOW | RTLD_LOCAL);
-        REQUIRE(library != nullptr);
-        auto entry = reinterpret_cast<halPluginEntryFn>(dlsym(library, HAL_PLUGIN_ENTRY_NAME));
-        REQUIRE(entry != nullptr);
-        REQUIRE(entry(HAL_PLUGIN_ABI_VERSION, &kHost, &negotiated) == HAL_SUCCESS);
-        INFO(tLastError);
-        REQUIRE(negotiated.initialize() == HAL_SUCCESS);
-        return negotiated;
-    }();
-    return table;
+    return polyhal::doubles::pluginTable(POLYHAL_LEVEL_ZERO_PLUGIN);
 }
 
 // The conformance kernels' SPIR-V, loaded on `device`.
@@ -61,16 +41,6 @@ halPluginModule loadCtsKernels(halPluginDevice device) {
     REQUIRE(plugin().moduleLoadData(device, image.data(), image.size(), &module) == HAL_SUCCESS);
     return module;
 }
-
-// A host function that holds its stream until open() is called.
-struct Gate {
-    std::atomic<bool> opened{false};
-    static void wait(void* self) {
-        while (!static_cast<Gate*>(self)->opened) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        }
-    }
-};
 
 }  // namespace
 
@@ -99,13 +69,13 @@ TEST_CASE("peer copies between devices of one context go in stream order, withou
     REQUIRE(ze.streamCreate(devices[0], 0, 0, &stream) == HAL_SUCCESS);
 
     Gate gate;
-    REQUIRE(ze.launchHostFunc(stream, Gate::wait, &gate) == HAL_SUCCESS);
+    REQUIRE(ze.launchHostFunc(stream, Gate::hold, &gate) == HAL_SUCCESS);
     REQUIRE(ze.memsetAsync(stream, source, 0x5A, kSize) == HAL_SUCCESS);
     // Returns while the stream is held: the copy is queued behind the fill, not made now.
     REQUIRE(ze.memcpyPeerAsync(stream, target, devices[1], source, devices[0], kSize) ==
             HAL_SUCCESS);
     CHECK(ze.streamQuery(stream) == HAL_ERROR_NOT_READY);
-    gate.opened = true;
+    gate.open = true;
     REQUIRE(ze.streamSynchronize(stream) == HAL_SUCCESS);
 
     std::vector<unsigned char> seen(kSize, 0);
@@ -255,7 +225,8 @@ TEST_CASE("a group larger than the kernel's own limit is refused, naming the lim
         {&memory, sizeof memory}, {&memory, sizeof memory}, {&n, sizeof n}};
     CHECK(ze.launchKernel(stream, blockSum, {1, 1, 1}, {512, 1, 1}, 512 * sizeof(uint32_t), args,
                           3) == HAL_ERROR_INVALID_VALUE);
-    CHECK_THAT(tLastError, Catch::Contains("at most 256 work-items per group"));
+    CHECK_THAT(polyhal::doubles::lastPluginError(),
+               Catch::Contains("at most 256 work-items per group"));
 
     REQUIRE(ze.streamDestroy(stream) == HAL_SUCCESS);
     REQUIRE(ze.memFreeDevice(device, memory) == HAL_SUCCESS);

@@ -3,8 +3,8 @@
 #define POLYHAL_ALLOCATOR_BLOCK_ARENA_HPP_
 
 #include "block.hpp"
+#include "huge_pages.hpp"
 
-#include <memory>
 #include <vector>
 
 namespace polyhal::allocator {
@@ -13,8 +13,12 @@ class BlockArena {
   public:
     Block* take() {
         if (spare_.empty()) {
-            chunks_.push_back(std::make_unique<Block[]>(kChunk));
-            for (size_t i = 0; i < kChunk; ++i) spare_.push_back(&chunks_.back()[i]);
+            // Each chunk twice the last, up to one huge page of records: a small pool stays
+            // small, a large one has its records in few pages.
+            size_t records = kFirstChunk;
+            for (size_t i = 0; i < chunks_.size() && records < kLargestChunk; ++i) records *= 2;
+            Chunk& chunk = chunks_.emplace_back(records);
+            for (Block& block : chunk) spare_.push_back(&block);
         }
         Block* block = spare_.back();
         spare_.pop_back();
@@ -36,8 +40,10 @@ class BlockArena {
     }
 
   private:
-    static constexpr size_t kChunk = 1024;
-    std::vector<std::unique_ptr<Block[]>> chunks_;
+    using Chunk = std::vector<Block, HugePageAllocator<Block>>;  // never resized: records stay put
+    static constexpr size_t kFirstChunk = 1024;
+    static constexpr size_t kLargestChunk = huge_pages::kSize / sizeof(Block);
+    std::vector<Chunk> chunks_;
     std::vector<Block*> spare_;
 };
 

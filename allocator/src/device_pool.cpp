@@ -5,7 +5,12 @@
 namespace polyhal::allocator {
 
 DevicePool::Impl::Impl(const DevicePool* self, DeviceInterface& device)
-    : self_(self), device_(device), events_(device), blocks_(&nodes_), scratchClock_(self) {}
+    : self_(self),
+      device_(device),
+      events_(device),
+      nodes_(&hugePages_),
+      blocks_(&nodes_),
+      scratchClock_(self) {}
 
 DevicePool::Impl::~Impl() {
     (void)reset();

@@ -8,6 +8,7 @@
 #include "block.hpp"
 #include "block_arena.hpp"
 #include "event_pool.hpp"
+#include "huge_pages.hpp"
 #include "live_index.hpp"
 #include "stream.hpp"
 
@@ -181,6 +182,7 @@ class DevicePool::Impl {
     EventPool events_;
 
     mutable std::mutex mutex_;
+    HugePageResource hugePages_;  // the upstream of nodes_
     std::pmr::unsynchronized_pool_resource nodes_;
     std::pmr::map<uintptr_t, Block*> blocks_;  // every block, by address
     LiveIndex live_;  // the live blocks no stream's cache lists, by exact address

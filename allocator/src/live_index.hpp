@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "block.hpp"
+#include "huge_pages.hpp"
 
 namespace polyhal::allocator {
 
@@ -45,8 +46,8 @@ class LiveIndex {
         // not cyclically within (hole, at].
         for (size_t at = next(hole); slots_[at].address != 0; at = next(at)) {
             const size_t wanted = home(slots_[at].address);
-            const bool staysBehind = hole <= at ? (hole < wanted && wanted <= at)
-                                                : (hole < wanted || wanted <= at);
+            const bool staysBehind =
+                hole <= at ? (hole < wanted && wanted <= at) : (hole < wanted || wanted <= at);
             if (staysBehind) continue;
             slots_[hole] = slots_[at];
             hole = at;
@@ -76,7 +77,7 @@ class LiveIndex {
     size_t next(size_t at) const { return (at + 1) & (slots_.size() - 1); }
 
     void grow() {
-        std::vector<Slot> old = std::move(slots_);
+        Slots old = std::move(slots_);
         const size_t capacity = old.empty() ? 64 : old.size() * 2;
         slots_.assign(capacity, Slot{});
         shift_ = 64 - static_cast<unsigned>(__builtin_ctzll(capacity));
@@ -86,7 +87,8 @@ class LiveIndex {
         }
     }
 
-    std::vector<Slot> slots_;  // a power of two in size, at most half full
+    using Slots = std::vector<Slot, HugePageAllocator<Slot>>;
+    Slots slots_;  // a power of two in size, at most half full
     size_t count_ = 0;
     unsigned shift_ = 64;
 };

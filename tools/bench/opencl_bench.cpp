@@ -621,6 +621,34 @@ void BM_Chain75_Enqueued_OpenCL(benchmark::State& state) {
 }
 BENCHMARK(BM_Chain75_Enqueued_OpenCL);
 
+// The same enqueues asking for no event but the chain's last: what a pre-decoded batch issues.
+void BM_Chain75_Batch_OpenCL(benchmark::State& state) {
+    const DirectOpenCL* cl = directOpenCL(state);
+    if (cl == nullptr) return;
+    SvmMemory src(*cl, kChainBytes), dst(*cl, kChainBytes);
+    LastCommand last;
+    int64_t queued = 0;
+    for (auto _ : state) {
+        for (int round = 0; round < kChainRounds; ++round) {
+            const auto value = static_cast<unsigned char>(round);
+            checkCl(clEnqueueSVMMemFill(cl->queue, dst.pointer, &value, 1, kChainBytes, 0, nullptr,
+                                        nullptr),
+                    "clEnqueueSVMMemFill");
+            checkCl(clEnqueueSVMMemcpy(cl->queue, CL_FALSE, dst.pointer, src.pointer, kChainBytes,
+                                       0, nullptr, nullptr),
+                    "clEnqueueSVMMemcpy");
+            cl_event event = nullptr;
+            cl->enqueueEmptyKernel(dst.pointer, round + 1 == kChainRounds ? &event : nullptr);
+            if (event != nullptr) last.replace(event);
+        }
+        drainPeriodically(
+            state, queued, [&] { cl->finish(cl->queue); }, kChainDrainInterval);
+    }
+    cl->finish(cl->queue);
+    state.SetItemsProcessed(state.iterations() * kChainRounds * 3);
+}
+BENCHMARK(BM_Chain75_Batch_OpenCL);
+
 // The chain recorded once, each command after the previous one (a sync point each), with a
 // kernel object of its own per launch (arguments stay as they were set when it was recorded),
 // enqueued whole while earlier runs may be pending (simultaneous use).

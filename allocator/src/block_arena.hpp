@@ -43,6 +43,7 @@ class BlockArena {
     using Chunk = std::vector<Block, HugePageAllocator<Block>>;  // never resized: records stay put
     static constexpr size_t kFirstChunk = 1024;
     static constexpr size_t kLargestChunk = huge_pages::kSize / sizeof(Block);
+    static_assert(huge_pages::kSize % sizeof(Block) == 0, "the largest chunk fills its pages");
     std::vector<Chunk> chunks_;
     std::vector<Block*> spare_;
 };

@@ -9,6 +9,7 @@
 
 #include <sys/mman.h>
 
+#include <cassert>
 #include <cstddef>
 #include <cstdlib>
 #include <memory_resource>
@@ -22,6 +23,8 @@ constexpr size_t kSize = size_t{2} << 20;
 
 // Below kSize what operator new gives; from kSize, whole huge pages.
 inline void* allocate(size_t bytes, size_t alignment) {
+    static_assert(alignof(std::max_align_t) <= kSize);
+    assert(alignment <= kSize);  // a huge page's alignment covers every object's
     if (bytes < kSize) return ::operator new (bytes, std::align_val_t{alignment});
     const size_t rounded = (bytes + kSize - 1) / kSize * kSize;
     void* memory = std::aligned_alloc(kSize, rounded);

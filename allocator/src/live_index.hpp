@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "block.hpp"
@@ -77,9 +78,9 @@ class LiveIndex {
     size_t next(size_t at) const { return (at + 1) & (slots_.size() - 1); }
 
     void grow() {
-        Slots old = std::move(slots_);
-        const size_t capacity = old.empty() ? 64 : old.size() * 2;
-        slots_.assign(capacity, Slot{});
+        const size_t capacity = slots_.empty() ? 64 : slots_.size() * 2;
+        Slots bigger(capacity);  // out of memory here leaves the table as it was
+        Slots old = std::exchange(slots_, std::move(bigger));
         shift_ = 64 - static_cast<unsigned>(__builtin_ctzll(capacity));
         count_ = 0;
         for (const Slot& slot : old) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <string>
@@ -589,7 +591,12 @@ TEST_CASE("Ranges open when the trace stops, or cut by its cap, end where it sto
 // A forked child of a multi-threaded process may only allocate where the allocator takes its
 // locks across fork(): glibc's does; the sanitizers' of GCC 12 do not (a child can stop for
 // good in its first allocation), and ThreadSanitizer ends a child that starts a thread.
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define CTS_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__) || defined(CTS_SANITIZED)
 #define CTS_SKIP_UNLESS_FORK_MAY_ALLOCATE()                                           \
     do {                                                                              \
         cts::skip("the sanitizer's allocator does not take its locks across fork()"); \
@@ -614,7 +621,10 @@ bool forkTracingChild(const std::string& childFile) {
     }
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     int status = 0;
-    while (waitpid(child, &status, WNOHANG) == 0) {
+    for (;;) {
+        const pid_t waited = waitpid(child, &status, WNOHANG);
+        if (waited == child) return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+        if (waited < 0 && errno != EINTR) return false;
         if (std::chrono::steady_clock::now() > deadline) {
             kill(child, SIGKILL);
             waitpid(child, &status, 0);
@@ -622,7 +632,6 @@ bool forkTracingChild(const std::string& childFile) {
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 }  // namespace
 
@@ -669,18 +678,24 @@ TEST_CASE("A child forked while other threads record and the writer drains trace
             }
         });
     }
-    int tracedChildren = 0;
-    for (int i = 0; i < 25; ++i) {
-        TraceFile childFile;
-        if (!forkTracingChild(childFile.path())) break;
-        Trace trace;
-        load(childFile.path(), &trace);
-        if (trace.select("B", "child").size() == 1) ++tracedChildren;
+    // Nothing here may end the case early: the recorders are joined and the trace stopped first.
+    constexpr int kChildren = 25;
+    std::vector<std::unique_ptr<TraceFile>> childFiles;
+    int exited = 0;
+    for (int i = 0; i < kChildren; ++i) {
+        childFiles.push_back(std::make_unique<TraceFile>());
+        if (!forkTracingChild(childFiles.back()->path())) break;
+        ++exited;
     }
     done = true;
     for (std::thread& recorder : recorders) recorder.join();
     HAL_REQUIRE_OK(halTraceStop());
-    REQUIRE(tracedChildren == 25);
+    REQUIRE(exited == kChildren);
+    for (const auto& childFile : childFiles) {
+        Trace trace;
+        load(childFile->path(), &trace);
+        REQUIRE(trace.select("B", "child").size() == 1);
+    }
 }
 
 TEST_CASE("A stream made after another was destroyed gets a track of its own", "[trace]") {

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -52,6 +53,9 @@ struct ThreadBuffer {
     uint64_t tid = 0;
     const char* name = nullptr;  // interned; null: named after its thread id
     bool exited = false;         // its thread has ended: dropped from the registry once drained
+    // In a forked child, the buffer of a thread the child does not have: never drained, woken
+    // or destroyed (that thread may still count as waiting on `drained`).
+    bool orphaned = false;
 };
 
 // Every thread's buffer. Buffers are shared with their threads, so a thread that exits leaves
@@ -102,12 +106,8 @@ std::atomic<uint64_t> g_firstDropNs{0};
 std::atomic<uint64_t> g_nextFlowId{0};
 
 std::mutex g_wakeMutex;
-// The writer's wake-up. A forked child replaces it: the parent's writer, which the child lacks,
-// may still count as one of its waiters, and glibc's signal waits for such a waiter to leave.
-std::condition_variable*& writerWake() {
-    static auto* signal = new std::condition_variable();
-    return signal;
-}
+// The writer's wake-up. A forked child makes it anew in place (resetInChild).
+std::condition_variable g_wake;
 bool g_stopRequested = false;   // guarded by g_wakeMutex
 bool g_drainRequested = false;  // a buffer is half full; guarded by g_wakeMutex
 
@@ -118,7 +118,7 @@ void requestDrain() {
         std::lock_guard<std::mutex> lock(g_wakeMutex);
         g_drainRequested = true;
     }
-    writerWake()->notify_one();
+    g_wake.notify_one();
 }
 
 void noteDropped(uint64_t count, uint64_t when) noexcept {
@@ -297,6 +297,7 @@ void drainAll(Session& session) {
     fmt::memory_buffer out;
     bool anyExited = false;
     for (const auto& buffer : buffers) {
+        if (buffer->orphaned) continue;
         const char* name = nullptr;
         {
             std::lock_guard<std::mutex> lock(buffer->mutex);
@@ -337,8 +338,7 @@ void runWriter(Session* session) {
         bool stopping = false;
         {
             std::unique_lock<std::mutex> lock(g_wakeMutex);
-            writerWake()->wait_for(lock, kDrainPeriod,
-                                   [] { return g_stopRequested || g_drainRequested; });
+            g_wake.wait_for(lock, kDrainPeriod, [] { return g_stopRequested || g_drainRequested; });
             stopping = g_stopRequested;
             g_drainRequested = false;
         }
@@ -492,7 +492,6 @@ namespace {
 // forked child, whose ids differ: its one thread is the one that forked.
 std::atomic<int64_t> g_pid{0};
 thread_local uint64_t t_tid = 0;
-std::vector<std::shared_ptr<ThreadBuffer>>* g_abandonedInChild = nullptr;  // see resetInChild
 
 // A forked child has only the thread that forked. Every lock of the recorder is taken before the
 // fork, in the order the recorder nests them, and let go after it on both sides, so that the
@@ -516,22 +515,20 @@ void unlockAfterFork() {
 }
 
 // The child's ids differ; it does not write its parent's trace (the writer thread is not in the
-// child) and may start one of its own. The other threads' buffers and the writer's wake-up are
-// left behind, never destroyed: a thread the child lacks may count as waiting on them.
-void resetInChild() {
+// child) and may start one of its own. The other threads' buffers are orphaned and the writer's
+// wake-up made anew: a thread the child lacks may still count as waiting on them, and glibc's
+// signal and destroy wait for such a waiter. Nothing here allocates: a child of a multi-threaded
+// process may find the allocator unusable.
+void resetInChild() noexcept {
     g_pid.store(0, std::memory_order_relaxed);
     t_tid = 0;
     if (t_local.buffer) t_local.buffer->tid = threadId();
-    if (g_abandonedInChild == nullptr) {
-        g_abandonedInChild = new std::vector<std::shared_ptr<ThreadBuffer>>();
+    for (const auto& buffer : registry().buffers) {
+        if (buffer == t_local.buffer) continue;
+        buffer->orphaned = true;
+        buffer->records.clear();
     }
-    auto& buffers = registry().buffers;
-    for (auto& buffer : buffers) {
-        if (buffer != t_local.buffer) g_abandonedInChild->push_back(buffer);
-    }
-    buffers.clear();
-    if (t_local.buffer) buffers.push_back(t_local.buffer);
-    writerWake() = new std::condition_variable();
+    new (&g_wake) std::condition_variable();  // the parent's is abandoned, never destroyed
     g_stopRequested = false;
     g_drainRequested = false;
     if (detail::g_session.load(std::memory_order_relaxed) != 0) {
@@ -648,7 +645,7 @@ std::string endSession(const char* operation) {
         std::lock_guard<std::mutex> lock(g_wakeMutex);
         g_stopRequested = true;
     }
-    writerWake()->notify_one();
+    g_wake.notify_one();
     g_current.writer->join();
     g_current.writer.reset();
     drainAll(g_current);

@@ -25,7 +25,8 @@ inline std::string& lastPluginError() {
         REQUIRE(result_ == HAL_SUCCESS);                                                 \
     } while (0)
 
-// The table of the plugin at `path`, loaded once per process.
+// The table of the plugin at `path`, loaded once per process (a plugin is initialised once): one
+// plugin per test program.
 inline const halPluginDispatchTable& pluginTable(const char* path) {
     static const halPluginHost host = {
         sizeof(halPluginHost),
@@ -37,8 +38,7 @@ inline const halPluginDispatchTable& pluginTable(const char* path) {
     static const halPluginDispatchTable table = [path] {
         halPluginDispatchTable loaded{};
         void* library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-        INFO(dlerror());
-        REQUIRE(library != nullptr);
+        if (library == nullptr) FAIL(dlerror());
         auto entry = reinterpret_cast<halPluginEntryFn>(dlsym(library, HAL_PLUGIN_ENTRY_NAME));
         REQUIRE(entry != nullptr);
         loaded.size = sizeof loaded;
@@ -46,6 +46,8 @@ inline const halPluginDispatchTable& pluginTable(const char* path) {
         REQUIRE_PLUGIN_OK(loaded.initialize());
         return loaded;
     }();
+    static const std::string loadedPath = path;
+    REQUIRE(loadedPath == path);
     return table;
 }
 

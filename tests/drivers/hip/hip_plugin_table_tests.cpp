@@ -86,7 +86,8 @@ TEST_CASE("a device's close destroys a graph destroyed while its launch was pend
     fill.params.memset.dst = memory;
     fill.params.memset.count = kBytes;
     fill.params.memset.value = 0x3C;
-    std::atomic<int> releases{0};
+    // Static, as is the gate: a failed check ends the case while the plugin may still use them.
+    static std::atomic<int> releases{0};
     halPluginGraphDesc desc{};
     desc.size = sizeof desc;
     desc.ops = &fill;
@@ -98,7 +99,7 @@ TEST_CASE("a device's close destroys a graph destroyed while its launch was pend
     REQUIRE_PLUGIN_OK(table.graphCreate(device, &desc, &graph));
     REQUIRE(liveHandles("hipGraphExec_t") == executablesBefore + 1);
 
-    Gate gate;
+    static Gate gate;
     REQUIRE_PLUGIN_OK(table.launchHostFunc(stream, Gate::hold, &gate));
     REQUIRE_PLUGIN_OK(table.graphLaunch(graph, stream));
     REQUIRE_PLUGIN_OK(table.graphDestroy(graph));

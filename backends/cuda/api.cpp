@@ -91,12 +91,19 @@ halError CudaApi::checkArguments(CUfunction function, const halKernelArg* args,
     return HAL_SUCCESS;
 }
 
-// A kernel gets 48 KiB of dynamic shared memory unless it opts in to more, up to the device's
-// maximum (which deviceGetInfo reports). The limit only ever rises, under a lock, so that a
-// concurrent launch of the same kernel never sees it lowered below what it needs.
+// A kernel's static and dynamic shared memory together get 48 KiB unless it opts in to more, up
+// to the device's maximum (which deviceGetInfo reports): its default dynamic limit is 48 KiB
+// less its static shared memory. The limit only ever rises, under a lock, so that a concurrent
+// launch of the same kernel never sees it lowered below what it needs.
 halError CudaApi::allowDynamicSharedMemory(CUfunction function, size_t bytes) noexcept {
     constexpr size_t kDefaultLimit = 48 * 1024;
-    if (bytes <= kDefaultLimit) return HAL_SUCCESS;
+    if (bytes == 0) return HAL_SUCCESS;
+    int staticBytes = 0;
+    if (halError error = gpu::call<CudaApi>(symbols.functionGetAttribute, &staticBytes,
+                                            CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function)) {
+        return error;
+    }
+    if (bytes + static_cast<size_t>(staticBytes) <= kDefaultLimit) return HAL_SUCCESS;
     static std::mutex raising;
     const std::lock_guard<std::mutex> lock(raising);
     int limit = 0;
@@ -147,6 +154,9 @@ CUresult addCopyNode(const gpu::NodeSite<CudaApi>& site, const gpu::CopyRows& ro
                      CUgraphNode* node) noexcept {
     auto copy = describeCopy<CUDA_MEMCPY3D>(rows.dst, rows.dstPitch, rows.src, rows.srcPitch,
                                             rows.width, rows.height, rows.kind);
+    // One slice of `height` rows: each side's slice height says so (cudaMemcpy3D's own 1-D copy
+    // nodes set it too).
+    copy.srcHeight = copy.dstHeight = rows.height;
     copy.Depth = 1;
     return CudaApi::symbols.graphAddMemcpyNode.address(node, site.graph, site.after,
                                                        site.dependencies(), &copy, site.context);

@@ -29,6 +29,8 @@ halError CudaApi::toHalError(CUresult result) noexcept {
     case CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND:
     case CUDA_ERROR_SHARED_OBJECT_INIT_FAILED: return HAL_ERROR_INVALID_IMAGE;
     case CUDA_ERROR_NOT_FOUND: return HAL_ERROR_NOT_FOUND;
+    // An interprocess handle the exporter or the system does not let this process open.
+    case CUDA_ERROR_NOT_PERMITTED: return HAL_ERROR_NOT_PERMITTED;
     case CUDA_ERROR_NOT_SUPPORTED: return HAL_ERROR_NOT_SUPPORTED;
     // A kernel that faulted. CUDA keeps these sticky: every later call on the context
     // returns the same error.
@@ -41,7 +43,15 @@ halError CudaApi::toHalError(CUresult result) noexcept {
     case CUDA_ERROR_INVALID_PC:
     case CUDA_ERROR_HARDWARE_STACK_ERROR:
     case CUDA_ERROR_ASSERT:
-    case CUDA_ERROR_ECC_UNCORRECTABLE: return HAL_ERROR_LAUNCH_FAILED;
+    case CUDA_ERROR_ECC_UNCORRECTABLE:
+    case CUDA_ERROR_NVLINK_UNCORRECTABLE:
+    case CUDA_ERROR_MPS_CLIENT_TERMINATED:
+    case CUDA_ERROR_EXTERNAL_DEVICE:
+#if CUDA_VERSION >= 13000  // enumerators of recent headers
+    case CUDA_ERROR_CONTAINED:
+    case CUDA_ERROR_TENSOR_MEMORY_LEAK:
+#endif
+        return HAL_ERROR_LAUNCH_FAILED;
     default: return HAL_ERROR_BACKEND;
     }
 }

@@ -591,8 +591,10 @@ struct SvmBuffer {
     ~SvmBuffer() { clReleaseMemObject(buffer); }
 };
 
-// The backend's eager enqueues of the chain, each asking for its event and keeping the last.
-void BM_Chain75_Enqueued_OpenCL(benchmark::State& state) {
+// The chain's 75 enqueues. With `everyEvent`, as the backend issues them (each asking for its
+// event, the last one kept); without, asking for no event but the chain's last: what a
+// pre-decoded batch would issue.
+void enqueueChain75(benchmark::State& state, bool everyEvent) {
     const DirectOpenCL* cl = directOpenCL(state);
     if (cl == nullptr) return;
     SvmMemory src(*cl, kChainBytes), dst(*cl, kChainBytes);
@@ -603,42 +605,17 @@ void BM_Chain75_Enqueued_OpenCL(benchmark::State& state) {
             const auto value = static_cast<unsigned char>(round);
             cl_event event = nullptr;
             checkCl(clEnqueueSVMMemFill(cl->queue, dst.pointer, &value, 1, kChainBytes, 0, nullptr,
-                                        &event),
+                                        everyEvent ? &event : nullptr),
                     "clEnqueueSVMMemFill");
-            last.replace(event);
+            if (event != nullptr) last.replace(event);
+            event = nullptr;
             checkCl(clEnqueueSVMMemcpy(cl->queue, CL_FALSE, dst.pointer, src.pointer, kChainBytes,
-                                       0, nullptr, &event),
+                                       0, nullptr, everyEvent ? &event : nullptr),
                     "clEnqueueSVMMemcpy");
-            last.replace(event);
-            cl->enqueueEmptyKernel(dst.pointer, &event);
-            last.replace(event);
-        }
-        drainPeriodically(
-            state, queued, [&] { cl->finish(cl->queue); }, kChainDrainInterval);
-    }
-    cl->finish(cl->queue);
-    state.SetItemsProcessed(state.iterations() * kChainRounds * 3);
-}
-BENCHMARK(BM_Chain75_Enqueued_OpenCL);
-
-// The same enqueues asking for no event but the chain's last: what a pre-decoded batch issues.
-void BM_Chain75_Batch_OpenCL(benchmark::State& state) {
-    const DirectOpenCL* cl = directOpenCL(state);
-    if (cl == nullptr) return;
-    SvmMemory src(*cl, kChainBytes), dst(*cl, kChainBytes);
-    LastCommand last;
-    int64_t queued = 0;
-    for (auto _ : state) {
-        for (int round = 0; round < kChainRounds; ++round) {
-            const auto value = static_cast<unsigned char>(round);
-            checkCl(clEnqueueSVMMemFill(cl->queue, dst.pointer, &value, 1, kChainBytes, 0, nullptr,
-                                        nullptr),
-                    "clEnqueueSVMMemFill");
-            checkCl(clEnqueueSVMMemcpy(cl->queue, CL_FALSE, dst.pointer, src.pointer, kChainBytes,
-                                       0, nullptr, nullptr),
-                    "clEnqueueSVMMemcpy");
-            cl_event event = nullptr;
-            cl->enqueueEmptyKernel(dst.pointer, round + 1 == kChainRounds ? &event : nullptr);
+            if (event != nullptr) last.replace(event);
+            event = nullptr;
+            const bool lastOfChain = round + 1 == kChainRounds;
+            cl->enqueueEmptyKernel(dst.pointer, everyEvent || lastOfChain ? &event : nullptr);
             if (event != nullptr) last.replace(event);
         }
         drainPeriodically(
@@ -646,6 +623,15 @@ void BM_Chain75_Batch_OpenCL(benchmark::State& state) {
     }
     cl->finish(cl->queue);
     state.SetItemsProcessed(state.iterations() * kChainRounds * 3);
+}
+
+void BM_Chain75_Enqueued_OpenCL(benchmark::State& state) {
+    enqueueChain75(state, true);
+}
+BENCHMARK(BM_Chain75_Enqueued_OpenCL);
+
+void BM_Chain75_Batch_OpenCL(benchmark::State& state) {
+    enqueueChain75(state, false);
 }
 BENCHMARK(BM_Chain75_Batch_OpenCL);
 

@@ -214,6 +214,39 @@ TEST_CASE("dynamic shared memory is available up to the device's maximum", "[cud
     REQUIRE_OK(halModuleUnload(module));
 }
 
+// Static and dynamic shared memory together get 48 KiB without an opt-in: a kernel with 16 KiB of
+// its own must opt in for 40 KiB more.
+TEST_CASE("a kernel with static shared memory gets the dynamic shared memory it asks for",
+          "[cuda][kernel]") {
+    REQUIRE_OK(halInit());
+    REQUIRE_OK(halSetDevice(0));
+    const std::string image = testKernels();
+    if (image.empty()) return;
+    setenv("POLYHAL_CUDA_DOUBLE_STATIC_SHARED", "16384", 1);
+    halModule module = nullptr;
+    halFunction sum = nullptr;
+    const halError loaded = halModuleLoadData(&module, image.data(), image.size());
+    const halError found =
+        loaded == HAL_SUCCESS ? halModuleGetFunction(&sum, module, "block_sum") : loaded;
+    unsetenv("POLYHAL_CUDA_DOUBLE_STATIC_SHARED");
+    REQUIRE_OK(found);
+    void* in = nullptr;
+    void* out = nullptr;
+    REQUIRE_OK(halMalloc(&in, 256 * sizeof(uint32_t)));
+    REQUIRE_OK(halMalloc(&out, sizeof(uint32_t)));
+    REQUIRE_OK(halMemset(in, 1024, 2, 1024));
+    const uint32_t n = 256;
+    const halKernelArg args[] = {{&in, sizeof in}, {&out, sizeof out}, {&n, sizeof n}};
+    REQUIRE_OK(
+        halLaunchKernel(sum, halDim3{1, 1, 1}, halDim3{256, 1, 1}, 40 * 1024, args, 3, nullptr));
+    uint32_t total = 0;
+    REQUIRE_OK(halMemcpy(&total, sizeof total, out, sizeof total, HAL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(total == 256u * 0x02020202u);
+    REQUIRE_OK(halFree(in));
+    REQUIRE_OK(halFree(out));
+    REQUIRE_OK(halModuleUnload(module));
+}
+
 // Releasing memory to the driver must not wait for streams that do not use it: here one stream
 // is held by a host function while the pool returns its cache to the driver from this thread.
 TEST_CASE("halMemPoolTrim returns while another stream is held", "[cuda][memory]") {

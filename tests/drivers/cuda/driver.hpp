@@ -87,6 +87,10 @@ struct CUfunc_st {
     std::string name;
     const polyhal::doubles::HostKernel*
         host;  // nullptr: named by the image, but the double has no host build
+    // Static shared memory: POLYHAL_CUDA_DOUBLE_STATIC_SHARED bytes (0 without it), read when
+    // the function is first looked up. Static and dynamic together stay within 48 KiB unless
+    // the kernel opts in, so the default dynamic limit is 48 KiB less the static part.
+    int staticShared = 0;
     std::atomic<int> maxDynamicShared{polyhal::doubles::cuda::kDefaultMaxDynamicShared};
 };
 

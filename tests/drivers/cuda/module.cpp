@@ -1,5 +1,6 @@
 // Modules and kernels: images are recorded, kernels run as their host builds.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "driver.hpp"
@@ -131,6 +132,10 @@ CUresult CUDAAPI cuModuleGetFunction(CUfunction* handle, CUmodule module, const 
         function->module = module;
         function->name = name;
         function->host = polyhal::doubles::findHostKernel(name);
+        if (const char* bytes = std::getenv("POLYHAL_CUDA_DOUBLE_STATIC_SHARED")) {
+            function->staticShared = std::atoi(bytes);
+            function->maxDynamicShared = kDefaultMaxDynamicShared - function->staticShared;
+        }
         g_handles.add(function.get(), kFunction);
     }
     *handle = function.get();
@@ -159,7 +164,7 @@ CUresult CUDAAPI cuFuncGetAttribute(int* value, CUfunction_attribute attribute,
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
         *value = function->maxDynamicShared;
         break;
-    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *value = 0; break;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *value = function->staticShared; break;
     default: return CUDA_ERROR_NOT_SUPPORTED;
     }
     return CUDA_SUCCESS;
@@ -172,7 +177,9 @@ CUresult CUDAAPI cuFuncSetAttribute(CUfunction function, CUfunction_attribute at
     requireOwnContext(__func__, function->module->context, "the function");
     if (attribute != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
         return CUDA_ERROR_NOT_SUPPORTED;
-    if (value < 0 || value > kOptInMaxShared) return CUDA_ERROR_INVALID_VALUE;
+    if (value < 0 || value + function->staticShared > kOptInMaxShared) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
     function->maxDynamicShared = value;
     return CUDA_SUCCESS;
 }

@@ -1,5 +1,6 @@
 // CUDA values as polyhal sees them: the result codes a user acts on, and the event flags.
 #include <catch2/catch.hpp>
+#include <vector>
 
 #include "cuda/api.hpp"
 #include "gpu_common/event.hpp"
@@ -27,9 +28,19 @@ TEST_CASE("CUDA's ways of rejecting a module image are INVALID_IMAGE", "[cuda][e
 }
 
 TEST_CASE("CUDA's kernel faults are LAUNCH_FAILED", "[cuda][errors]") {
-    for (CUresult fault :
-         {CUDA_ERROR_LAUNCH_FAILED, CUDA_ERROR_ILLEGAL_ADDRESS, CUDA_ERROR_ILLEGAL_INSTRUCTION,
-          CUDA_ERROR_MISALIGNED_ADDRESS, CUDA_ERROR_ASSERT, CUDA_ERROR_LAUNCH_TIMEOUT}) {
+    std::vector<CUresult> faults = {CUDA_ERROR_LAUNCH_FAILED,
+                                    CUDA_ERROR_ILLEGAL_ADDRESS,
+                                    CUDA_ERROR_ILLEGAL_INSTRUCTION,
+                                    CUDA_ERROR_MISALIGNED_ADDRESS,
+                                    CUDA_ERROR_ASSERT,
+                                    CUDA_ERROR_LAUNCH_TIMEOUT,
+                                    CUDA_ERROR_NVLINK_UNCORRECTABLE,
+                                    CUDA_ERROR_MPS_CLIENT_TERMINATED,
+                                    CUDA_ERROR_EXTERNAL_DEVICE};
+#if CUDA_VERSION >= 13000
+    faults.insert(faults.end(), {CUDA_ERROR_CONTAINED, CUDA_ERROR_TENSOR_MEMORY_LEAK});
+#endif
+    for (CUresult fault : faults) {
         CAPTURE(fault);
         CHECK(CudaApi::toHalError(fault) == HAL_ERROR_LAUNCH_FAILED);
     }
@@ -43,9 +54,12 @@ TEST_CASE("a driver that cannot serve any device is NO_DEVICE", "[cuda][errors]"
     }
 }
 
+TEST_CASE("a refusal to share with this process is NOT_PERMITTED", "[cuda][errors]") {
+    CHECK(CudaApi::toHalError(CUDA_ERROR_NOT_PERMITTED) == HAL_ERROR_NOT_PERMITTED);
+}
+
 TEST_CASE("other CUDA results are BACKEND errors", "[cuda][errors]") {
     CHECK(CudaApi::toHalError(CUDA_ERROR_UNKNOWN) == HAL_ERROR_BACKEND);
-    CHECK(CudaApi::toHalError(CUDA_ERROR_NOT_PERMITTED) == HAL_ERROR_BACKEND);
     CHECK(CudaApi::toHalError(static_cast<CUresult>(123456)) == HAL_ERROR_BACKEND);
 }
 

@@ -7,13 +7,13 @@
 #define POLYHAL_BACKENDS_GPU_COMMON_GRAPH_HPP_
 
 #include <algorithm>
-#include <climits>
 #include <cstddef>
 #include <memory>
 #include <new>
 
 #include "gpu_common/engine/current_device.hpp"
 #include "gpu_common/engine/graph_node.hpp"
+#include "gpu_common/engine/max_pitch.hpp"
 #include "gpu_common/engine/native_graph.hpp"
 #include "gpu_common/engine/objects.hpp"
 #include "gpu_common/engine/vendor_call.hpp"
@@ -75,19 +75,11 @@ class GraphBuilder {
         if (graph_ != nullptr) (void)Api::symbols.graphDestroy.address(graph_);
     }
 
-    // The device's maximum pitch bounds a copy node's rows (below).
+    // The device's maximum pitch bounds a copy node's rows and pitches (below).
     halError begin() noexcept {
-        int maxPitch = 0;
-        if (halError error = call<Api>(Api::symbols.deviceGetAttribute, &maxPitch,
-                                       Api::kAttributeMaxPitch, device_.native)) {
-            return error;
-        }
-        // Older ROCm releases narrow a 64-bit pitch into the int: a value below 1 MiB (no GPU
-        // has one) means no bound below int's. Rows of whole pages keep the pieces aligned.
-        constexpr int kSmallestPitch = 1 << 20;
-        constexpr size_t kPage = 4096;
-        maxRowBytes_ =
-            static_cast<size_t>(maxPitch >= kSmallestPitch ? maxPitch : INT_MAX) / kPage * kPage;
+        if (halError error = maxCopyPitch(device_, &maxPitch_)) return error;
+        constexpr size_t kPage = 4096;  // pieces of whole pages stay aligned
+        maxRowBytes_ = maxPitch_ / kPage * kPage;
         return call<Api>(Api::symbols.graphCreate, &graph_, 0u);
     }
 
@@ -186,23 +178,45 @@ class GraphBuilder {
     halError addCopy(const halPluginGraphOp& op, Node* node) noexcept {
         const auto& copy = op.params.copy;
         if (halError error = requireCopyNodeEnds(copy.dst, copy.src, copy.kind)) return error;
-        auto* dst = static_cast<unsigned char*>(copy.dst);
-        const auto* src = static_cast<const unsigned char*>(copy.src);
-        for (size_t done = 0; done < copy.count;) {
-            const size_t bytes = std::min(copy.count - done, maxRowBytes_);
-            const CopyRows row{dst + done, bytes, src + done, bytes, bytes, 1, copy.kind};
-            if (halError error = addPiece(row, done == 0, node)) return error;
+        return addContiguous(copy.dst, copy.src, copy.count, copy.kind, true, node);
+    }
+
+    // `count` bytes as rows of at most maxRowBytes_, one node each; `first`: the first piece of
+    // its operation.
+    halError addContiguous(void* dstStart, const void* srcStart, size_t count, halMemcpyKind kind,
+                           bool first, Node* node) noexcept {
+        auto* dst = static_cast<unsigned char*>(dstStart);
+        const auto* src = static_cast<const unsigned char*>(srcStart);
+        for (size_t done = 0; done < count;) {
+            const size_t bytes = std::min(count - done, maxRowBytes_);
+            const CopyRows row{dst + done, bytes, src + done, bytes, bytes, 1, kind};
+            if (halError error = addPiece(row, first && done == 0, node)) return error;
             done += bytes;
         }
         return HAL_SUCCESS;
     }
 
     // One 2-D copy node per slice, each after the one before, as memcpy3DAsync copies a box: the
-    // vendors' 3-D copies want a slice pitch that is a whole number of rows.
+    // vendors' 3-D copies want a slice pitch that is a whole number of rows. Pitches above the
+    // maximum: a node per row.
     halError addBox(const halMemcpy3DParams& box, Node* node) noexcept {
         if (halError error = requireCopyNodeEnds(box.dst, box.src, box.kind)) return error;
         auto* dst = static_cast<unsigned char*>(box.dst);
         const auto* src = static_cast<const unsigned char*>(box.src);
+        if (box.dstPitch > maxPitch_ || box.srcPitch > maxPitch_) {
+            for (size_t slice = 0; slice < box.depth; ++slice) {
+                for (size_t row = 0; row < box.height; ++row) {
+                    const size_t dstAt = slice * box.dstSlicePitch + row * box.dstPitch;
+                    const size_t srcAt = slice * box.srcSlicePitch + row * box.srcPitch;
+                    const bool first = slice == 0 && row == 0;
+                    if (halError error = addContiguous(dst + dstAt, src + srcAt, box.width,
+                                                       box.kind, first, node)) {
+                        return error;
+                    }
+                }
+            }
+            return HAL_SUCCESS;
+        }
         for (size_t slice = 0; slice < box.depth; ++slice) {
             const CopyRows rows{dst + slice * box.dstSlicePitch,
                                 box.dstPitch,
@@ -254,6 +268,7 @@ class GraphBuilder {
     typename Api::Graph graph_{};
     Node previous_{};
     bool hasPrevious_ = false;
+    size_t maxPitch_ = 0;
     size_t maxRowBytes_ = 0;
 };
 

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "gpu_common/engine/current_device.hpp"
+#include "gpu_common/engine/max_pitch.hpp"
 #include "gpu_common/engine/objects.hpp"
 #include "gpu_common/engine/vendor_call.hpp"
 
@@ -104,14 +105,30 @@ halError memsetAsync(halPluginStream handle, void* dst, unsigned char value,
 }
 
 // A box as one vendor 2-D copy per slice (cuMemcpy2DAsync, hipMemcpy2DAsync): the vendors' 3-D
-// copies want a slice pitch that is a whole number of rows, which halMemcpy3D does not.
+// copies want a slice pitch that is a whole number of rows, which halMemcpy3D does not. Pitches
+// above the device's maximum, which the 2-D copies refuse: a 1-D copy per row.
 template <class Api>
 halError memcpy3DAsync(halPluginStream handle, const halMemcpy3DParams* box) noexcept {
     const Stream<Api>& stream = plugin::fromHandle<Stream<Api>>(handle);
     const CurrentDevice<Api> current(*stream.device);
     if (halError error = current.error()) return error;
+    size_t maxPitch = 0;
+    if (halError error = maxCopyPitch(*stream.device, &maxPitch)) return error;
     auto* dst = static_cast<unsigned char*>(box->dst);
     const auto* src = static_cast<const unsigned char*>(box->src);
+    if (box->dstPitch > maxPitch || box->srcPitch > maxPitch) {
+        for (size_t slice = 0; slice < box->depth; ++slice) {
+            for (size_t row = 0; row < box->height; ++row) {
+                if (halError error = Api::memcpyAsync(
+                        stream.native, dst + slice * box->dstSlicePitch + row * box->dstPitch,
+                        src + slice * box->srcSlicePitch + row * box->srcPitch, box->width,
+                        box->kind)) {
+                    return error;
+                }
+            }
+        }
+        return HAL_SUCCESS;
+    }
     for (size_t slice = 0; slice < box->depth; ++slice) {
         if (halError error =
                 Api::memcpy2DAsync(stream.native, dst + slice * box->dstSlicePitch, box->dstPitch,

@@ -22,6 +22,7 @@
 #include "every_entry.hpp"
 #include "gate.hpp"
 #include "graph_scenario.hpp"
+#include "wide_pitch_box.hpp"
 
 namespace {
 
@@ -388,6 +389,14 @@ TEST_CASE(
     REQUIRE_OK(halFree(to));
     REQUIRE_OK(halFree(from));
     REQUIRE_OK(halDestroyStream(stream));
+}
+
+TEST_CASE("a box whose pitches pass the device's maximum is copied, eagerly and natively",
+          "[cuda][graph]") {
+    int maxPitch = 0;
+    REQUIRE(driver().get<CUresult (*)(int*, CUdevice_attribute, CUdevice)>("cuDeviceGetAttribute")(
+                &maxPitch, CU_DEVICE_ATTRIBUTE_MAX_PITCH, 0) == CUDA_SUCCESS);
+    polyhal::doubles::copyWidePitchBox(static_cast<size_t>(maxPitch), graphLaunches);
 }
 
 TEST_CASE("a graph that copies pageable host memory is replayed, with the eager results",

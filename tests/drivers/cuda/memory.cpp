@@ -226,8 +226,10 @@ extern "C" {
 CUresult CUDAAPI cuMemcpy2DAsync(const CUDA_MEMCPY2D* copy, CUstream streamHandle) {
     ENTER();
     CUstream_st* stream = requireStream(__func__, streamHandle);
+    // As the driver: no pitch above CU_DEVICE_ATTRIBUTE_MAX_PITCH.
     if (copy == nullptr || copy->WidthInBytes > copy->srcPitch ||
-        copy->WidthInBytes > copy->dstPitch) {
+        copy->WidthInBytes > copy->dstPitch || copy->srcPitch > static_cast<size_t>(kMaxPitch) ||
+        copy->dstPitch > static_cast<size_t>(kMaxPitch)) {
         return CUDA_ERROR_INVALID_VALUE;
     }
     if (copy->WidthInBytes == 0 || copy->Height == 0) return CUDA_SUCCESS;

@@ -18,6 +18,7 @@
 #include "every_entry.hpp"
 #include "gate.hpp"
 #include "graph_scenario.hpp"
+#include "wide_pitch_box.hpp"
 
 using polyhal::doubles::Gate;
 using polyhal::doubles::GraphScenario;
@@ -299,4 +300,12 @@ TEST_CASE("a code object whose headers point past its end is refused before the 
     const char text[] = "not a code object";
     CHECK(halModuleLoadData(&module, text, sizeof text) == HAL_ERROR_INVALID_IMAGE);
     CHECK_THAT(halGetLastErrorMessage(), Catch::Contains("not a HIP code object"));
+}
+
+TEST_CASE("a box whose pitches pass the device's maximum is copied, eagerly and natively",
+          "[hip][graph]") {
+    int maxPitch = 0;
+    REQUIRE(runtimeFunction<hipError_t (*)(int*, hipDeviceAttribute_t, int)>(
+                "hipDeviceGetAttribute")(&maxPitch, hipDeviceAttributeMaxPitch, 0) == hipSuccess);
+    polyhal::doubles::copyWidePitchBox(static_cast<size_t>(maxPitch), graphLaunches);
 }

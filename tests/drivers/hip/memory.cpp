@@ -157,7 +157,11 @@ hipError_t hipMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t sp
                             size_t height, hipMemcpyKind kind, hipStream_t stream) {
     ENTER();
     requireLive(__func__, stream, kStream);
-    if (width > dpitch || width > spitch) return hipErrorInvalidPitchValue;
+    // As the runtime: no pitch above hipDeviceAttributeMaxPitch.
+    if (width > dpitch || width > spitch || dpitch > static_cast<size_t>(kMaxPitch) ||
+        spitch > static_cast<size_t>(kMaxPitch)) {
+        return hipErrorInvalidPitchValue;
+    }
     if (width == 0 || height == 0) return hipSuccess;
     Place to{};
     Place from{};

@@ -21,6 +21,43 @@ struct FatbinHeader {
 };
 constexpr uint32_t kFatbinMagic = 0xBA55ED50;
 
+// What each entry (a PTX text or a cubin, for one architecture) starts with; the entries follow
+// one another, each its header then its payload, and fill the fatbin exactly. A compressed
+// payload is no longer than the padded size it is stored in.
+struct FatbinEntryStart {
+    uint16_t kind;
+    uint16_t version;
+    uint32_t headerSize;
+    uint64_t paddedPayloadSize;
+    uint32_t compressedSize;  // 0: not compressed
+};
+constexpr size_t kFatbinEntryStartBytes = 20;  // the members above, without trailing padding
+
+const char* fatbinEntriesProblem(const unsigned char* image, uint64_t at, uint64_t end) noexcept {
+    while (at < end) {
+        if (end - at < kFatbinEntryStartBytes) {
+            return "truncated fatbin (an entry's header runs past its end)";
+        }
+        FatbinEntryStart entry{};
+        std::memcpy(&entry.kind, image + at, 2);
+        std::memcpy(&entry.version, image + at + 2, 2);
+        std::memcpy(&entry.headerSize, image + at + 4, 4);
+        std::memcpy(&entry.paddedPayloadSize, image + at + 8, 8);
+        std::memcpy(&entry.compressedSize, image + at + 16, 4);
+        uint64_t next = 0;
+        if (entry.headerSize < kFatbinEntryStartBytes ||
+            __builtin_add_overflow(at, uint64_t{entry.headerSize}, &next) ||
+            __builtin_add_overflow(next, entry.paddedPayloadSize, &next) || next > end) {
+            return "truncated fatbin (an entry runs past its end)";
+        }
+        if (entry.compressedSize > entry.paddedPayloadSize) {
+            return "malformed fatbin (an entry's compressed size exceeds its payload)";
+        }
+        at = next;
+    }
+    return nullptr;
+}
+
 // The number of parameters `function` declares, found by asking for each in turn.
 CUresult countParameters(CUfunction function, uint32_t from, size_t* count) noexcept {
     size_t index = from;
@@ -51,7 +88,7 @@ const char* CudaApi::imageProblem(const unsigned char* image, size_t size) noexc
         __builtin_add_overflow(uint64_t{header.headerSize}, header.fatSize, &end) || end > size) {
         return "truncated fatbin (its header says it is longer than the image)";
     }
-    return nullptr;
+    return fatbinEntriesProblem(image, header.headerSize, end);
 }
 
 // The driver reads kernelParams[i] for each parameter the kernel declares, at its declared size,

@@ -70,6 +70,17 @@ std::string testKernels() {
 #endif
 }
 
+// The same kernels as nvcc's fatbin (compressed PTX and a cubin), or "" without nvcc.
+std::string testFatbin() {
+#ifdef POLYHAL_CUDA_TEST_FATBIN
+    std::ifstream file(POLYHAL_CUDA_TEST_FATBIN, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(file), {});
+#else
+    WARN("skipped: no CUDA fatbin (nvcc was not found)");
+    return {};
+#endif
+}
+
 }  // namespace
 
 // Runs first: nothing else in this process has used a device yet.
@@ -493,4 +504,28 @@ TEST_CASE(
     } fatbin;
     CHECK(halModuleLoadData(&module, &fatbin, sizeof fatbin) == HAL_ERROR_INVALID_IMAGE);
     CHECK_THAT(halGetLastErrorMessage(), Catch::Contains("truncated fatbin"));
+
+    // A fatbin of one entry that says its payload is 1 MiB, in 40 bytes of entries.
+    std::vector<unsigned char> shortEntry(16 + 40, 0);
+    const uint32_t magic = 0xBA55ED50;
+    const uint16_t version = 1, headerSize = 16, kind = 2, entryVersion = 0x0101;
+    const uint64_t fatSize = 40, payload = 1 << 20;
+    const uint32_t entryHeaderSize = 40;
+    std::memcpy(shortEntry.data(), &magic, 4);
+    std::memcpy(shortEntry.data() + 4, &version, 2);
+    std::memcpy(shortEntry.data() + 6, &headerSize, 2);
+    std::memcpy(shortEntry.data() + 8, &fatSize, 8);
+    std::memcpy(shortEntry.data() + 16, &kind, 2);
+    std::memcpy(shortEntry.data() + 18, &entryVersion, 2);
+    std::memcpy(shortEntry.data() + 20, &entryHeaderSize, 4);
+    std::memcpy(shortEntry.data() + 24, &payload, 8);
+    CHECK(halModuleLoadData(&module, shortEntry.data(), shortEntry.size()) ==
+          HAL_ERROR_INVALID_IMAGE);
+    CHECK_THAT(halGetLastErrorMessage(), Catch::Contains("an entry runs past its end"));
+
+    // nvcc's own fatbin passes the same checks.
+    const std::string fatbinImage = testFatbin();
+    if (fatbinImage.empty()) return;
+    REQUIRE_OK(halModuleLoadData(&module, fatbinImage.data(), fatbinImage.size()));
+    REQUIRE_OK(halModuleUnload(module));
 }

@@ -40,18 +40,17 @@ inline void copyWidePitchBox(size_t maxPitch, uint64_t (*graphLaunches)()) {
             std::memcpy(expected.data() + at, bytesOf + at, kWidth);
         }
     }
-    halMemcpy3DParams box{};
-    box.size = sizeof box;
-    box.dst = to;
-    box.dstPitch = pitch;
-    box.dstSlicePitch = slicePitch;
-    box.src = from;
-    box.srcPitch = pitch;
-    box.srcSlicePitch = slicePitch;
-    box.width = kWidth;
-    box.height = kHeight;
-    box.depth = kDepth;
-    box.kind = HAL_MEMCPY_DEVICE_TO_DEVICE;
+    const halMemcpy3DParams box{sizeof box,
+                                to,
+                                pitch,
+                                slicePitch,
+                                from,
+                                pitch,
+                                slicePitch,
+                                kWidth,
+                                kHeight,
+                                kDepth,
+                                HAL_MEMCPY_DEVICE_TO_DEVICE};
     auto copied = [&] {
         REQUIRE(halMemcpy(host, bytes, to, bytes, HAL_MEMCPY_DEVICE_TO_HOST) == HAL_SUCCESS);
         return std::vector<unsigned char>(bytesOf, bytesOf + bytes) == expected;

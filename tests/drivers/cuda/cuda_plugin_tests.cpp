@@ -59,26 +59,29 @@ CUcontext currentContext() {
     return context;
 }
 
-// The CTS kernels' PTX, or "" (the kernel cases then skip) when nvcc was not found.
-std::string testKernels() {
-#ifdef POLYHAL_CUDA_TEST_KERNELS
-    std::ifstream file(POLYHAL_CUDA_TEST_KERNELS, std::ios::binary);
+// A file nvcc built, or "" (the cases that need it then skip) when nvcc was not found.
+std::string builtByNvcc(const char* path) {
+    if (path == nullptr) {
+        WARN("skipped: no CUDA test kernels (nvcc was not found)");
+        return {};
+    }
+    std::ifstream file(path, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(file), {});
-#else
-    WARN("skipped: no CUDA test kernels (nvcc was not found)");
-    return {};
-#endif
 }
 
-// The same kernels as nvcc's fatbin (compressed PTX and a cubin), or "" without nvcc.
-std::string testFatbin() {
-#ifdef POLYHAL_CUDA_TEST_FATBIN
-    std::ifstream file(POLYHAL_CUDA_TEST_FATBIN, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(file), {});
-#else
-    WARN("skipped: no CUDA fatbin (nvcc was not found)");
-    return {};
+#ifndef POLYHAL_CUDA_TEST_KERNELS
+#define POLYHAL_CUDA_TEST_KERNELS nullptr
+#define POLYHAL_CUDA_TEST_FATBIN nullptr
 #endif
+
+// The CTS kernels' PTX.
+std::string testKernels() {
+    return builtByNvcc(POLYHAL_CUDA_TEST_KERNELS);
+}
+
+// The same kernels as nvcc's fatbin (compressed PTX and a cubin).
+std::string testFatbin() {
+    return builtByNvcc(POLYHAL_CUDA_TEST_FATBIN);
 }
 
 }  // namespace
@@ -196,6 +199,29 @@ TEST_CASE("launch arguments must match the kernel's parameters in number and siz
     REQUIRE_OK(halModuleUnload(module));
 }
 
+namespace {
+
+// block_sum over 256 words whose bytes are all `byte`, launched with `dynamicShared` bytes of
+// dynamic shared memory: the sum it wrote.
+uint32_t blockSumOfBytes(halFunction sum, size_t dynamicShared, unsigned char byte) {
+    void* in = nullptr;
+    void* out = nullptr;
+    REQUIRE_OK(halMalloc(&in, 256 * sizeof(uint32_t)));
+    REQUIRE_OK(halMalloc(&out, sizeof(uint32_t)));
+    REQUIRE_OK(halMemset(in, 1024, byte, 1024));
+    const uint32_t n = 256;
+    const halKernelArg args[] = {{&in, sizeof in}, {&out, sizeof out}, {&n, sizeof n}};
+    REQUIRE_OK(halLaunchKernel(sum, halDim3{1, 1, 1}, halDim3{256, 1, 1}, dynamicShared, args, 3,
+                               nullptr));
+    uint32_t total = 0;
+    REQUIRE_OK(halMemcpy(&total, sizeof total, out, sizeof total, HAL_MEMCPY_DEVICE_TO_HOST));
+    REQUIRE_OK(halFree(in));
+    REQUIRE_OK(halFree(out));
+    return total;
+}
+
+}  // namespace
+
 TEST_CASE("dynamic shared memory is available up to the device's maximum", "[cuda][kernel]") {
     REQUIRE_OK(halInit());
     REQUIRE_OK(halSetDevice(0));
@@ -209,20 +235,7 @@ TEST_CASE("dynamic shared memory is available up to the device's maximum", "[cud
     halFunction sum = nullptr;
     REQUIRE_OK(halModuleLoadData(&module, image.data(), image.size()));
     REQUIRE_OK(halModuleGetFunction(&sum, module, "block_sum"));
-    void* in = nullptr;
-    void* out = nullptr;
-    REQUIRE_OK(halMalloc(&in, 256 * sizeof(uint32_t)));
-    REQUIRE_OK(halMalloc(&out, sizeof(uint32_t)));
-    REQUIRE_OK(halMemset(in, 1024, 1, 1024));
-    const uint32_t n = 256;
-    const halKernelArg args[] = {{&in, sizeof in}, {&out, sizeof out}, {&n, sizeof n}};
-    REQUIRE_OK(halLaunchKernel(sum, halDim3{1, 1, 1}, halDim3{256, 1, 1},
-                               properties.maxSharedMemoryPerBlock, args, 3, nullptr));
-    uint32_t total = 0;
-    REQUIRE_OK(halMemcpy(&total, sizeof total, out, sizeof total, HAL_MEMCPY_DEVICE_TO_HOST));
-    CHECK(total == 256u * 0x01010101u);
-    REQUIRE_OK(halFree(in));
-    REQUIRE_OK(halFree(out));
+    CHECK(blockSumOfBytes(sum, properties.maxSharedMemoryPerBlock, 1) == 256u * 0x01010101u);
     REQUIRE_OK(halModuleUnload(module));
 }
 
@@ -242,20 +255,7 @@ TEST_CASE("a kernel with static shared memory gets the dynamic shared memory it 
         loaded == HAL_SUCCESS ? halModuleGetFunction(&sum, module, "block_sum") : loaded;
     unsetenv("POLYHAL_CUDA_DOUBLE_STATIC_SHARED");
     REQUIRE_OK(found);
-    void* in = nullptr;
-    void* out = nullptr;
-    REQUIRE_OK(halMalloc(&in, 256 * sizeof(uint32_t)));
-    REQUIRE_OK(halMalloc(&out, sizeof(uint32_t)));
-    REQUIRE_OK(halMemset(in, 1024, 2, 1024));
-    const uint32_t n = 256;
-    const halKernelArg args[] = {{&in, sizeof in}, {&out, sizeof out}, {&n, sizeof n}};
-    REQUIRE_OK(
-        halLaunchKernel(sum, halDim3{1, 1, 1}, halDim3{256, 1, 1}, 40 * 1024, args, 3, nullptr));
-    uint32_t total = 0;
-    REQUIRE_OK(halMemcpy(&total, sizeof total, out, sizeof total, HAL_MEMCPY_DEVICE_TO_HOST));
-    CHECK(total == 256u * 0x02020202u);
-    REQUIRE_OK(halFree(in));
-    REQUIRE_OK(halFree(out));
+    CHECK(blockSumOfBytes(sum, 40 * 1024, 2) == 256u * 0x02020202u);
     REQUIRE_OK(halModuleUnload(module));
 }
 

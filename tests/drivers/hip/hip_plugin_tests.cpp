@@ -241,7 +241,9 @@ TEST_CASE("an event is queried after the stream it was recorded on is destroyed"
     CHECK(halSynchronizeEvent(event) == HAL_SUCCESS);
     CHECK(halQueryEvent(event) == HAL_SUCCESS);
 
-    // The next stream of that device and priority is the same HIP stream, idle.
+    // Once idle (the core may have enqueued its own work at the destroy), the kept stream is the
+    // next stream of that device and priority: the last one kept is taken first.
+    REQUIRE(halSynchronizeDevice() == HAL_SUCCESS);
     halStream next = nullptr;
     REQUIRE(halCreateStream(&next) == HAL_SUCCESS);
     void* reused = nullptr;

@@ -21,36 +21,29 @@ struct FatbinHeader {
 };
 constexpr uint32_t kFatbinMagic = 0xBA55ED50;
 
-// What each entry (a PTX text or a cubin, for one architecture) starts with; the entries follow
-// one another, each its header then its payload, and fill the fatbin exactly. A compressed
-// payload is no longer than the padded size it is stored in.
-struct FatbinEntryStart {
-    uint16_t kind;
-    uint16_t version;
-    uint32_t headerSize;
-    uint64_t paddedPayloadSize;
-    uint32_t compressedSize;  // 0: not compressed
-};
-constexpr size_t kFatbinEntryStartBytes = 20;  // the members above, without trailing padding
-
+// The entries (each a PTX text or a cubin, for one architecture) follow one another, each its
+// header then its payload, and fill the fatbin exactly. An entry's header starts with its kind
+// (2 bytes), version (2), header size (4), padded payload size (8) and compressed payload size
+// (4, 0 when not compressed), which is no more than the padded size.
 const char* fatbinEntriesProblem(const unsigned char* image, uint64_t at, uint64_t end) noexcept {
+    constexpr uint64_t kKnownHeaderBytes = 20;
     while (at < end) {
-        if (end - at < kFatbinEntryStartBytes) {
+        if (end - at < kKnownHeaderBytes) {
             return "truncated fatbin (an entry's header runs past its end)";
         }
-        FatbinEntryStart entry{};
-        std::memcpy(&entry.kind, image + at, 2);
-        std::memcpy(&entry.version, image + at + 2, 2);
-        std::memcpy(&entry.headerSize, image + at + 4, 4);
-        std::memcpy(&entry.paddedPayloadSize, image + at + 8, 8);
-        std::memcpy(&entry.compressedSize, image + at + 16, 4);
+        uint32_t headerSize = 0;
+        uint64_t paddedPayloadSize = 0;
+        uint32_t compressedSize = 0;
+        std::memcpy(&headerSize, image + at + 4, sizeof headerSize);
+        std::memcpy(&paddedPayloadSize, image + at + 8, sizeof paddedPayloadSize);
+        std::memcpy(&compressedSize, image + at + 16, sizeof compressedSize);
         uint64_t next = 0;
-        if (entry.headerSize < kFatbinEntryStartBytes ||
-            __builtin_add_overflow(at, uint64_t{entry.headerSize}, &next) ||
-            __builtin_add_overflow(next, entry.paddedPayloadSize, &next) || next > end) {
+        if (headerSize < kKnownHeaderBytes ||
+            __builtin_add_overflow(at, uint64_t{headerSize}, &next) ||
+            __builtin_add_overflow(next, paddedPayloadSize, &next) || next > end) {
             return "truncated fatbin (an entry runs past its end)";
         }
-        if (entry.compressedSize > entry.paddedPayloadSize) {
+        if (compressedSize > paddedPayloadSize) {
             return "malformed fatbin (an entry's compressed size exceeds its payload)";
         }
         at = next;

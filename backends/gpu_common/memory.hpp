@@ -3,6 +3,7 @@
 #ifndef POLYHAL_BACKENDS_GPU_COMMON_MEMORY_HPP_
 #define POLYHAL_BACKENDS_GPU_COMMON_MEMORY_HPP_
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -112,8 +113,10 @@ halError memcpy3DAsync(halPluginStream handle, const halMemcpy3DParams* box) noe
     const Stream<Api>& stream = plugin::fromHandle<Stream<Api>>(handle);
     const CurrentDevice<Api> current(*stream.device);
     if (halError error = current.error()) return error;
-    size_t maxPitch = 0;
-    if (halError error = maxCopyPitch(*stream.device, &maxPitch)) return error;
+    size_t maxPitch = kPitchEveryDeviceTakes;
+    if (std::max(box->dstPitch, box->srcPitch) > maxPitch) {
+        if (halError error = maxCopyPitch(*stream.device, &maxPitch)) return error;
+    }
     auto* dst = static_cast<unsigned char*>(box->dst);
     const auto* src = static_cast<const unsigned char*>(box->src);
     if (box->dstPitch > maxPitch || box->srcPitch > maxPitch) {

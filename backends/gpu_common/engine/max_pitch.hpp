@@ -12,6 +12,10 @@
 
 namespace polyhal::gpu {
 
+// Every device takes pitches up to this (no GPU has a smaller maximum): a copy within it needs
+// no query.
+constexpr size_t kPitchEveryDeviceTakes = size_t{1} << 20;
+
 template <class Api>
 halError maxCopyPitch(const Device<Api>& device, size_t* pitch) noexcept {
     int maxPitch = 0;
@@ -19,10 +23,10 @@ halError maxCopyPitch(const Device<Api>& device, size_t* pitch) noexcept {
                                    Api::kAttributeMaxPitch, device.native)) {
         return error;
     }
-    // Older ROCm releases narrow a 64-bit pitch into the int: a value below 1 MiB (no GPU has
-    // one) means no bound below int's.
-    constexpr int kSmallestPitch = 1 << 20;
-    *pitch = static_cast<size_t>(maxPitch >= kSmallestPitch ? maxPitch : INT_MAX);
+    // Older ROCm releases narrow a 64-bit pitch into the int: a value below the smallest any
+    // GPU has means no bound below int's.
+    *pitch = static_cast<size_t>(maxPitch) >= kPitchEveryDeviceTakes ? static_cast<size_t>(maxPitch)
+                                                                     : size_t{INT_MAX};
     return HAL_SUCCESS;
 }
 

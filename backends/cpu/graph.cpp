@@ -54,17 +54,14 @@ halError decode(const halPluginGraphOp& op, BatchStep* step) {
 
 halError graphCreate(halPluginDevice /*device: all memory is host memory*/,
                      const halPluginGraphDesc* desc, halPluginGraph* graph) {
-    if (desc->size < offsetof(halPluginGraphDesc, opSize) + sizeof desc->opSize ||
-        desc->opSize < sizeof(halPluginGraphOp)) {
-        return plugin::fail(HAL_ERROR_NOT_SUPPORTED,
-                            "the graph's description is older than this backend's");
-    }
     auto made = std::make_unique<Graph>();
     made->batch = std::make_shared<GraphBatch>(desc->numOps);
-    const auto* ops = reinterpret_cast<const unsigned char*>(desc->ops);
-    for (uint32_t i = 0; i < desc->numOps; ++i) {
-        const auto& op = *reinterpret_cast<const halPluginGraphOp*>(ops + i * desc->opSize);
-        if (halError e = decode(op, &made->batch->step(i))) return e;
+    uint32_t index = 0;
+    if (halError error = plugin::forEachGraphOp(
+            *desc,
+            [&](const halPluginGraphOp& op) { return decode(op, &made->batch->step(index++)); });
+        error != HAL_SUCCESS) {
+        return error;
     }
     // Only now: a failed create must not call it.
     made->batch->releaseWith(desc->release, desc->releaseContext);

@@ -278,10 +278,9 @@ halError buildExecutable(const Device<Api>& device, const halPluginGraphDesc& de
                          typename Api::GraphExec* exec) noexcept {
     GraphBuilder<Api> builder(device);
     if (halError error = builder.begin()) return error;
-    const auto* ops = reinterpret_cast<const unsigned char*>(desc.ops);
-    for (uint32_t i = 0; i < desc.numOps; ++i) {
-        const auto& op = *reinterpret_cast<const halPluginGraphOp*>(ops + i * desc.opSize);
-        if (halError error = builder.add(op)) return error;
+    if (halError error = plugin::forEachGraphOp(
+            desc, [&](const halPluginGraphOp& op) { return builder.add(op); })) {
+        return error;
     }
     return builder.instantiate(desc, exec);
 }
@@ -292,11 +291,6 @@ template <class Api>
 halError graphCreate(halPluginDevice deviceHandle, const halPluginGraphDesc* desc,
                      halPluginGraph* handle) noexcept {
     const Device<Api>* device = &plugin::fromHandle<Device<Api>>(deviceHandle);
-    if (desc->size < offsetof(halPluginGraphDesc, opSize) + sizeof desc->opSize ||
-        desc->opSize < sizeof(halPluginGraphOp)) {
-        return plugin::fail(HAL_ERROR_NOT_SUPPORTED,
-                            "the graph's description is older than this backend's");
-    }
     if (halError error = requireGraphFunctions<Api>()) return error;
     reapRetiredGraphs<Api>();
     const CurrentDevice<Api> current(*device);

@@ -90,6 +90,7 @@ halError deviceOpen(int ordinal, halPluginDevice* device) {
 
 void deviceClose(halPluginDevice handle) {
     Device* device = &plugin::fromHandle<Device>(handle);
+    reapRetiredGraphs(*device, true);
     reapRetiredStreams(*device, true);
     delete device;
 }
@@ -138,6 +139,7 @@ halError deviceSynchronize(halPluginDevice handle) {
     }
     for (const auto& stream : retiring) stream->waitIdle();
     reapRetiredStreams(device, false);
+    reapRetiredGraphs(device, false);
     return first;
 }
 

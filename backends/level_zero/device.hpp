@@ -15,7 +15,12 @@
 
 namespace polyhal::level_zero {
 
+class Graph;
 class Stream;
+
+struct GraphDeleter {
+    void operator()(Graph* graph) const;  // graph.cpp
+};
 
 class Device {
   public:
@@ -44,7 +49,14 @@ class Device {
     std::mutex streamsMutex;
     std::vector<std::shared_ptr<Stream>> streams;
     std::vector<std::shared_ptr<Stream>> retiringStreams;
+
+    // Destroyed graphs with a launch still running (graph.cpp), guarded by graphsMutex.
+    std::mutex graphsMutex;
+    std::vector<std::unique_ptr<Graph, GraphDeleter>> retiringGraphs;
 };
+
+// Destroys the device's retired graphs whose runs have finished; with `wait`, waits for all.
+void reapRetiredGraphs(Device& device, bool wait);
 
 }  // namespace polyhal::level_zero
 

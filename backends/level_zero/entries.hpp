@@ -20,7 +20,8 @@ POLYHAL_PLUGIN_DECLARE_ENTRIES(memAllocHost, memFreeHost, memcpy3DAsync, memcpyP
                                ipcMemGetHandle, ipcMemOpenHandle,
                                ipcMemCloseHandle);  // memory.cpp
 POLYHAL_PLUGIN_DECLARE_ENTRIES(moduleLoadData, moduleUnload, moduleGetFunction,
-                               launchKernel);  // module.cpp
+                               launchKernel);                            // module.cpp
+POLYHAL_PLUGIN_DECLARE_ENTRIES(graphCreate, graphLaunch, graphDestroy);  // graph.cpp
 
 }  // namespace polyhal::level_zero
 

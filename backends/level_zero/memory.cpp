@@ -73,18 +73,7 @@ halError memcpyAsync(halPluginStream stream, void* dst, const void* src, size_t 
 // One region copy; a box beyond the 32-bit region fields goes a row at a time.
 halError memcpy3DAsync(halPluginStream handle, const halMemcpy3DParams* box) {
     Stream& stream = plugin::fromHandle<Stream>(handle);
-    if (Copy::fitsRegion(*box)) return stream.appendCopy(Copy::region(*box));
-    auto* dst = static_cast<unsigned char*>(box->dst);
-    const auto* src = static_cast<const unsigned char*>(box->src);
-    for (size_t slice = 0; slice < box->depth; ++slice) {
-        for (size_t row = 0; row < box->height; ++row) {
-            const Copy copy =
-                Copy::linear(dst + slice * box->dstSlicePitch + row * box->dstPitch,
-                             src + slice * box->srcSlicePitch + row * box->srcPitch, box->width);
-            if (halError error = stream.appendCopy(copy); error != HAL_SUCCESS) return error;
-        }
-    }
-    return HAL_SUCCESS;
+    return forEachCopyOf(*box, [&](const Copy& copy) { return stream.appendCopy(copy); });
 }
 
 halError memcpyPeerAsync(halPluginStream stream, void* dst, halPluginDevice dstHandle,

@@ -122,9 +122,8 @@ halError moduleGetFunction(halPluginModule handle, const char* name, halPluginFu
     return HAL_SUCCESS;
 }
 
-halError launchKernel(halPluginStream stream, halPluginFunction handle, halDim3 grid, halDim3 block,
-                      size_t dynamicSharedBytes, const halKernelArg* args, uint32_t numArgs) {
-    Function& function = plugin::fromHandle<Function>(handle);
+halError setLaunchArguments(Function& function, halDim3 block, size_t dynamicSharedBytes,
+                            const halKernelArg* args, uint32_t numArgs) {
     // Checked here, because Level Zero would only name a bad index or size.
     const bool dynamicShared = dynamicSharedBytes > 0;
     if (numArgs + (dynamicShared ? 1u : 0u) != function.numParameters) {
@@ -143,7 +142,6 @@ halError launchKernel(halPluginStream stream, halPluginFunction handle, halDim3 
                             function.name, function.maxGroupSize,
                             static_cast<unsigned long long>(groupSize), block.x, block.y, block.z);
     }
-    std::lock_guard<std::mutex> lock(function.launchMutex);
     POLYHAL_ZE_RETURN_IF_ERROR(zeKernelSetGroupSize, function.kernel, block.x, block.y, block.z);
     for (uint32_t index = 0; index < numArgs; ++index) {
         const ze_result_t result = ze.zeKernelSetArgumentValue.address(
@@ -168,6 +166,17 @@ halError launchKernel(halPluginStream stream, halPluginFunction handle, halDim3 
                                 function.name, dynamicSharedBytes, numArgs, resultName(result),
                                 resultDescription(result));
         }
+    }
+    return HAL_SUCCESS;
+}
+
+halError launchKernel(halPluginStream stream, halPluginFunction handle, halDim3 grid, halDim3 block,
+                      size_t dynamicSharedBytes, const halKernelArg* args, uint32_t numArgs) {
+    Function& function = plugin::fromHandle<Function>(handle);
+    std::lock_guard<std::mutex> lock(function.launchMutex);
+    if (halError error = setLaunchArguments(function, block, dynamicSharedBytes, args, numArgs);
+        error != HAL_SUCCESS) {
+        return error;
     }
     const ze_group_count_t groups = toGroupCount(grid);
     return plugin::fromHandle<Stream>(stream).appendCommand(

@@ -30,6 +30,12 @@ class Function {
     std::mutex launchMutex;
 };
 
+// Checks a launch of `function` and sets its group size and arguments on the kernel object, for
+// the zeCommandListAppendLaunchKernel that follows. The caller holds function.launchMutex until
+// that append.
+halError setLaunchArguments(Function& function, halDim3 block, size_t dynamicSharedBytes,
+                            const halKernelArg* args, uint32_t numArgs);
+
 class Module {
   public:
     using Handle = halPluginModule;

@@ -3,6 +3,8 @@
 
 #include <polyhal/plugin_support.hpp>
 
+#include <algorithm>
+#include <cstring>
 #include <utility>
 
 #include "engine/translate.hpp"
@@ -16,6 +18,35 @@ namespace {
 // Set by initialize() and never destroyed: a loaded plugin is never unloaded, and its objects
 // may be in use until the process exits, when the loader may already have been finalised.
 const Platform* found = nullptr;
+
+// The driver's zeCommandListImmediateAppendCommandListsExp, or null where it does not offer the
+// extension (or fails to say), which only costs native graphs.
+AppendCommandListsFn findAppendCommandLists(ze_driver_handle_t handle) {
+    uint32_t count = 0;
+    if (ze.zeDriverGetExtensionProperties.address(handle, &count, nullptr) != ZE_RESULT_SUCCESS) {
+        return nullptr;
+    }
+    std::vector<ze_driver_extension_properties_t> extensions(count);
+    if (ze.zeDriverGetExtensionProperties.address(handle, &count, extensions.data()) !=
+        ZE_RESULT_SUCCESS) {
+        return nullptr;
+    }
+    const bool offered =
+        std::any_of(extensions.begin(), extensions.begin() + count, [](const auto& extension) {
+            return std::strncmp(extension.name, kImmediateAppendExtension, sizeof extension.name) ==
+                   0;
+        });
+    void* function = nullptr;
+    if (!offered || ze.zeDriverGetExtensionFunctionAddress.address(
+                        handle, "zeCommandListImmediateAppendCommandListsExp", &function) !=
+                        ZE_RESULT_SUCCESS) {
+        plugin::log(HAL_LOG_DEBUG,
+                    "Level Zero driver %p lacks %s: its graphs are replayed operation by operation",
+                    static_cast<void*>(handle), kImmediateAppendExtension);
+        return nullptr;
+    }
+    return reinterpret_cast<AppendCommandListsFn>(function);
+}
 
 // The GPU devices of `handle`, with the driver (and its context) when there is one.
 halError discoverDriver(ze_driver_handle_t handle, Platform* platform) {
@@ -37,6 +68,7 @@ halError discoverDriver(ze_driver_handle_t handle, Platform* platform) {
     std::unique_ptr<Driver> driver;
     try {
         driver = std::make_unique<Driver>(handle, context);
+        driver->appendCommandLists = findAppendCommandLists(handle);
     } catch (...) {
         ze.zeContextDestroy.address(context);
         throw;

@@ -16,6 +16,8 @@
     X(zeInit,                                 zeInit)                                     \
     X(zeDriverGet,                            zeDriverGet)                                \
     X(zeDriverGetIpcProperties,               zeDriverGetIpcProperties)                   \
+    X(zeDriverGetExtensionProperties,         zeDriverGetExtensionProperties)             \
+    X(zeDriverGetExtensionFunctionAddress,    zeDriverGetExtensionFunctionAddress)        \
     X(zeDeviceGet,                            zeDeviceGet)                                \
     X(zeDeviceGetProperties,                  zeDeviceGetProperties)                      \
     X(zeDeviceGetComputeProperties,           zeDeviceGetComputeProperties)               \
@@ -24,7 +26,9 @@
     X(zeDeviceCanAccessPeer,                  zeDeviceCanAccessPeer)                      \
     X(zeContextCreate,                        zeContextCreate)                            \
     X(zeContextDestroy,                       zeContextDestroy)                           \
+    X(zeCommandListCreate,                    zeCommandListCreate)                        \
     X(zeCommandListCreateImmediate,           zeCommandListCreateImmediate)               \
+    X(zeCommandListClose,                     zeCommandListClose)                         \
     X(zeCommandListDestroy,                   zeCommandListDestroy)                       \
     X(zeCommandListAppendBarrier,             zeCommandListAppendBarrier)                 \
     X(zeCommandListAppendMemoryCopy,          zeCommandListAppendMemoryCopy)              \
@@ -43,6 +47,7 @@
     X(zeMemAllocDevice,                       zeMemAllocDevice)                           \
     X(zeMemAllocHost,                         zeMemAllocHost)                             \
     X(zeMemFree,                              zeMemFree)                                  \
+    X(zeMemGetAllocProperties,                zeMemGetAllocProperties)                    \
     X(zeMemGetIpcHandle,                      zeMemGetIpcHandle)                          \
     X(zeMemOpenIpcHandle,                     zeMemOpenIpcHandle)                         \
     X(zeMemCloseIpcHandle,                    zeMemCloseIpcHandle)                        \

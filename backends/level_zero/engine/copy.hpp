@@ -30,6 +30,24 @@ class Copy {
     const halMemcpy3DParams* box_ = nullptr;  // set for a region
 };
 
+// The copies that make up `box`: one region where it fits (Copy::fitsRegion), else one linear
+// copy per row. Calls each(copy) in order and stops at the first failure.
+template <class Each>
+halError forEachCopyOf(const halMemcpy3DParams& box, const Each& each) {
+    if (Copy::fitsRegion(box)) return each(Copy::region(box));
+    auto* dst = static_cast<unsigned char*>(box.dst);
+    const auto* src = static_cast<const unsigned char*>(box.src);
+    for (size_t slice = 0; slice < box.depth; ++slice) {
+        for (size_t row = 0; row < box.height; ++row) {
+            const Copy copy =
+                Copy::linear(dst + slice * box.dstSlicePitch + row * box.dstPitch,
+                             src + slice * box.srcSlicePitch + row * box.srcPitch, box.width);
+            if (halError error = each(copy); error != HAL_SUCCESS) return error;
+        }
+    }
+    return HAL_SUCCESS;
+}
+
 }  // namespace polyhal::level_zero
 
 #endif  // POLYHAL_BACKENDS_LEVEL_ZERO_ENGINE_COPY_HPP_

@@ -278,6 +278,29 @@ Object& fromHandle(typename Object::Handle handle) noexcept {
     return *reinterpret_cast<Object*>(handle);
 }
 
+// ---- Native graphs ----
+//
+// Calls visit(op) (returning halError) for each operation of `desc` in list order, stepping by
+// the core's opSize; stops at the first failure. Declines with HAL_ERROR_NOT_SUPPORTED a
+// description older than the one this plugin was built with, which lacks members it reads.
+template <class Visit>
+halError forEachGraphOp(const halPluginGraphDesc& desc, const Visit& visit) {
+    if (desc.size < offsetof(halPluginGraphDesc, opSize) + sizeof desc.opSize ||
+        desc.opSize < sizeof(halPluginGraphOp)) {
+        return fail(HAL_ERROR_NOT_SUPPORTED,
+                    "the graph's description is older than this backend's");
+    }
+    const auto* ops = reinterpret_cast<const unsigned char*>(desc.ops);
+    for (uint32_t i = 0; i < desc.numOps; ++i) {
+        if (halError error =
+                visit(*reinterpret_cast<const halPluginGraphOp*>(ops + i * desc.opSize));
+            error != HAL_SUCCESS) {
+            return error;
+        }
+    }
+    return HAL_SUCCESS;
+}
+
 // Implements the entry point: refuses another major version, remembers the host services and
 // copies `mine` into the core's table, truncated to the smaller of the two sizes.
 inline halError negotiate(uint32_t coreAbiVersion, const halPluginHost* coreHost,

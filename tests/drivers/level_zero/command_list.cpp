@@ -1,9 +1,14 @@
-// Immediate command lists: each runs its commands on a thread of its own, asynchronously to the
-// caller, in order across barriers and in reverse order between them (see run()).
+// Command lists. An immediate one runs its commands on a thread of its own, asynchronously to the
+// caller, in order across barriers and in reverse order between them (see run()). A regular one
+// records commands until closed; zeCommandListImmediateAppendCommandListsExp queues copies of them
+// on an immediate list, where they run as the immediate list's own.
 //
 // Rules: a command list is used from one thread at a time, only with events and memory of its
 // own context, and destroyed only once its commands have finished; memory a command uses is not
-// freed before the command has run.
+// freed before the command has run. A regular list is not appended to once closed, is submitted
+// only closed, to an immediate list of its context, device and command queue group, and only
+// once its previous submission has finished (Level Zero lets no list be submitted while the
+// device may still run it). The double records no events in regular lists.
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -44,6 +49,8 @@ void expectSameContext(ze_command_list_handle_t list, ze_event_handle_t event, c
 
 // Commands (barriers aside) run so far, by command queue group.
 std::map<uint32_t, uint64_t> commandsRunOn;
+// Submissions of regular lists so far (zeCommandListImmediateAppendCommandListsExp calls).
+uint64_t submissions = 0;
 
 // Runs the list's commands. Level Zero 1.4 orders commands only across barriers, so commands
 // queued one after another with no barrier between them run last first: a caller that relies
@@ -79,6 +86,7 @@ void run(ze_command_list_handle_t list) {
         lock.lock();
         for (const Command& command : batch) {
             if (command.work) ++commandsRunOn[list->ordinal];
+            if (command.runOf != nullptr) --command.runOf->submittedPending;
             for (uintptr_t base : command.uses) --shared.allocations.at(base).pendingUses;
             --list->inFlight;
             if (command.signal != nullptr) {
@@ -92,10 +100,11 @@ void run(ze_command_list_handle_t list) {
 
 }  // namespace
 
-ze_result_t append(ze_command_list_handle_t list, Command command, uint32_t numWaitEvents,
-                   ze_event_handle_t* waitEvents) {
-    std::lock_guard<std::mutex> lock(state().mutex);
-    expectLive(list, Kind::CommandList, command.call);
+namespace {
+
+// Queues `command` on the immediate list `list` (callers hold the mutex).
+void queueLocked(ze_command_list_handle_t list, Command command, uint32_t numWaitEvents,
+                 ze_event_handle_t* waitEvents) {
     if (command.signal != nullptr) {
         expectSameContext(list, command.signal, command.call);
         expectSignallable(command.signal, command.call);
@@ -110,6 +119,124 @@ ze_result_t append(ze_command_list_handle_t list, Command command, uint32_t numW
     list->queue.push_back(std::move(command));
     ++list->inFlight;
     list->wake.notify_one();
+}
+
+}  // namespace
+
+ze_result_t append(ze_command_list_handle_t list, Command command, uint32_t numWaitEvents,
+                   ze_event_handle_t* waitEvents) {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    expectLive(list, Kind::CommandList, command.call);
+    if (list->immediate) {
+        queueLocked(list, std::move(command), numWaitEvents, waitEvents);
+        return ZE_RESULT_SUCCESS;
+    }
+    if (list->closed) {
+        breach("%s: command list %p was closed; a closed list is not appended to until reset",
+               command.call, static_cast<void*>(list));
+    }
+    if (command.signal != nullptr || numWaitEvents > 0) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    list->recorded.push_back(std::move(command));
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL commandListCreate(ze_context_handle_t context, ze_device_handle_t device,
+                                         const ze_command_list_desc_t* desc,
+                                         ze_command_list_handle_t* list) {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    expectLive(context, Kind::Context, "zeCommandListCreate");
+    if (device->driver != context->driver) {
+        breach("zeCommandListCreate: device %p is not a device of context %p",
+               static_cast<void*>(device), static_cast<void*>(context));
+    }
+    if (queueCount(desc->commandQueueGroupOrdinal) == 0) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    auto* created = new _ze_command_list_handle_t;
+    created->context = context;
+    created->device = device;
+    created->ordinal = desc->commandQueueGroupOrdinal;
+    created->index = 0;
+    created->computeCapable = desc->commandQueueGroupOrdinal == 0;
+    created->immediate = false;
+    addHandle(created, Kind::CommandList);
+    *list = created;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL commandListClose(ze_command_list_handle_t list) {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    expectLive(list, Kind::CommandList, "zeCommandListClose");
+    list->closed = true;
+    return ZE_RESULT_SUCCESS;
+}
+
+// The submission's commands run as the immediate list's own: after earlier commands only across
+// a barrier, and `signal` once they have all finished.
+ze_result_t ZE_APICALL commandListImmediateAppendCommandLists(
+    ze_command_list_handle_t immediate, uint32_t numCommandLists, ze_command_list_handle_t* lists,
+    ze_event_handle_t signal, uint32_t numWaitEvents, ze_event_handle_t* waitEvents) {
+    constexpr const char* kCall = "zeCommandListImmediateAppendCommandListsExp";
+    AppendScope scope(immediate, kCall);
+    std::lock_guard<std::mutex> lock(state().mutex);
+    expectLive(immediate, Kind::CommandList, kCall);
+    if (!immediate->immediate) {
+        breach("%s: command list %p is not an immediate command list", kCall,
+               static_cast<void*>(immediate));
+    }
+    std::vector<Command> run;
+    for (uint32_t i = 0; i < numCommandLists; ++i) {
+        ze_command_list_handle_t list = lists[i];
+        expectLive(list, Kind::CommandList, kCall);
+        if (list->immediate) {
+            breach(
+                "%s: command list %p is an immediate command list; only regular lists are "
+                "submitted",
+                kCall, static_cast<void*>(list));
+        }
+        if (!list->closed) {
+            breach("%s: command list %p is submitted before zeCommandListClose", kCall,
+                   static_cast<void*>(list));
+        }
+        if (list->context != immediate->context || list->device != immediate->device ||
+            list->ordinal != immediate->ordinal) {
+            breach(
+                "%s: command list %p was made for another context, device or command queue "
+                "group than immediate list %p",
+                kCall, static_cast<void*>(list), static_cast<void*>(immediate));
+        }
+        if (list->submittedPending > 0) {
+            breach(
+                "%s: command list %p is submitted again while %zu command(s) of its previous "
+                "submission have not finished; a list the device may still run must not be "
+                "submitted",
+                kCall, static_cast<void*>(list), list->submittedPending);
+        }
+        for (const Command& recorded : list->recorded) {
+            for (uintptr_t base : recorded.uses) {
+                if (state().allocations.count(base) == 0) {
+                    breach(
+                        "%s: command list %p is submitted with a command using memory at "
+                        "%#zx, which has been freed since it was appended",
+                        kCall, static_cast<void*>(list), static_cast<size_t>(base));
+                }
+            }
+            run.push_back(recorded);
+            run.back().runOf = list;
+        }
+    }
+    if (signal != nullptr || run.empty()) {
+        Command end(kCall);
+        end.signal = signal;
+        // Signals once the commands before it in its batch have run, without ordering the
+        // commands after it, as a barrier would.
+        end.work = [] {};
+        run.push_back(std::move(end));
+    }
+    for (size_t i = 0; i < run.size(); ++i) {
+        if (run[i].runOf != nullptr) ++run[i].runOf->submittedPending;
+        queueLocked(immediate, std::move(run[i]), i == 0 ? numWaitEvents : 0,
+                    i == 0 ? waitEvents : nullptr);
+    }
+    ++submissions;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -140,6 +267,17 @@ ze_result_t ZE_APICALL commandListDestroy(ze_command_list_handle_t list) {
     {
         std::lock_guard<std::mutex> lock(state().mutex);
         expectLive(list, Kind::CommandList, "zeCommandListDestroy");
+        if (!list->immediate) {
+            if (list->submittedPending > 0) {
+                breach(
+                    "zeCommandListDestroy: command list %p is destroyed while %zu command(s) of "
+                    "its submission have not finished",
+                    static_cast<void*>(list), list->submittedPending);
+            }
+            removeHandle(list);
+            delete list;
+            return ZE_RESULT_SUCCESS;
+        }
         if (list->inFlight > 0) {
             breach(
                 "zeCommandListDestroy: command list %p still has %zu command(s) that have not "
@@ -334,4 +472,10 @@ extern "C" __attribute__((visibility("default"))) ze_result_t zedoubleCommandLis
 extern "C" __attribute__((visibility("default"))) uint64_t zedoubleCommandsRunOn(uint32_t ordinal) {
     std::lock_guard<std::mutex> lock(zedouble::state().mutex);
     return zedouble::commandsRunOn[ordinal];
+}
+
+// For tests: how many times regular command lists have been submitted to immediate ones.
+extern "C" __attribute__((visibility("default"))) uint64_t zedoubleCommandListSubmissions() {
+    std::lock_guard<std::mutex> lock(zedouble::state().mutex);
+    return zedouble::submissions;
 }

@@ -37,6 +37,7 @@ ZEDOUBLE_EXPORT zeGetDriverProcAddrTable(ze_api_version_t version, ze_driver_ddi
         t.pfnGetProperties = driverGetProperties;
         t.pfnGetIpcProperties = driverGetIpcProperties;
         t.pfnGetExtensionProperties = driverGetExtensionProperties;
+        t.pfnGetExtensionFunctionAddress = driverGetExtensionFunctionAddress;
     });
 }
 
@@ -63,7 +64,9 @@ ZEDOUBLE_EXPORT zeGetContextProcAddrTable(ze_api_version_t version, ze_context_d
 ZEDOUBLE_EXPORT zeGetCommandListProcAddrTable(ze_api_version_t version,
                                               ze_command_list_dditable_t* table) {
     return fillTable(version, table, [](auto& t) {
+        t.pfnCreate = commandListCreate;
         t.pfnCreateImmediate = commandListCreateImmediate;
+        t.pfnClose = commandListClose;
         t.pfnDestroy = commandListDestroy;
         t.pfnAppendBarrier = commandListAppendBarrier;
         t.pfnAppendMemoryCopy = commandListAppendMemoryCopy;

@@ -2,7 +2,9 @@
 //
 // The double has one driver with POLYHAL_ZE_DOUBLE_DEVICES GPU devices (default 1), each with
 // POLYHAL_ZE_DOUBLE_MEMORY bytes of device memory (default 1 GiB), two command queue groups
-// (compute and copy with four queues, copy-only with two) and peer access between them all.
+// (compute and copy with four queues, copy-only with two) and peer access between them all. It
+// offers ZE_experimental_immediate_command_list_append unless
+// POLYHAL_ZE_DOUBLE_NO_IMMEDIATE_APPEND is set.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -16,6 +18,7 @@ namespace {
 constexpr char kDeviceName[] = "polyhal Level Zero driver double";
 constexpr uint32_t kComputeQueues = 4;
 constexpr uint32_t kCopyQueues = 2;
+constexpr char kImmediateAppendExtension[] = "ZE_experimental_immediate_command_list_append";
 
 uint64_t environmentNumber(const char* name, uint64_t fallback) {
     const char* text = std::getenv(name);
@@ -96,12 +99,33 @@ ze_result_t ZE_APICALL driverGetIpcProperties(ze_driver_handle_t,
     return ZE_RESULT_SUCCESS;
 }
 
+bool offersImmediateAppend() {
+    static const bool offered = std::getenv("POLYHAL_ZE_DOUBLE_NO_IMMEDIATE_APPEND") == nullptr;
+    return offered;
+}
+
 ze_result_t ZE_APICALL driverGetExtensionProperties(ze_driver_handle_t, uint32_t* count,
                                                     ze_driver_extension_properties_t* extensions) {
-    ze_driver_extension_properties_t relaxed{};
-    std::strncpy(relaxed.name, ZE_RELAXED_ALLOCATION_LIMITS_EXP_NAME, sizeof relaxed.name - 1);
-    relaxed.version = ZE_RELAXED_ALLOCATION_LIMITS_EXP_VERSION_CURRENT;
-    return fillList(count, extensions, std::vector<ze_driver_extension_properties_t>{relaxed});
+    std::vector<ze_driver_extension_properties_t> offered(1);
+    std::strncpy(offered[0].name, ZE_RELAXED_ALLOCATION_LIMITS_EXP_NAME,
+                 sizeof offered[0].name - 1);
+    offered[0].version = ZE_RELAXED_ALLOCATION_LIMITS_EXP_VERSION_CURRENT;
+    if (offersImmediateAppend()) {
+        offered.emplace_back();
+        std::strncpy(offered[1].name, kImmediateAppendExtension, sizeof offered[1].name - 1);
+        offered[1].version = ZE_MAKE_VERSION(1, 0);
+    }
+    return fillList(count, extensions, offered);
+}
+
+ze_result_t ZE_APICALL driverGetExtensionFunctionAddress(ze_driver_handle_t, const char* name,
+                                                         void** function) {
+    if (offersImmediateAppend() &&
+        std::strcmp(name, "zeCommandListImmediateAppendCommandListsExp") == 0) {
+        *function = reinterpret_cast<void*>(commandListImmediateAppendCommandLists);
+        return ZE_RESULT_SUCCESS;
+    }
+    return ZE_RESULT_ERROR_INVALID_ARGUMENT;
 }
 
 ze_result_t ZE_APICALL deviceGet(ze_driver_handle_t driver, uint32_t* count,

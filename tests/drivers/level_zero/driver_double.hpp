@@ -127,7 +127,8 @@ struct _ze_kernel_handle_t {
 namespace zedouble {
 
 // One command of an immediate command list: it starts when the earlier ones have finished and
-// `waits` have signalled, then runs `work` and signals `signal`.
+// `waits` have signalled, then runs `work` and signals `signal`. A regular command list records
+// commands, and each submission queues copies of them on an immediate list.
 struct Command {
     explicit Command(const char* name) : call(name) {}
     const char* call;
@@ -135,6 +136,7 @@ struct Command {
     ze_event_handle_t signal = nullptr;
     std::function<void()> work;   // null for barriers
     std::vector<uintptr_t> uses;  // the allocations it reads or writes, by base address
+    ze_command_list_handle_t runOf = nullptr;  // the regular list it is a submitted copy of
 };
 
 }  // namespace zedouble
@@ -145,6 +147,12 @@ struct _ze_command_list_handle_t {
     uint32_t ordinal;
     uint32_t index;
     bool computeCapable;
+    bool immediate = true;
+    // A regular list's: closed (zeCommandListClose), its commands, and those of its submissions
+    // that have not finished.
+    bool closed = false;
+    std::vector<zedouble::Command> recorded;
+    size_t submittedPending = 0;
     std::deque<zedouble::Command> queue;
     size_t inFlight = 0;  // queued or running
     bool stopping = false;
@@ -158,9 +166,14 @@ namespace zedouble {
 // Breaks the run unless `event` may be signalled now (callers hold the mutex).
 void expectSignallable(ze_event_handle_t event, const char* call);
 
-// Appends `command` to `list` after checking its events (takes the mutex).
+// Appends `command` to `list` after checking its events (takes the mutex): queues it on an
+// immediate list, records it in an open regular one.
 ze_result_t append(ze_command_list_handle_t list, Command command, uint32_t numWaitEvents,
                    ze_event_handle_t* waitEvents);
+
+// Whether the driver offers ZE_experimental_immediate_command_list_append (unless
+// POLYHAL_ZE_DOUBLE_NO_IMMEDIATE_APPEND is set).
+bool offersImmediateAppend();
 
 // The device's description, as the double reports it.
 uint64_t deviceMemoryBytes();

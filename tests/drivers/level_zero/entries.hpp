@@ -14,6 +14,8 @@ ze_result_t ZE_APICALL driverGetProperties(ze_driver_handle_t, ze_driver_propert
 ze_result_t ZE_APICALL driverGetIpcProperties(ze_driver_handle_t, ze_driver_ipc_properties_t*);
 ze_result_t ZE_APICALL driverGetExtensionProperties(ze_driver_handle_t, uint32_t* count,
                                                     ze_driver_extension_properties_t*);
+ze_result_t ZE_APICALL driverGetExtensionFunctionAddress(ze_driver_handle_t, const char* name,
+                                                         void** function);
 ze_result_t ZE_APICALL deviceGet(ze_driver_handle_t, uint32_t* count, ze_device_handle_t*);
 ze_result_t ZE_APICALL deviceGetSubDevices(ze_device_handle_t, uint32_t* count,
                                            ze_device_handle_t*);
@@ -61,7 +63,14 @@ ze_result_t ZE_APICALL eventHostReset(ze_event_handle_t);
 ze_result_t ZE_APICALL commandListCreateImmediate(ze_context_handle_t, ze_device_handle_t,
                                                   const ze_command_queue_desc_t*,
                                                   ze_command_list_handle_t*);
+ze_result_t ZE_APICALL commandListCreate(ze_context_handle_t, ze_device_handle_t,
+                                         const ze_command_list_desc_t*, ze_command_list_handle_t*);
+ze_result_t ZE_APICALL commandListClose(ze_command_list_handle_t);
 ze_result_t ZE_APICALL commandListDestroy(ze_command_list_handle_t);
+// zeCommandListImmediateAppendCommandListsExp, reached through zeDriverGetExtensionFunctionAddress.
+ze_result_t ZE_APICALL commandListImmediateAppendCommandLists(
+    ze_command_list_handle_t immediate, uint32_t numCommandLists, ze_command_list_handle_t* lists,
+    ze_event_handle_t signal, uint32_t numWaitEvents, ze_event_handle_t* waitEvents);
 ze_result_t ZE_APICALL commandListAppendBarrier(ze_command_list_handle_t, ze_event_handle_t,
                                                 uint32_t, ze_event_handle_t*);
 ze_result_t ZE_APICALL commandListAppendMemoryCopy(ze_command_list_handle_t, void*, const void*,

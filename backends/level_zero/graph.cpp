@@ -1,0 +1,403 @@
+// Native graphs: a graph is recorded as a regular command list, its operations in list order with
+// a barrier between each two, and a launch appends that list to the stream's immediate command
+// list with zeCommandListImmediateAppendCommandListsExp (the driver extension
+// ZE_experimental_immediate_command_list_append): one submission, in the stream's order, on the
+// stream's own engine, so no other queue's progress is ever waited for.
+//
+// Level Zero lets no command list be submitted again while the device may still be running it.
+// A launch therefore takes a recording whose last run has finished, records another one when
+// every recording is still running (up to kMaxRecordings), and past that appends the operations
+// to the stream one by one, as the eager calls would: a launch never blocks the host. A graph
+// destroyed with a run pending is retired, and destroyed by the first graph entry or device
+// synchronisation that finds its last run finished; a device's close waits for it.
+//
+// Declined with the reason, so that the core replays the graph: a driver without the extension,
+// host functions (each call signals events of its own, which a list recorded once cannot), and
+// memory that is not the driver's (a recorded list reads pageable host memory at each run, which
+// the specification promises only for zeMemAllocHost memory).
+#include <polyhal/plugin_support.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <iterator>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "device.hpp"
+#include "engine/copy.hpp"
+#include "engine/translate.hpp"
+#include "entries.hpp"
+#include "error.hpp"
+#include "module.hpp"
+#include "stream.hpp"
+#include "symbols.hpp"
+
+namespace polyhal::level_zero {
+
+namespace {
+
+// Recordings of one graph at most; a launch finding them all running replays the operations.
+constexpr size_t kMaxRecordings = 4;
+
+// One operation of the description, with its kernel arguments copied (the description's are
+// valid for graphCreate only).
+struct GraphOp {
+    halPluginGraphOp op{};
+    std::vector<halKernelArg> args;
+    std::vector<unsigned char> argBytes;
+};
+
+// A regular command list holding the graph's operations, and the signal of its last run.
+struct Recording {
+    ze_command_list_handle_t list = nullptr;
+    SlotRef lastRun;
+};
+
+}  // namespace
+
+class Graph {
+  public:
+    using Handle = halPluginGraph;
+
+    explicit Graph(Device* device) : device_(device) {}
+    // Destroys the recordings and calls the description's release, if given: every run has
+    // finished.
+    ~Graph();
+    Graph(const Graph&) = delete;
+    Graph& operator=(const Graph&) = delete;
+
+    Device& device() const { return *device_; }
+    // Set once graphCreate succeeds: a graph it fails to make must not call the release.
+    void releaseWith(void (*release)(void*), void* context) {
+        release_ = release;
+        releaseContext_ = context;
+    }
+
+    // Keeps a copy of `op`; declines what a recorded list cannot run as the eager call would.
+    halError add(const halPluginGraphOp& op);
+    // Records the first command list, so that a graph the driver refuses is declined at once.
+    halError recordFirst();
+    halError launch(Stream& stream);
+    // Whether every run enqueued so far has finished (or failed); never blocks.
+    bool isFinished();
+    // Blocks until every run enqueued so far has finished.
+    void waitIdle();
+
+  private:
+    halError requireDriverMemory(const void* pointer, const char* what) const;
+    halError record(ze_command_list_handle_t list);
+    halError recordOp(const halPluginGraphOp& op, ze_command_list_handle_t list);
+    // The operations appended to `stream` one by one, through the eager entries.
+    halError replay(halPluginStream stream);
+    // A recording whose last run has finished, recorded now if none has and there is room; null
+    // when every recording is running and no other may be made.
+    halError idleRecordingLocked(Recording** recording);
+
+    Device* const device_;
+    void (*release_)(void*) = nullptr;
+    void* releaseContext_ = nullptr;
+    std::vector<GraphOp> ops_;
+    std::mutex mutex_;  // launches come from any thread
+    std::vector<Recording> recordings_;
+    SlotRef lastLaunch_;  // signals once the last launch has finished
+};
+
+Graph::~Graph() {
+    for (const Recording& recording : recordings_) {
+        const ze_result_t result = ze.zeCommandListDestroy.address(recording.list);
+        if (result != ZE_RESULT_SUCCESS) {
+            plugin::log(HAL_LOG_WARN, "destroying a graph: zeCommandListDestroy: %s",
+                        resultName(result));
+        }
+    }
+    if (release_ != nullptr) release_(releaseContext_);
+}
+
+halError Graph::requireDriverMemory(const void* pointer, const char* what) const {
+    auto properties = describedAs<ze_memory_allocation_properties_t>(
+        ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES);
+    POLYHAL_ZE_RETURN_IF_ERROR(zeMemGetAllocProperties, device_->driver->context, pointer,
+                               &properties, nullptr);
+    if (properties.type != ZE_MEMORY_TYPE_UNKNOWN) return HAL_SUCCESS;
+    return plugin::fail(HAL_ERROR_NOT_SUPPORTED,
+                        "%s %p is pageable host memory, which a Level Zero command list recorded "
+                        "once would read at each run (the specification promises that only for "
+                        "zeMemAllocHost memory)",
+                        what, pointer);
+}
+
+halError Graph::add(const halPluginGraphOp& op) {
+    GraphOp kept;
+    kept.op = op;
+    switch (op.kind) {
+    case HAL_PLUGIN_GRAPH_OP_MEMSET:
+        if (halError error = requireDriverMemory(op.params.memset.dst, "a fill's destination")) {
+            return error;
+        }
+        break;
+    case HAL_PLUGIN_GRAPH_OP_COPY:
+        if (halError error = requireDriverMemory(op.params.copy.src, "a copy's source")) {
+            return error;
+        }
+        if (halError error = requireDriverMemory(op.params.copy.dst, "a copy's destination")) {
+            return error;
+        }
+        break;
+    case HAL_PLUGIN_GRAPH_OP_COPY_3D:
+        if (halError error = requireDriverMemory(op.params.copy3D.src, "a box copy's source")) {
+            return error;
+        }
+        if (halError error =
+                requireDriverMemory(op.params.copy3D.dst, "a box copy's destination")) {
+            return error;
+        }
+        break;
+    case HAL_PLUGIN_GRAPH_OP_KERNEL: {
+        const auto& kernel = op.params.kernel;
+        size_t bytes = 0;
+        for (uint32_t i = 0; i < kernel.numArgs; ++i) bytes += kernel.args[i].size;
+        kept.argBytes.resize(bytes);
+        kept.args.resize(kernel.numArgs);
+        size_t offset = 0;
+        for (uint32_t i = 0; i < kernel.numArgs; ++i) {
+            std::memcpy(kept.argBytes.data() + offset, kernel.args[i].value, kernel.args[i].size);
+            kept.args[i] = {kept.argBytes.data() + offset, kernel.args[i].size};
+            offset += kernel.args[i].size;
+        }
+        kept.op.params.kernel.args = kept.args.data();
+        break;
+    }
+    case HAL_PLUGIN_GRAPH_OP_HOST_FUNCTION:
+        return plugin::fail(HAL_ERROR_NOT_SUPPORTED,
+                            "a host function cannot run inside a Level Zero command list "
+                            "recorded once: each call signals events of its own");
+    default:
+        return plugin::fail(HAL_ERROR_NOT_SUPPORTED, "graph operation kind %u is unknown",
+                            static_cast<unsigned>(op.kind));
+    }
+    ops_.push_back(std::move(kept));
+    return HAL_SUCCESS;
+}
+
+halError Graph::recordOp(const halPluginGraphOp& op, ze_command_list_handle_t list) {
+    const auto appendCopy = [&](const Copy& copy) {
+        return check(copy.append(list, nullptr, 0, nullptr), copy.call());
+    };
+    switch (op.kind) {
+    case HAL_PLUGIN_GRAPH_OP_MEMSET: {
+        const auto& fill = op.params.memset;
+        POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendMemoryFill, list, fill.dst, &fill.value,
+                                   sizeof fill.value, fill.count, nullptr, 0, nullptr);
+        return HAL_SUCCESS;
+    }
+    case HAL_PLUGIN_GRAPH_OP_COPY: {
+        const auto& copy = op.params.copy;
+        return appendCopy(Copy::linear(copy.dst, copy.src, copy.count));
+    }
+    case HAL_PLUGIN_GRAPH_OP_COPY_3D: return forEachCopyOf(op.params.copy3D, appendCopy);
+    case HAL_PLUGIN_GRAPH_OP_KERNEL: {
+        const auto& kernel = op.params.kernel;
+        Function& function = plugin::fromHandle<Function>(kernel.function);
+        // The kernel's arguments are read when the launch is appended.
+        std::lock_guard<std::mutex> lock(function.launchMutex);
+        if (halError error = setLaunchArguments(function, kernel.block, kernel.dynamicSharedBytes,
+                                                kernel.args, kernel.numArgs)) {
+            return error;
+        }
+        const ze_group_count_t groups = toGroupCount(kernel.grid);
+        POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendLaunchKernel, list, function.kernel, &groups,
+                                   nullptr, 0, nullptr);
+        return HAL_SUCCESS;
+    }
+    default: break;  // add() kept no other kind
+    }
+    return HAL_SUCCESS;
+}
+
+halError Graph::record(ze_command_list_handle_t list) {
+    for (size_t i = 0; i < ops_.size(); ++i) {
+        // Level Zero orders a list's commands only across barriers.
+        if (i > 0)
+            POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendBarrier, list, nullptr, 0, nullptr);
+        if (halError error = recordOp(ops_[i].op, list)) return error;
+    }
+    POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListClose, list);
+    return HAL_SUCCESS;
+}
+
+halError Graph::idleRecordingLocked(Recording** idle) {
+    for (Recording& recording : recordings_) {
+        if (!recording.lastRun) {
+            *idle = &recording;
+            return HAL_SUCCESS;
+        }
+        const ze_result_t status = ze.zeEventQueryStatus.address(recording.lastRun->event);
+        if (status == ZE_RESULT_NOT_READY) continue;
+        if (halError error = check(status, "zeEventQueryStatus")) return error;
+        *idle = &recording;
+        return HAL_SUCCESS;
+    }
+    *idle = nullptr;
+    if (recordings_.size() == kMaxRecordings) return HAL_SUCCESS;
+    const ze_command_list_desc_t desc{ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, nullptr,
+                                      device_->computeQueueOrdinal, 0};
+    ze_command_list_handle_t list = nullptr;
+    POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListCreate, device_->driver->context, device_->device,
+                               &desc, &list);
+    if (halError error = record(list)) {
+        ze.zeCommandListDestroy.address(list);
+        return error;
+    }
+    recordings_.reserve(recordings_.size() + 1);  // so that the push cannot throw with `list` loose
+    recordings_.push_back({list, nullptr});
+    *idle = &recordings_.back();
+    return HAL_SUCCESS;
+}
+
+halError Graph::recordFirst() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Recording* first = nullptr;
+    return idleRecordingLocked(&first);
+}
+
+halError Graph::replay(halPluginStream stream) {
+    for (const GraphOp& kept : ops_) {
+        const halPluginGraphOp& op = kept.op;
+        halError error = HAL_SUCCESS;
+        switch (op.kind) {
+        case HAL_PLUGIN_GRAPH_OP_MEMSET:
+            error = memsetAsync(stream, op.params.memset.dst, op.params.memset.value,
+                                op.params.memset.count);
+            break;
+        case HAL_PLUGIN_GRAPH_OP_COPY:
+            error = memcpyAsync(stream, op.params.copy.dst, op.params.copy.src,
+                                op.params.copy.count, op.params.copy.kind);
+            break;
+        case HAL_PLUGIN_GRAPH_OP_COPY_3D: error = memcpy3DAsync(stream, &op.params.copy3D); break;
+        case HAL_PLUGIN_GRAPH_OP_KERNEL: {
+            const auto& kernel = op.params.kernel;
+            error = launchKernel(stream, kernel.function, kernel.grid, kernel.block,
+                                 kernel.dynamicSharedBytes, kernel.args, kernel.numArgs);
+            break;
+        }
+        default: break;  // add() kept no other kind
+        }
+        if (error != HAL_SUCCESS) return error;
+    }
+    return HAL_SUCCESS;
+}
+
+halError Graph::launch(Stream& stream) {
+    SlotRef done;
+    if (halError error = device_->events().acquire(&done)) return error;
+    std::lock_guard<std::mutex> lock(mutex_);
+    Recording* recording = nullptr;
+    if (halError error = idleRecordingLocked(&recording)) return error;
+    if (recording == nullptr) {
+        if (halError error = replay(plugin::toHandle(&stream))) return error;
+        if (halError error = stream.signalAfterPriorWork(done)) return error;
+    } else {
+        const AppendCommandListsFn append = device_->driver->appendCommandLists;
+        if (halError error = stream.appendCommand("zeCommandListImmediateAppendCommandListsExp",
+                                                  [&](ze_command_list_handle_t immediate) {
+                                                      return append(immediate, 1, &recording->list,
+                                                                    done->event, 0, nullptr);
+                                                  })) {
+            return error;
+        }
+        done->submitted = true;
+        recording->lastRun = done;
+    }
+    lastLaunch_ = std::move(done);
+    return HAL_SUCCESS;
+}
+
+bool Graph::isFinished() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return !lastLaunch_ || ze.zeEventQueryStatus.address(lastLaunch_->event) != ZE_RESULT_NOT_READY;
+}
+
+void Graph::waitIdle() {
+    SlotRef last;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        last = lastLaunch_;
+    }
+    if (!last) return;
+    const ze_result_t result = ze.zeEventHostSynchronize.address(last->event, UINT64_MAX);
+    if (result != ZE_RESULT_SUCCESS) {
+        plugin::log(HAL_LOG_WARN, "waiting for a graph's last launch: zeEventHostSynchronize: %s",
+                    resultName(result));
+    }
+}
+
+void GraphDeleter::operator()(Graph* graph) const {
+    delete graph;
+}
+
+void reapRetiredGraphs(Device& device, bool wait) {
+    std::vector<std::unique_ptr<Graph, GraphDeleter>> finished;  // destroyed after unlocking
+    {
+        std::lock_guard<std::mutex> lock(device.graphsMutex);
+        auto& retiring = device.retiringGraphs;
+        if (wait) {
+            finished.swap(retiring);
+        } else {
+            const auto idle =
+                std::partition(retiring.begin(), retiring.end(),
+                               [](const auto& graph) { return !graph->isFinished(); });
+            finished.reserve(static_cast<size_t>(retiring.end() - idle));
+            std::move(idle, retiring.end(), std::back_inserter(finished));
+            retiring.erase(idle, retiring.end());
+        }
+    }
+    if (wait) {
+        for (const auto& graph : finished) graph->waitIdle();
+    }
+}
+
+halError graphCreate(halPluginDevice deviceHandle, const halPluginGraphDesc* desc,
+                     halPluginGraph* handle) {
+    Device& device = plugin::fromHandle<Device>(deviceHandle);
+    reapRetiredGraphs(device, false);
+    if (device.driver->appendCommandLists == nullptr) {
+        return plugin::fail(
+            HAL_ERROR_NOT_SUPPORTED,
+            "the Level Zero driver lacks %s (zeCommandListImmediateAppendCommandListsExp)",
+            kImmediateAppendExtension);
+    }
+    auto graph = std::make_unique<Graph>(&device);
+    if (halError error = plugin::forEachGraphOp(
+            *desc, [&](const halPluginGraphOp& op) { return graph->add(op); })) {
+        return error;
+    }
+    if (halError error = graph->recordFirst()) return error;
+    graph->releaseWith(desc->release, desc->releaseContext);
+    *handle = plugin::toHandle(graph.release());
+    return HAL_SUCCESS;
+}
+
+halError graphLaunch(halPluginGraph graph, halPluginStream stream) {
+    Graph& launched = plugin::fromHandle<Graph>(graph);
+    reapRetiredGraphs(launched.device(), false);
+    return launched.launch(plugin::fromHandle<Stream>(stream));
+}
+
+// A graph with a run pending is retired, for a later reap to destroy: destroying must not wait.
+halError graphDestroy(halPluginGraph handle) {
+    Graph* graph = &plugin::fromHandle<Graph>(handle);
+    Device& device = graph->device();
+    if (graph->isFinished()) {
+        GraphDeleter()(graph);
+    } else {
+        std::lock_guard<std::mutex> lock(device.graphsMutex);
+        // Reserved first: should it throw, the graph stays as it was.
+        device.retiringGraphs.reserve(device.retiringGraphs.size() + 1);
+        device.retiringGraphs.emplace_back(graph);
+    }
+    reapRetiredGraphs(device, false);
+    return HAL_SUCCESS;
+}
+
+}  // namespace polyhal::level_zero

@@ -14,6 +14,7 @@
 #include <ctime>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <set>
 #include <string>
 #include <thread>
@@ -275,6 +276,264 @@ TEST_CASE("copies run on a copy engine, in stream order with the rest", "[engine
     CHECK(commandsRunOn(kCopyOnly) == copiesBefore + 3);
 
     REQUIRE(ze.streamDestroy(stream) == HAL_SUCCESS);
+    REQUIRE(ze.memFreeDevice(device, memory) == HAL_SUCCESS);
+    ze.deviceClose(device);
+}
+
+namespace {
+
+// The double's count of regular command lists submitted to immediate ones.
+uint64_t commandListSubmissions() {
+    void* driver = dlopen(std::getenv("ZE_ENABLE_ALT_DRIVERS"), RTLD_NOW | RTLD_NOLOAD);
+    REQUIRE(driver != nullptr);
+    using Submissions = uint64_t (*)();
+    const auto submissions =
+        reinterpret_cast<Submissions>(dlsym(driver, "zedoubleCommandListSubmissions"));
+    REQUIRE(submissions != nullptr);
+    return submissions();
+}
+
+void countRelease(void* releases) {
+    ++*static_cast<std::atomic<int>*>(releases);
+}
+
+// A graph of one device's: a fill of `device`, a kernel writing `value` over its first
+// `kWords` words, a copy of the whole to `copy` (host memory of the driver), and a box copy of
+// two rows of two slices to `box`.
+struct GraphOfEveryKind {
+    static constexpr size_t kBytes = 1024;
+    static constexpr uint32_t kWords = 64;
+    static constexpr uint32_t kValue = 0xC0DE;
+
+    GraphOfEveryKind(halPluginDevice device, halPluginFunction fill)
+        : ze(plugin()), device(device) {
+        REQUIRE(ze.memAllocDevice(device, kBytes, &memory) == HAL_SUCCESS);
+        REQUIRE(ze.memAllocHost(device, kBytes, &copy) == HAL_SUCCESS);
+        REQUIRE(ze.memAllocHost(device, kBytes, &box) == HAL_SUCCESS);
+        args[0] = {&memory, sizeof memory};
+        args[1] = {&value, sizeof value};
+        args[2] = {&words, sizeof words};
+        ops[0].kind = HAL_PLUGIN_GRAPH_OP_MEMSET;
+        ops[0].params.memset = {memory, kBytes, 0x6B};
+        ops[1].kind = HAL_PLUGIN_GRAPH_OP_KERNEL;
+        ops[1].params.kernel = {fill, {1, 1, 1}, {kWords, 1, 1}, 0, args, 3};
+        ops[2].kind = HAL_PLUGIN_GRAPH_OP_COPY;
+        ops[2].params.copy = {copy, memory, kBytes, HAL_MEMCPY_DEVICE_TO_HOST};
+        ops[3].kind = HAL_PLUGIN_GRAPH_OP_COPY_3D;
+        halMemcpy3DParams& region = ops[3].params.copy3D;
+        region.size = sizeof region;
+        region.dst = box;
+        region.dstPitch = 32;
+        region.dstSlicePitch = 80;
+        region.src = memory;
+        region.srcPitch = 16;
+        region.srcSlicePitch = 48;
+        region.width = 8;
+        region.height = 2;
+        region.depth = 2;
+        region.kind = HAL_MEMCPY_DEVICE_TO_HOST;
+        desc.size = sizeof desc;
+        desc.ops = ops;
+        desc.numOps = 4;
+        desc.opSize = sizeof(halPluginGraphOp);
+        desc.release = countRelease;
+        desc.releaseContext = &releases;
+    }
+    ~GraphOfEveryKind() {
+        CHECK(ze.memFreeDevice(device, memory) == HAL_SUCCESS);
+        CHECK(ze.memFreeHost(device, copy) == HAL_SUCCESS);
+        CHECK(ze.memFreeHost(device, box) == HAL_SUCCESS);
+    }
+
+    void clearResults() {
+        std::memset(copy, 0, kBytes);
+        std::memset(box, 0, kBytes);
+    }
+    // What one run leaves: the kernel's words, then the fill's bytes; each box row the bytes it
+    // was copied from.
+    void checkResults() const {
+        const auto* bytes = static_cast<const unsigned char*>(copy);
+        std::vector<uint32_t> head(kWords);
+        std::memcpy(head.data(), bytes, sizeof(uint32_t) * kWords);
+        CHECK(head == std::vector<uint32_t>(kWords, kValue));
+        CHECK(std::all_of(bytes + sizeof(uint32_t) * kWords, bytes + kBytes,
+                          [](unsigned char byte) { return byte == 0x6B; }));
+        const auto* rows = static_cast<const unsigned char*>(box);
+        for (size_t slice = 0; slice < 2; ++slice) {
+            for (size_t row = 0; row < 2; ++row) {
+                CHECK(std::memcmp(rows + slice * 80 + row * 32, bytes + slice * 48 + row * 16, 8) ==
+                      0);
+            }
+        }
+    }
+
+    const halPluginDispatchTable& ze;
+    halPluginDevice device;
+    void* memory = nullptr;
+    void* copy = nullptr;
+    void* box = nullptr;
+    uint32_t value = kValue;
+    uint32_t words = kWords;
+    halKernelArg args[3] = {};
+    halPluginGraphOp ops[4] = {};
+    halPluginGraphDesc desc{};
+    std::atomic<int> releases{0};
+};
+
+}  // namespace
+
+TEST_CASE("a graph launches as one submission of a regular command list, its operations in order",
+          "[graph]") {
+    const halPluginDispatchTable& ze = plugin();
+    REQUIRE(ze.graphCreate != nullptr);
+    halPluginDevice device = nullptr;
+    REQUIRE(ze.deviceOpen(0, &device) == HAL_SUCCESS);
+    halPluginModule module = loadCtsKernels(device);
+    halPluginFunction fill = nullptr;
+    REQUIRE(ze.moduleGetFunction(module, "fill_u32", &fill) == HAL_SUCCESS);
+    halPluginStream stream = nullptr;
+    REQUIRE(ze.streamCreate(device, 0, 0, &stream) == HAL_SUCCESS);
+    auto scenarioOwner = std::make_unique<GraphOfEveryKind>(device, fill);
+    GraphOfEveryKind& scenario = *scenarioOwner;
+
+    halPluginGraph graph = nullptr;
+    REQUIRE_PLUGIN_OK(ze.graphCreate(device, &scenario.desc, &graph));
+    // The kernel's arguments were taken by value when the graph was made.
+    scenario.value = 0xBAD;
+    for (int launch = 0; launch < 3; ++launch) {
+        scenario.clearResults();
+        const uint64_t before = commandListSubmissions();
+        REQUIRE_PLUGIN_OK(ze.graphLaunch(graph, stream));
+        CHECK(commandListSubmissions() == before + 1);
+        REQUIRE(ze.streamSynchronize(stream) == HAL_SUCCESS);
+        scenario.checkResults();
+    }
+    CHECK(scenario.releases == 0);
+    REQUIRE(ze.graphDestroy(graph) == HAL_SUCCESS);
+    CHECK(scenario.releases == 1);
+
+    scenarioOwner.reset();
+    REQUIRE(ze.streamDestroy(stream) == HAL_SUCCESS);
+    REQUIRE(ze.moduleUnload(module) == HAL_SUCCESS);
+    ze.deviceClose(device);
+}
+
+TEST_CASE("a launch never submits a recording that may still run, and never blocks", "[graph]") {
+    const halPluginDispatchTable& ze = plugin();
+    halPluginDevice device = nullptr;
+    REQUIRE(ze.deviceOpen(0, &device) == HAL_SUCCESS);
+    halPluginModule module = loadCtsKernels(device);
+    halPluginFunction fill = nullptr;
+    REQUIRE(ze.moduleGetFunction(module, "fill_u32", &fill) == HAL_SUCCESS);
+    halPluginStream stream = nullptr;
+    REQUIRE(ze.streamCreate(device, 0, 0, &stream) == HAL_SUCCESS);
+    auto scenarioOwner = std::make_unique<GraphOfEveryKind>(device, fill);
+    GraphOfEveryKind& scenario = *scenarioOwner;
+    halPluginGraph graph = nullptr;
+    REQUIRE_PLUGIN_OK(ze.graphCreate(device, &scenario.desc, &graph));
+    scenario.value = 0xBAD;  // the replayed launches, too, use the value the graph took
+    scenario.clearResults();
+
+    // Behind a held stream every submitted recording is still pending: the double ends the run
+    // if one is submitted again. Four recordings, then the operations one by one.
+    Gate gate;
+    REQUIRE(ze.launchHostFunc(stream, Gate::hold, &gate) == HAL_SUCCESS);
+    const uint64_t before = commandListSubmissions();
+    for (int launch = 0; launch < 6; ++launch) REQUIRE_PLUGIN_OK(ze.graphLaunch(graph, stream));
+    CHECK(commandListSubmissions() == before + 4);
+    CHECK(ze.streamQuery(stream) == HAL_ERROR_NOT_READY);
+
+    // Destroyed with its launches pending: released only once they have run.
+    REQUIRE(ze.graphDestroy(graph) == HAL_SUCCESS);
+    CHECK(scenario.releases == 0);
+    gate.open = true;
+    REQUIRE(ze.deviceSynchronize(device) == HAL_SUCCESS);
+    CHECK(scenario.releases == 1);
+    scenario.checkResults();
+
+    scenarioOwner.reset();
+    REQUIRE(ze.streamDestroy(stream) == HAL_SUCCESS);
+    REQUIRE(ze.moduleUnload(module) == HAL_SUCCESS);
+    ze.deviceClose(device);
+}
+
+TEST_CASE("a device's close waits for its retired graphs and releases them", "[graph]") {
+    const halPluginDispatchTable& ze = plugin();
+    // The memory comes from a second handle of the device, which stays open.
+    halPluginDevice keeper = nullptr;
+    REQUIRE(ze.deviceOpen(0, &keeper) == HAL_SUCCESS);
+    halPluginModule module = loadCtsKernels(keeper);
+    halPluginFunction fill = nullptr;
+    REQUIRE(ze.moduleGetFunction(module, "fill_u32", &fill) == HAL_SUCCESS);
+    auto scenarioOwner = std::make_unique<GraphOfEveryKind>(keeper, fill);
+    GraphOfEveryKind& scenario = *scenarioOwner;
+
+    halPluginDevice device = nullptr;
+    REQUIRE(ze.deviceOpen(0, &device) == HAL_SUCCESS);
+    halPluginStream stream = nullptr;
+    REQUIRE(ze.streamCreate(device, 0, 0, &stream) == HAL_SUCCESS);
+    halPluginGraph graph = nullptr;
+    REQUIRE_PLUGIN_OK(ze.graphCreate(device, &scenario.desc, &graph));
+    scenario.clearResults();
+    Gate gate;
+    REQUIRE(ze.launchHostFunc(stream, Gate::hold, &gate) == HAL_SUCCESS);
+    REQUIRE_PLUGIN_OK(ze.graphLaunch(graph, stream));
+    REQUIRE(ze.graphDestroy(graph) == HAL_SUCCESS);
+    REQUIRE(ze.streamDestroy(stream) == HAL_SUCCESS);
+    CHECK(scenario.releases == 0);
+    std::thread opener([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        gate.open = true;
+    });
+    ze.deviceClose(device);
+    opener.join();
+    CHECK(scenario.releases == 1);
+    scenario.checkResults();
+    scenarioOwner.reset();
+    REQUIRE(ze.moduleUnload(module) == HAL_SUCCESS);
+    ze.deviceClose(keeper);
+}
+
+TEST_CASE("graphs a recorded command list cannot run as the eager calls would are declined",
+          "[graph]") {
+    const halPluginDispatchTable& ze = plugin();
+    halPluginDevice device = nullptr;
+    REQUIRE(ze.deviceOpen(0, &device) == HAL_SUCCESS);
+    void* memory = nullptr;
+    REQUIRE(ze.memAllocDevice(device, 256, &memory) == HAL_SUCCESS);
+    std::vector<unsigned char> pageable(256);
+    std::atomic<int> releases{0};
+    halPluginGraphOp op{};
+    halPluginGraphDesc desc{};
+    desc.size = sizeof desc;
+    desc.ops = &op;
+    desc.numOps = 1;
+    desc.opSize = sizeof op;
+    desc.release = countRelease;
+    desc.releaseContext = &releases;
+    halPluginGraph graph = nullptr;
+
+    SECTION("a host function") {
+        op.kind = HAL_PLUGIN_GRAPH_OP_HOST_FUNCTION;
+        op.params.hostFunction = {Gate::hold, nullptr};
+        CHECK(ze.graphCreate(device, &desc, &graph) == HAL_ERROR_NOT_SUPPORTED);
+        CHECK_THAT(polyhal::doubles::lastPluginError(), Catch::Contains("host function"));
+    }
+    SECTION("a copy from pageable host memory") {
+        op.kind = HAL_PLUGIN_GRAPH_OP_COPY;
+        op.params.copy = {memory, pageable.data(), pageable.size(), HAL_MEMCPY_HOST_TO_DEVICE};
+        CHECK(ze.graphCreate(device, &desc, &graph) == HAL_ERROR_NOT_SUPPORTED);
+        CHECK_THAT(polyhal::doubles::lastPluginError(), Catch::Contains("pageable"));
+    }
+    SECTION("a description older than the plugin's") {
+        op.kind = HAL_PLUGIN_GRAPH_OP_MEMSET;
+        op.params.memset = {memory, 256, 1};
+        desc.opSize = sizeof op - 1;
+        CHECK(ze.graphCreate(device, &desc, &graph) == HAL_ERROR_NOT_SUPPORTED);
+        CHECK_THAT(polyhal::doubles::lastPluginError(), Catch::Contains("older"));
+    }
+    CHECK(graph == nullptr);
+    CHECK(releases == 0);
     REQUIRE(ze.memFreeDevice(device, memory) == HAL_SUCCESS);
     ze.deviceClose(device);
 }

@@ -127,6 +127,26 @@ struct Session {
     }
     ze_command_list_handle_t newList() const { return newList(context); }
 
+    // A regular command list of the compute command queue group, open.
+    ze_command_list_handle_t newRegularList() const {
+        const ze_command_list_desc_t desc{ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, nullptr, 0, 0};
+        ze_command_list_handle_t list = nullptr;
+        EXPECT_ZE(zeCommandListCreate(context, device, &desc, &list));
+        return list;
+    }
+
+    // zeCommandListImmediateAppendCommandListsExp, submitting `list` to `immediate` with no events.
+    ze_result_t submit(ze_command_list_handle_t immediate, ze_command_list_handle_t list,
+                       ze_event_handle_t signal = nullptr) const {
+        using Submit =
+            ze_result_t(ZE_APICALL*)(ze_command_list_handle_t, uint32_t, ze_command_list_handle_t*,
+                                     ze_event_handle_t, uint32_t, ze_event_handle_t*);
+        void* function = nullptr;
+        EXPECT_ZE(zeDriverGetExtensionFunctionAddress(
+            driver, "zeCommandListImmediateAppendCommandListsExp", &function));
+        return reinterpret_cast<Submit>(function)(immediate, 1, &list, signal, 0, nullptr);
+    }
+
     void* deviceMemory(ze_context_handle_t in, size_t size) const {
         const ze_device_mem_alloc_desc_t desc{ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, nullptr, 0,
                                               0};
@@ -261,6 +281,81 @@ TEST_CASE("a command list is destroyed only once its work has finished", "[rules
                          zeCommandListDestroy(list);
                      }),
                      "that have not finished");
+}
+
+TEST_CASE("a regular command list submitted once its last submission finished runs again",
+          "[rules]") {
+    const ChildOutcome outcome = runInChild([] {
+        Session session;
+        void* memory = session.deviceMemory(session.context, 64);
+        const unsigned char pattern = 7;
+        ze_command_list_handle_t regular = session.newRegularList();
+        EXPECT_ZE(
+            zeCommandListAppendMemoryFill(regular, memory, &pattern, 1, 64, nullptr, 0, nullptr));
+        EXPECT_ZE(zeCommandListClose(regular));
+        ze_command_list_handle_t immediate = session.newList();
+        for (int run = 0; run < 2; ++run) {
+            ze_event_handle_t done = session.newEvent();
+            EXPECT_ZE(session.submit(immediate, regular, done));
+            EXPECT_ZE(zeEventHostSynchronize(done, UINT64_MAX));
+        }
+        EXPECT_ZE(zeCommandListDestroy(regular));
+        EXPECT_ZE(zeCommandListDestroy(immediate));
+    });
+    INFO(outcome.stderrText);
+    CHECK(outcome.exited);
+}
+
+TEST_CASE("a regular command list is submitted closed, and never while it may still run",
+          "[rules]") {
+    SECTION("before zeCommandListClose") {
+        expectBrokenRule(runInChild([] {
+                             Session session;
+                             session.submit(session.newList(), session.newRegularList());
+                         }),
+                         "is submitted before zeCommandListClose");
+    }
+    SECTION("appended to once closed") {
+        expectBrokenRule(runInChild([] {
+                             Session session;
+                             ze_command_list_handle_t regular = session.newRegularList();
+                             EXPECT_ZE(zeCommandListClose(regular));
+                             zeCommandListAppendBarrier(regular, nullptr, 0, nullptr);
+                         }),
+                         "was closed");
+    }
+    SECTION("again while its submission is pending") {
+        expectBrokenRule(runInChild([] {
+                             Session session;
+                             void* memory = session.deviceMemory(session.context, 64);
+                             const unsigned char pattern = 7;
+                             ze_command_list_handle_t regular = session.newRegularList();
+                             EXPECT_ZE(zeCommandListAppendMemoryFill(regular, memory, &pattern, 1,
+                                                                     64, nullptr, 0, nullptr));
+                             EXPECT_ZE(zeCommandListClose(regular));
+                             // Held: nothing the list holds runs until `never` signals.
+                             ze_command_list_handle_t immediate = session.newList();
+                             ze_event_handle_t never = session.newEvent();
+                             EXPECT_ZE(zeCommandListAppendBarrier(immediate, nullptr, 1, &never));
+                             EXPECT_ZE(session.submit(immediate, regular));
+                             session.submit(immediate, regular);
+                         }),
+                         "is submitted again while");
+    }
+    SECTION("destroyed while its submission is pending") {
+        expectBrokenRule(runInChild([] {
+                             Session session;
+                             ze_command_list_handle_t regular = session.newRegularList();
+                             EXPECT_ZE(zeCommandListAppendBarrier(regular, nullptr, 0, nullptr));
+                             EXPECT_ZE(zeCommandListClose(regular));
+                             ze_command_list_handle_t immediate = session.newList();
+                             ze_event_handle_t never = session.newEvent();
+                             EXPECT_ZE(zeCommandListAppendBarrier(immediate, nullptr, 1, &never));
+                             EXPECT_ZE(session.submit(immediate, regular));
+                             zeCommandListDestroy(regular);
+                         }),
+                         "is destroyed while");
+    }
 }
 
 TEST_CASE("device memory faults when the host touches it", "[rules]") {

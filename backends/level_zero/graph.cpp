@@ -242,6 +242,7 @@ halError Graph::idleRecordingLocked(Recording** idle) {
     if (recordings_.size() == kMaxRecordings) return HAL_SUCCESS;
     const ze_command_list_desc_t desc{ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, nullptr,
                                       device_->computeQueueOrdinal, 0};
+    recordings_.reserve(recordings_.size() + 1);  // so that the push cannot throw with `list` loose
     ze_command_list_handle_t list = nullptr;
     POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListCreate, device_->driver->context, device_->device,
                                &desc, &list);
@@ -249,7 +250,6 @@ halError Graph::idleRecordingLocked(Recording** idle) {
         ze.zeCommandListDestroy.address(list);
         return error;
     }
-    recordings_.reserve(recordings_.size() + 1);  // so that the push cannot throw with `list` loose
     recordings_.push_back({list, nullptr});
     *idle = &recordings_.back();
     return HAL_SUCCESS;
@@ -293,22 +293,32 @@ halError Graph::launch(Stream& stream) {
     if (halError error = device_->events().acquire(&done)) return error;
     std::lock_guard<std::mutex> lock(mutex_);
     Recording* recording = nullptr;
-    if (halError error = idleRecordingLocked(&recording)) return error;
-    if (recording == nullptr) {
-        if (halError error = replay(plugin::toHandle(&stream))) return error;
-        if (halError error = stream.signalAfterPriorWork(done)) return error;
-    } else {
-        const AppendCommandListsFn append = device_->driver->appendCommandLists;
-        if (halError error = stream.appendCommand("zeCommandListImmediateAppendCommandListsExp",
-                                                  [&](ze_command_list_handle_t immediate) {
-                                                      return append(immediate, 1, &recording->list,
-                                                                    done->event, 0, nullptr);
-                                                  })) {
-            return error;
-        }
-        done->submitted = true;
-        recording->lastRun = done;
+    if (halError error = idleRecordingLocked(&recording)) {
+        // The driver would not record another list now (out of memory, say): the operations
+        // one by one still run the launch.
+        plugin::log(HAL_LOG_WARN,
+                    "a graph launch appends its operations one by one: recording another "
+                    "command list failed (halError %d)",
+                    static_cast<int>(error));
+        recording = nullptr;
     }
+    if (recording == nullptr) {
+        const halError replayed = replay(plugin::toHandle(&stream));
+        // What was appended before a failure still runs: the launch's end follows it either way,
+        // so that the graph outlives it.
+        const halError marked = stream.signalAfterPriorWork(done);
+        if (marked == HAL_SUCCESS) lastLaunch_ = std::move(done);
+        return replayed != HAL_SUCCESS ? replayed : marked;
+    }
+    const Driver& driver = *device_->driver;
+    if (halError error = stream.appendCommand(
+            "zeCommandListImmediateAppendCommandListsExp", [&](ze_command_list_handle_t immediate) {
+                return driver.submitCommandList(immediate, recording->list, done->event);
+            })) {
+        return error;
+    }
+    done->submitted = true;
+    recording->lastRun = done;
     lastLaunch_ = std::move(done);
     return HAL_SUCCESS;
 }
@@ -361,11 +371,12 @@ halError graphCreate(halPluginDevice deviceHandle, const halPluginGraphDesc* des
                      halPluginGraph* handle) {
     Device& device = plugin::fromHandle<Device>(deviceHandle);
     reapRetiredGraphs(device, false);
-    if (device.driver->appendCommandLists == nullptr) {
-        return plugin::fail(
-            HAL_ERROR_NOT_SUPPORTED,
-            "the Level Zero driver lacks %s (zeCommandListImmediateAppendCommandListsExp)",
-            kImmediateAppendExtension);
+    if (!device.driver->submitsCommandLists()) {
+        return plugin::fail(HAL_ERROR_NOT_SUPPORTED,
+                            "the Level Zero driver lacks %s "
+                            "(zeCommandListImmediateAppendCommandListsExp), or the loader can "
+                            "neither call it nor translate its handles (zelLoaderTranslateHandle)",
+                            ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME);
     }
     auto graph = std::make_unique<Graph>(&device);
     if (halError error = plugin::forEachGraphOp(

@@ -19,35 +19,6 @@ namespace {
 // may be in use until the process exits, when the loader may already have been finalised.
 const Platform* found = nullptr;
 
-// The driver's zeCommandListImmediateAppendCommandListsExp, or null where it does not offer the
-// extension (or fails to say), which only costs native graphs.
-AppendCommandListsFn findAppendCommandLists(ze_driver_handle_t handle) {
-    uint32_t count = 0;
-    if (ze.zeDriverGetExtensionProperties.address(handle, &count, nullptr) != ZE_RESULT_SUCCESS) {
-        return nullptr;
-    }
-    std::vector<ze_driver_extension_properties_t> extensions(count);
-    if (ze.zeDriverGetExtensionProperties.address(handle, &count, extensions.data()) !=
-        ZE_RESULT_SUCCESS) {
-        return nullptr;
-    }
-    const bool offered =
-        std::any_of(extensions.begin(), extensions.begin() + count, [](const auto& extension) {
-            return std::strncmp(extension.name, kImmediateAppendExtension, sizeof extension.name) ==
-                   0;
-        });
-    void* function = nullptr;
-    if (!offered || ze.zeDriverGetExtensionFunctionAddress.address(
-                        handle, "zeCommandListImmediateAppendCommandListsExp", &function) !=
-                        ZE_RESULT_SUCCESS) {
-        plugin::log(HAL_LOG_DEBUG,
-                    "Level Zero driver %p lacks %s: its graphs are replayed operation by operation",
-                    static_cast<void*>(handle), kImmediateAppendExtension);
-        return nullptr;
-    }
-    return reinterpret_cast<AppendCommandListsFn>(function);
-}
-
 // The GPU devices of `handle`, with the driver (and its context) when there is one.
 halError discoverDriver(ze_driver_handle_t handle, Platform* platform) {
     uint32_t count = 0;
@@ -68,7 +39,7 @@ halError discoverDriver(ze_driver_handle_t handle, Platform* platform) {
     std::unique_ptr<Driver> driver;
     try {
         driver = std::make_unique<Driver>(handle, context);
-        driver->appendCommandLists = findAppendCommandLists(handle);
+        driver->findCommandListSubmission();
     } catch (...) {
         ze.zeContextDestroy.address(context);
         throw;
@@ -89,6 +60,67 @@ Driver::~Driver() {
     if (result != ZE_RESULT_SUCCESS) {
         plugin::log(HAL_LOG_WARN, "zeContextDestroy: %s", resultName(result));
     }
+}
+
+// An extension the driver does not offer (or fails to list) only costs native graphs.
+void Driver::findCommandListSubmission() {
+    uint32_t count = 0;
+    if (ze.zeDriverGetExtensionProperties.address(handle, &count, nullptr) != ZE_RESULT_SUCCESS) {
+        return;
+    }
+    std::vector<ze_driver_extension_properties_t> extensions(count);
+    if (ze.zeDriverGetExtensionProperties.address(handle, &count, extensions.data()) !=
+        ZE_RESULT_SUCCESS) {
+        return;
+    }
+    offersImmediateAppend_ =
+        std::any_of(extensions.begin(), extensions.begin() + count, [](const auto& extension) {
+            return std::strncmp(extension.name, ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME,
+                                sizeof extension.name) == 0;
+        });
+    void* function = nullptr;
+    if (offersImmediateAppend_ && ze.zeDriverGetExtensionFunctionAddress.address(
+                                      handle, "zeCommandListImmediateAppendCommandListsExp",
+                                      &function) == ZE_RESULT_SUCCESS) {
+        driverSubmit_ = reinterpret_cast<DriverSubmit>(function);
+    }
+    if (!submitsCommandLists()) {
+        plugin::log(HAL_LOG_DEBUG,
+                    "Level Zero driver %p: no %s (offered: %s): its graphs are replayed",
+                    static_cast<void*>(handle), ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME,
+                    offersImmediateAppend_ ? "yes" : "no");
+    }
+}
+
+bool Driver::submitsCommandLists() const {
+    if (!offersImmediateAppend_) return false;
+    return ze.zeCommandListImmediateAppendCommandListsExp.address != nullptr ||
+           (driverSubmit_ != nullptr && ze.zelLoaderTranslateHandle.address != nullptr);
+}
+
+// Through the loader's export where it has one, which reaches the driver through the loader's
+// layers. An older loader only hands out the driver's own function, which knows nothing of the
+// loader: where the loader wraps handles (with more than one driver installed, or
+// ZE_ENABLE_LOADER_INTERCEPT), they are translated to the driver's first.
+ze_result_t Driver::submitCommandList(ze_command_list_handle_t immediate,
+                                      ze_command_list_handle_t list,
+                                      ze_event_handle_t signal) const {
+    if (ze.zeCommandListImmediateAppendCommandListsExp.address != nullptr) {
+        return ze.zeCommandListImmediateAppendCommandListsExp.address(immediate, 1, &list, signal,
+                                                                      0, nullptr);
+    }
+    void* handles[] = {immediate, list, signal};
+    const zel_handle_type_t types[] = {ZEL_HANDLE_COMMAND_LIST, ZEL_HANDLE_COMMAND_LIST,
+                                       ZEL_HANDLE_EVENT};
+    for (size_t i = 0; i < 3; ++i) {
+        if (handles[i] == nullptr) continue;
+        const ze_result_t result =
+            ze.zelLoaderTranslateHandle.address(types[i], handles[i], &handles[i]);
+        if (result != ZE_RESULT_SUCCESS) return result;
+    }
+    auto* driverList = static_cast<ze_command_list_handle_t>(handles[1]);
+    return driverSubmit_(static_cast<ze_command_list_handle_t>(handles[0]), 1, &driverList,
+                         static_cast<ze_event_handle_t>(handles[2]), 0, nullptr);
 }
 
 const Platform& platform() {

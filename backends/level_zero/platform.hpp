@@ -8,19 +8,9 @@
 #include <vector>
 
 #include "engine/event_pool.hpp"
+#include "symbols.hpp"
 
 namespace polyhal::level_zero {
-
-// zeCommandListImmediateAppendCommandListsExp, of the driver extension
-// ZE_experimental_immediate_command_list_append (Level Zero 1.9), which the 1.4 headers lack: it
-// submits closed regular command lists in an immediate command list's order.
-inline constexpr char kImmediateAppendExtension[] = "ZE_experimental_immediate_command_list_append";
-using AppendCommandListsFn = ze_result_t(ZE_APICALL*)(ze_command_list_handle_t immediate,
-                                                      uint32_t numCommandLists,
-                                                      ze_command_list_handle_t* commandLists,
-                                                      ze_event_handle_t signal,
-                                                      uint32_t numWaitEvents,
-                                                      ze_event_handle_t* waitEvents);
 
 // One Level Zero driver with the context all its devices share, so that memory and events of
 // one device are usable by the others. Made by initialize(); kept until the process exits.
@@ -35,8 +25,21 @@ class Driver {
     const ze_driver_handle_t handle;
     const ze_context_handle_t context;
     std::unique_ptr<EventSlotPool> events;
-    // Null where the driver lacks kImmediateAppendExtension: its graphs are then replayed.
-    AppendCommandListsFn appendCommandLists = nullptr;
+
+    // Whether the driver offers ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME and this process can
+    // call it; set by initialize(). Without it, graphs are replayed.
+    bool submitsCommandLists() const;
+    // Submits the closed regular list `list` in `immediate`'s order, `signal` signalling once it
+    // has run: zeCommandListImmediateAppendCommandListsExp.
+    ze_result_t submitCommandList(ze_command_list_handle_t immediate, ze_command_list_handle_t list,
+                                  ze_event_handle_t signal) const;
+    void findCommandListSubmission();
+
+  private:
+    using DriverSubmit = decltype(&zeCommandListImmediateAppendCommandListsExp);
+    bool offersImmediateAppend_ = false;
+    DriverSubmit driverSubmit_ =
+        nullptr;  // the driver's own, from zeDriverGetExtensionFunctionAddress
 };
 
 struct Platform {

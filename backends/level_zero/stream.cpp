@@ -308,11 +308,15 @@ halError streamDestroy(halPluginStream handle) {
         streams.erase(found);
     }
     reapRetiredStreams(device, false);
+    reapRetiredGraphs(device, false);
     return HAL_SUCCESS;
 }
 
-halError streamSynchronize(halPluginStream stream) {
-    return plugin::fromHandle<Stream>(stream).synchronize();
+halError streamSynchronize(halPluginStream handle) {
+    Stream& stream = plugin::fromHandle<Stream>(handle);
+    const halError synchronized = stream.synchronize();
+    reapRetiredGraphs(stream.device(), false);
+    return synchronized;
 }
 
 halError streamQuery(halPluginStream stream) {

@@ -6,10 +6,21 @@
 #ifndef POLYHAL_BACKENDS_LEVEL_ZERO_SYMBOLS_HPP_
 #define POLYHAL_BACKENDS_LEVEL_ZERO_SYMBOLS_HPP_
 
+#include <level_zero/loader/ze_loader.h>
 #include <level_zero/ze_api.h>
 #include <polyhal/hal.h>
 
 #include "support/symbol_table.hpp"
+
+#ifndef ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME
+// Level Zero 1.9's extension, which the 1.4 headers lack: closed regular command lists submitted
+// in an immediate command list's order. Loaders from 1.9 on export the function.
+#define ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME "ZE_experimental_immediate_command_list_append"
+extern "C" ze_result_t ZE_APICALL zeCommandListImmediateAppendCommandListsExp(
+    ze_command_list_handle_t hCommandListImmediate, uint32_t numCommandLists,
+    ze_command_list_handle_t* phCommandLists, ze_event_handle_t hSignalEvent,
+    uint32_t numWaitEvents, ze_event_handle_t* phWaitEvents);
+#endif
 
 // clang-format off
 #define POLYHAL_LEVEL_ZERO_SYMBOLS(X, X_OR, OPTIONAL, OPTIONAL_OR)                        \
@@ -60,7 +71,10 @@
     X(zeKernelGetProperties,                  zeKernelGetProperties)                      \
     X(zeKernelSetGroupSize,                   zeKernelSetGroupSize)                       \
     X(zeKernelSetArgumentValue,               zeKernelSetArgumentValue)                   \
-    X(zeKernelSetIndirectAccess,              zeKernelSetIndirectAccess)
+    X(zeKernelSetIndirectAccess,              zeKernelSetIndirectAccess)                  \
+    OPTIONAL(zeCommandListImmediateAppendCommandListsExp,                                 \
+             zeCommandListImmediateAppendCommandListsExp)                                 \
+    OPTIONAL(zelLoaderTranslateHandle,        zelLoaderTranslateHandle)
 // clang-format on
 
 namespace polyhal::level_zero {

@@ -8,7 +8,8 @@
 // freed before the command has run. A regular list is not appended to once closed, is submitted
 // only closed, to an immediate list of its context, device and command queue group, and only
 // once its previous submission has finished (Level Zero lets no list be submitted while the
-// device may still run it). The double records no events in regular lists.
+// device may still run it), with its kernels and memory alive. The double records no events in
+// regular lists.
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -135,7 +136,12 @@ ze_result_t append(ze_command_list_handle_t list, Command command, uint32_t numW
         breach("%s: command list %p was closed; a closed list is not appended to until reset",
                command.call, static_cast<void*>(list));
     }
-    if (command.signal != nullptr || numWaitEvents > 0) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    if (command.signal != nullptr || numWaitEvents > 0) {
+        breach(
+            "%s: the double does not model events in regular command lists (each run would "
+            "need them reset); extend it before a plugin records any",
+            command.call);
+    }
     list->recorded.push_back(std::move(command));
     return ZE_RESULT_SUCCESS;
 }
@@ -211,6 +217,7 @@ ze_result_t ZE_APICALL commandListImmediateAppendCommandLists(
                 kCall, static_cast<void*>(list), list->submittedPending);
         }
         for (const Command& recorded : list->recorded) {
+            if (recorded.kernel != nullptr) expectLive(recorded.kernel, Kind::Kernel, kCall);
             for (uintptr_t base : recorded.uses) {
                 if (state().allocations.count(base) == 0) {
                     breach(
@@ -449,6 +456,7 @@ ze_result_t ZE_APICALL commandListAppendLaunchKernel(
     if (!list->computeCapable) return ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE;
     Command command(kCall);
     command.work = captureLaunch(list, kernel, *groups, &command.uses);
+    command.kernel = kernel;
     if (!command.work) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
     command.signal = signal;
     return append(list, std::move(command), numWaitEvents, waitEvents);

@@ -137,6 +137,7 @@ struct Command {
     std::function<void()> work;   // null for barriers
     std::vector<uintptr_t> uses;  // the allocations it reads or writes, by base address
     ze_command_list_handle_t runOf = nullptr;  // the regular list it is a submitted copy of
+    ze_kernel_handle_t kernel = nullptr;       // the kernel a launch runs
 };
 
 }  // namespace zedouble

@@ -391,8 +391,10 @@ TEST_CASE("a graph launches as one submission of a regular command list, its ope
     halPluginModule module = loadCtsKernels(device);
     halPluginFunction fill = nullptr;
     REQUIRE(ze.moduleGetFunction(module, "fill_u32", &fill) == HAL_SUCCESS);
-    halPluginStream stream = nullptr;
-    REQUIRE(ze.streamCreate(device, 0, 0, &stream) == HAL_SUCCESS);
+    halPluginStream streams[2] = {};
+    for (halPluginStream& stream : streams) {
+        REQUIRE(ze.streamCreate(device, 0, 0, &stream) == HAL_SUCCESS);
+    }
     auto scenarioOwner = std::make_unique<GraphOfEveryKind>(device, fill);
     GraphOfEveryKind& scenario = *scenarioOwner;
 
@@ -400,7 +402,10 @@ TEST_CASE("a graph launches as one submission of a regular command list, its ope
     REQUIRE_PLUGIN_OK(ze.graphCreate(device, &scenario.desc, &graph));
     // The kernel's arguments were taken by value when the graph was made.
     scenario.value = 0xBAD;
-    for (int launch = 0; launch < 3; ++launch) {
+    // On either stream in turn: a recording whose run has finished is submitted again, to
+    // another immediate list.
+    for (int launch = 0; launch < 4; ++launch) {
+        halPluginStream stream = streams[launch % 2];
         scenario.clearResults();
         const uint64_t before = commandListSubmissions();
         REQUIRE_PLUGIN_OK(ze.graphLaunch(graph, stream));
@@ -413,7 +418,7 @@ TEST_CASE("a graph launches as one submission of a regular command list, its ope
     CHECK(scenario.releases == 1);
 
     scenarioOwner.reset();
-    REQUIRE(ze.streamDestroy(stream) == HAL_SUCCESS);
+    for (halPluginStream stream : streams) REQUIRE(ze.streamDestroy(stream) == HAL_SUCCESS);
     REQUIRE(ze.moduleUnload(module) == HAL_SUCCESS);
     ze.deviceClose(device);
 }

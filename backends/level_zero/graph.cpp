@@ -17,15 +17,14 @@
 // the specification promises only for zeMemAllocHost memory).
 #include <polyhal/plugin_support.hpp>
 
-#include <algorithm>
 #include <cstring>
-#include <iterator>
 #include <memory>
 #include <mutex>
 #include <vector>
 
 #include "device.hpp"
 #include "engine/copy.hpp"
+#include "engine/retired.hpp"
 #include "engine/translate.hpp"
 #include "entries.hpp"
 #include "error.hpp"
@@ -347,24 +346,7 @@ void GraphDeleter::operator()(Graph* graph) const {
 }
 
 void reapRetiredGraphs(Device& device, bool wait) {
-    std::vector<std::unique_ptr<Graph, GraphDeleter>> finished;  // destroyed after unlocking
-    {
-        std::lock_guard<std::mutex> lock(device.graphsMutex);
-        auto& retiring = device.retiringGraphs;
-        if (wait) {
-            finished.swap(retiring);
-        } else {
-            const auto idle =
-                std::partition(retiring.begin(), retiring.end(),
-                               [](const auto& graph) { return !graph->isFinished(); });
-            finished.reserve(static_cast<size_t>(retiring.end() - idle));
-            std::move(idle, retiring.end(), std::back_inserter(finished));
-            retiring.erase(idle, retiring.end());
-        }
-    }
-    if (wait) {
-        for (const auto& graph : finished) graph->waitIdle();
-    }
+    reapRetired(device.graphsMutex, device.retiringGraphs, wait);
 }
 
 halError graphCreate(halPluginDevice deviceHandle, const halPluginGraphDesc* desc,

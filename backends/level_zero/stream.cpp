@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <iterator>
 
 #include "device.hpp"
+#include "engine/retired.hpp"
 #include "engine/shared_event_steps.hpp"
 #include "engine/translate.hpp"
 #include "entries.hpp"
@@ -349,23 +349,7 @@ halError launchHostFunc(halPluginStream handle, halHostFn fn, void* userData) {
 }
 
 void reapRetiredStreams(Device& device, bool wait) {
-    std::vector<std::shared_ptr<Stream>> finished;  // destroyed after unlocking
-    {
-        std::lock_guard<std::mutex> lock(device.streamsMutex);
-        auto& retiring = device.retiringStreams;
-        if (wait) {
-            finished.swap(retiring);
-        } else {
-            const auto idle = std::partition(retiring.begin(), retiring.end(),
-                                             [](const auto& s) { return !s->isFinished(); });
-            finished.reserve(static_cast<size_t>(retiring.end() - idle));
-            std::move(idle, retiring.end(), std::back_inserter(finished));
-            retiring.erase(idle, retiring.end());
-        }
-    }
-    if (wait) {
-        for (const auto& stream : finished) stream->waitIdle();
-    }
+    reapRetired(device.streamsMutex, device.retiringStreams, wait);
 }
 
 }  // namespace polyhal::level_zero

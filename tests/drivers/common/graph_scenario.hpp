@@ -51,18 +51,7 @@ class GraphScenario {
         REQUIRE(halLaunchHostFunc(stream_, countCall, &calls_) == HAL_SUCCESS);
         REQUIRE(halMemcpyAsync(copy, kBytes, device_, kBytes, HAL_MEMCPY_DEVICE_TO_HOST, stream_) ==
                 HAL_SUCCESS);
-        halMemcpy3DParams params{};
-        params.size = sizeof params;
-        params.dst = box;
-        params.dstPitch = 32;
-        params.dstSlicePitch = 80;
-        params.src = device_;
-        params.srcPitch = 16;
-        params.srcSlicePitch = 48;
-        params.width = 8;
-        params.height = 2;
-        params.depth = 2;
-        params.kind = HAL_MEMCPY_DEVICE_TO_HOST;
+        const halMemcpy3DParams params = boxCopy(box, device_);
         REQUIRE(halMemcpy3DAsync(&params, stream_) == HAL_SUCCESS);
         halGraph graph = nullptr;
         REQUIRE(halStreamEndCapture(stream_, &graph) == HAL_SUCCESS);
@@ -70,6 +59,23 @@ class GraphScenario {
     }
 
     int calls() const { return calls_; }
+
+    // The box copy from device memory `source` to host memory `box` (kBoxBytes).
+    static halMemcpy3DParams boxCopy(unsigned char* box, const void* source) {
+        halMemcpy3DParams params{};
+        params.size = sizeof params;
+        params.dst = box;
+        params.dstPitch = 32;
+        params.dstSlicePitch = 80;
+        params.src = source;
+        params.srcPitch = 16;
+        params.srcSlicePitch = 48;
+        params.width = 8;
+        params.height = 2;
+        params.depth = 2;
+        params.kind = HAL_MEMCPY_DEVICE_TO_HOST;
+        return params;
+    }
 
     // Each row of `box` holds the bytes of the device memory it was copied from, as `copy` holds
     // them; the bytes between the rows are untouched (zero).

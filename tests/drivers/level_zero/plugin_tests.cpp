@@ -14,13 +14,13 @@
 #include <ctime>
 #include <fstream>
 #include <iterator>
-#include <memory>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "gate.hpp"
+#include "graph_scenario.hpp"
 #include "plugin_table.hpp"
 
 namespace {
@@ -297,16 +297,19 @@ void countRelease(void* releases) {
     ++*static_cast<std::atomic<int>*>(releases);
 }
 
-// A graph of one device's: a fill of `device`, a kernel writing `value` over its first
-// `kWords` words, a copy of the whole to `copy` (host memory of the driver), and a box copy of
-// two rows of two slices to `box`.
+// A graph of device 0, opened for it: a fill of device memory, a kernel writing `value` over its
+// first `kWords` words, a copy of the whole to `copy` (host memory of the driver), and a box copy
+// of two rows of two slices to `box`.
 struct GraphOfEveryKind {
     static constexpr size_t kBytes = 1024;
     static constexpr uint32_t kWords = 64;
     static constexpr uint32_t kValue = 0xC0DE;
 
-    GraphOfEveryKind(halPluginDevice device, halPluginFunction fill)
-        : ze(plugin()), device(device) {
+    GraphOfEveryKind() : ze(plugin()) {
+        REQUIRE(ze.deviceOpen(0, &device) == HAL_SUCCESS);
+        module = loadCtsKernels(device);
+        halPluginFunction fill = nullptr;
+        REQUIRE(ze.moduleGetFunction(module, "fill_u32", &fill) == HAL_SUCCESS);
         REQUIRE(ze.memAllocDevice(device, kBytes, &memory) == HAL_SUCCESS);
         REQUIRE(ze.memAllocHost(device, kBytes, &copy) == HAL_SUCCESS);
         REQUIRE(ze.memAllocHost(device, kBytes, &box) == HAL_SUCCESS);
@@ -320,18 +323,8 @@ struct GraphOfEveryKind {
         ops[2].kind = HAL_PLUGIN_GRAPH_OP_COPY;
         ops[2].params.copy = {copy, memory, kBytes, HAL_MEMCPY_DEVICE_TO_HOST};
         ops[3].kind = HAL_PLUGIN_GRAPH_OP_COPY_3D;
-        halMemcpy3DParams& region = ops[3].params.copy3D;
-        region.size = sizeof region;
-        region.dst = box;
-        region.dstPitch = 32;
-        region.dstSlicePitch = 80;
-        region.src = memory;
-        region.srcPitch = 16;
-        region.srcSlicePitch = 48;
-        region.width = 8;
-        region.height = 2;
-        region.depth = 2;
-        region.kind = HAL_MEMCPY_DEVICE_TO_HOST;
+        ops[3].params.copy3D =
+            polyhal::doubles::GraphScenario::boxCopy(static_cast<unsigned char*>(box), memory);
         desc.size = sizeof desc;
         desc.ops = ops;
         desc.numOps = 4;
@@ -343,6 +336,8 @@ struct GraphOfEveryKind {
         CHECK(ze.memFreeDevice(device, memory) == HAL_SUCCESS);
         CHECK(ze.memFreeHost(device, copy) == HAL_SUCCESS);
         CHECK(ze.memFreeHost(device, box) == HAL_SUCCESS);
+        CHECK(ze.moduleUnload(module) == HAL_SUCCESS);
+        ze.deviceClose(device);
     }
 
     void clearResults() {
@@ -358,17 +353,12 @@ struct GraphOfEveryKind {
         CHECK(head == std::vector<uint32_t>(kWords, kValue));
         CHECK(std::all_of(bytes + sizeof(uint32_t) * kWords, bytes + kBytes,
                           [](unsigned char byte) { return byte == 0x6B; }));
-        const auto* rows = static_cast<const unsigned char*>(box);
-        for (size_t slice = 0; slice < 2; ++slice) {
-            for (size_t row = 0; row < 2; ++row) {
-                CHECK(std::memcmp(rows + slice * 80 + row * 32, bytes + slice * 48 + row * 16, 8) ==
-                      0);
-            }
-        }
+        polyhal::doubles::GraphScenario::checkBox(static_cast<const unsigned char*>(box), bytes);
     }
 
     const halPluginDispatchTable& ze;
-    halPluginDevice device;
+    halPluginDevice device = nullptr;
+    halPluginModule module = nullptr;
     void* memory = nullptr;
     void* copy = nullptr;
     void* box = nullptr;
@@ -386,20 +376,13 @@ TEST_CASE("a graph launches as one submission of a regular command list, its ope
           "[graph]") {
     const halPluginDispatchTable& ze = plugin();
     REQUIRE(ze.graphCreate != nullptr);
-    halPluginDevice device = nullptr;
-    REQUIRE(ze.deviceOpen(0, &device) == HAL_SUCCESS);
-    halPluginModule module = loadCtsKernels(device);
-    halPluginFunction fill = nullptr;
-    REQUIRE(ze.moduleGetFunction(module, "fill_u32", &fill) == HAL_SUCCESS);
+    GraphOfEveryKind scenario;
     halPluginStream streams[2] = {};
     for (halPluginStream& stream : streams) {
-        REQUIRE(ze.streamCreate(device, 0, 0, &stream) == HAL_SUCCESS);
+        REQUIRE(ze.streamCreate(scenario.device, 0, 0, &stream) == HAL_SUCCESS);
     }
-    auto scenarioOwner = std::make_unique<GraphOfEveryKind>(device, fill);
-    GraphOfEveryKind& scenario = *scenarioOwner;
-
     halPluginGraph graph = nullptr;
-    REQUIRE_PLUGIN_OK(ze.graphCreate(device, &scenario.desc, &graph));
+    REQUIRE_PLUGIN_OK(ze.graphCreate(scenario.device, &scenario.desc, &graph));
     // The kernel's arguments were taken by value when the graph was made.
     scenario.value = 0xBAD;
     // On either stream in turn: a recording whose run has finished is submitted again, to
@@ -416,26 +399,16 @@ TEST_CASE("a graph launches as one submission of a regular command list, its ope
     CHECK(scenario.releases == 0);
     REQUIRE(ze.graphDestroy(graph) == HAL_SUCCESS);
     CHECK(scenario.releases == 1);
-
-    scenarioOwner.reset();
     for (halPluginStream stream : streams) REQUIRE(ze.streamDestroy(stream) == HAL_SUCCESS);
-    REQUIRE(ze.moduleUnload(module) == HAL_SUCCESS);
-    ze.deviceClose(device);
 }
 
 TEST_CASE("a launch never submits a recording that may still run, and never blocks", "[graph]") {
     const halPluginDispatchTable& ze = plugin();
-    halPluginDevice device = nullptr;
-    REQUIRE(ze.deviceOpen(0, &device) == HAL_SUCCESS);
-    halPluginModule module = loadCtsKernels(device);
-    halPluginFunction fill = nullptr;
-    REQUIRE(ze.moduleGetFunction(module, "fill_u32", &fill) == HAL_SUCCESS);
+    GraphOfEveryKind scenario;
     halPluginStream stream = nullptr;
-    REQUIRE(ze.streamCreate(device, 0, 0, &stream) == HAL_SUCCESS);
-    auto scenarioOwner = std::make_unique<GraphOfEveryKind>(device, fill);
-    GraphOfEveryKind& scenario = *scenarioOwner;
+    REQUIRE(ze.streamCreate(scenario.device, 0, 0, &stream) == HAL_SUCCESS);
     halPluginGraph graph = nullptr;
-    REQUIRE_PLUGIN_OK(ze.graphCreate(device, &scenario.desc, &graph));
+    REQUIRE_PLUGIN_OK(ze.graphCreate(scenario.device, &scenario.desc, &graph));
     scenario.value = 0xBAD;  // the replayed launches, too, use the value the graph took
     scenario.clearResults();
 
@@ -452,27 +425,17 @@ TEST_CASE("a launch never submits a recording that may still run, and never bloc
     REQUIRE(ze.graphDestroy(graph) == HAL_SUCCESS);
     CHECK(scenario.releases == 0);
     gate.open = true;
-    REQUIRE(ze.deviceSynchronize(device) == HAL_SUCCESS);
+    REQUIRE(ze.deviceSynchronize(scenario.device) == HAL_SUCCESS);
     CHECK(scenario.releases == 1);
     scenario.checkResults();
-
-    scenarioOwner.reset();
     REQUIRE(ze.streamDestroy(stream) == HAL_SUCCESS);
-    REQUIRE(ze.moduleUnload(module) == HAL_SUCCESS);
-    ze.deviceClose(device);
 }
 
 TEST_CASE("a device's close waits for its retired graphs and releases them", "[graph]") {
     const halPluginDispatchTable& ze = plugin();
-    // The memory comes from a second handle of the device, which stays open.
-    halPluginDevice keeper = nullptr;
-    REQUIRE(ze.deviceOpen(0, &keeper) == HAL_SUCCESS);
-    halPluginModule module = loadCtsKernels(keeper);
-    halPluginFunction fill = nullptr;
-    REQUIRE(ze.moduleGetFunction(module, "fill_u32", &fill) == HAL_SUCCESS);
-    auto scenarioOwner = std::make_unique<GraphOfEveryKind>(keeper, fill);
-    GraphOfEveryKind& scenario = *scenarioOwner;
-
+    // The graph's memory and kernel come from the scenario's handle of the device, which stays
+    // open; the graph and its stream from a second handle, closed with the launch pending.
+    GraphOfEveryKind scenario;
     halPluginDevice device = nullptr;
     REQUIRE(ze.deviceOpen(0, &device) == HAL_SUCCESS);
     halPluginStream stream = nullptr;
@@ -494,9 +457,6 @@ TEST_CASE("a device's close waits for its retired graphs and releases them", "[g
     opener.join();
     CHECK(scenario.releases == 1);
     scenario.checkResults();
-    scenarioOwner.reset();
-    REQUIRE(ze.moduleUnload(module) == HAL_SUCCESS);
-    ze.deviceClose(keeper);
 }
 
 TEST_CASE("graphs a recorded command list cannot run as the eager calls would are declined",

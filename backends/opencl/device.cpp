@@ -100,7 +100,7 @@ halError deviceGetInfo(halPluginDevice device, halPluginDeviceInfo* info) {
         deviceInfo<size_t>(self.id(), CL_DEVICE_MAX_WORK_GROUP_SIZE, 1), UINT32_MAX));
     mine.maxSharedMemoryPerBlock = deviceInfo<cl_ulong>(self.id(), CL_DEVICE_LOCAL_MEM_SIZE, 0);
     mine.maxKernelArgumentBytes = deviceInfo<size_t>(self.id(), CL_DEVICE_MAX_PARAMETER_SIZE, 0);
-    // Each stream runs its host functions on its own thread (engine/host_func_thread.hpp).
+    // Each stream runs its host functions on its own thread (engine/host_work_thread.hpp).
     mine.capabilities = HAL_DEVICE_CAP_HOST_FUNCTIONS | HAL_DEVICE_CAP_CONCURRENT_HOST_FUNCTIONS |
                         HAL_DEVICE_CAP_NATIVE_HANDLES;
     if (self.profiling()) mine.capabilities |= HAL_DEVICE_CAP_TIMING_EVENTS;

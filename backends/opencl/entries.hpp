@@ -16,7 +16,8 @@ POLYHAL_PLUGIN_DECLARE_ENTRIES(streamGetNativeHandle, launchHostFunc);  // strea
 POLYHAL_PLUGIN_DECLARE_ENTRIES(eventElapsedTime, eventCompletionTime);  // event.cpp
 POLYHAL_PLUGIN_DECLARE_ENTRIES(memAllocHost, memFreeHost);              // memory.cpp
 POLYHAL_PLUGIN_DECLARE_ENTRIES(moduleLoadData, moduleUnload, moduleGetFunction,
-                               launchKernel);  // module.cpp
+                               launchKernel);                            // module.cpp
+POLYHAL_PLUGIN_DECLARE_ENTRIES(graphCreate, graphLaunch, graphDestroy);  // graph.cpp
 
 }  // namespace polyhal::opencl
 

@@ -178,7 +178,8 @@ halError setArgument(const Function& function, const SvmRegistry& svm, cl_uint i
                      const halKernelArg& arg) {
     const void* pointer = nullptr;
     if (arg.size == sizeof pointer) std::memcpy(&pointer, arg.value, sizeof pointer);
-    const bool svmPointer = arg.size == sizeof pointer && svm.contains(pointer, &function.lastSvmHit());
+    const bool svmPointer =
+        arg.size == sizeof pointer && svm.contains(pointer, &function.lastSvmHit());
     const cl_int error = svmPointer ? clSetKernelArgSVMPointer(function.kernel(), index, pointer)
                                     : clSetKernelArg(function.kernel(), index, arg.size, arg.value);
     if (error == CL_SUCCESS) return HAL_SUCCESS;
@@ -208,35 +209,46 @@ bool isLaunchShapeError(cl_int error) {
 
 }  // namespace
 
+halError checkArgumentCount(const Function& function, uint32_t numArgs, size_t dynamicSharedBytes) {
+    const bool dynamicShared = dynamicSharedBytes > 0;
+    if (numArgs + (dynamicShared ? 1u : 0u) == function.numArgs()) return HAL_SUCCESS;
+    return plugin::fail(HAL_ERROR_INVALID_VALUE,
+                        "kernel '%s' has %u parameters; the launch passes %u argument(s)%s",
+                        function.name().c_str(), function.numArgs(), numArgs,
+                        dynamicShared ? " and the __local pointer for dynamic shared memory" : "");
+}
+
+halError setLaunchArguments(const Function& function, const SvmRegistry& svm,
+                            const halKernelArg* args, uint32_t numArgs, size_t dynamicSharedBytes) {
+    for (uint32_t i = 0; i < numArgs; ++i) {
+        if (halError error = setArgument(function, svm, i, args[i])) return error;
+    }
+    if (dynamicSharedBytes > 0) return setDynamicShared(function, numArgs, dynamicSharedBytes);
+    return HAL_SUCCESS;
+}
+
+cl_int enqueueKernel(cl_command_queue queue, const Function& function, halDim3 grid, halDim3 block,
+                     cl_uint numWaits, const cl_event* waits, cl_event* event) {
+    const size_t global[3] = {size_t{grid.x} * block.x, size_t{grid.y} * block.y,
+                              size_t{grid.z} * block.z};
+    const size_t local[3] = {block.x, block.y, block.z};
+    return clEnqueueNDRangeKernel(queue, function.kernel(), 3, nullptr, global, local, numWaits,
+                                  waits, event);
+}
+
 halError launchKernel(halPluginStream stream, halPluginFunction function, halDim3 grid,
                       halDim3 block, size_t dynamicSharedBytes, const halKernelArg* args,
                       uint32_t numArgs) {
     Stream& self = plugin::fromHandle<Stream>(stream);
     const Function& kernel = plugin::fromHandle<Function>(function);
-    const bool dynamicShared = dynamicSharedBytes > 0;
-    if (numArgs + (dynamicShared ? 1u : 0u) != kernel.numArgs()) {
-        return plugin::fail(
-            HAL_ERROR_INVALID_VALUE,
-            "kernel '%s' has %u parameters; the launch passes %u argument(s)%s",
-            kernel.name().c_str(), kernel.numArgs(), numArgs,
-            dynamicShared ? " and the __local pointer for dynamic shared memory" : "");
-    }
-    const size_t global[3] = {size_t{grid.x} * block.x, size_t{grid.y} * block.y,
-                              size_t{grid.z} * block.z};
-    const size_t local[3] = {block.x, block.y, block.z};
+    if (halError error = checkArgumentCount(kernel, numArgs, dynamicSharedBytes)) return error;
     std::lock_guard lock(kernel.launchMutex());
-    for (uint32_t i = 0; i < numArgs; ++i) {
-        const halError error = setArgument(kernel, self.device().platform().svm, i, args[i]);
-        if (error != HAL_SUCCESS) return error;
-    }
-    if (dynamicShared) {
-        if (halError error = setDynamicShared(kernel, numArgs, dynamicSharedBytes)) {
-            return error;
-        }
+    if (halError error = setLaunchArguments(kernel, self.device().platform().svm, args, numArgs,
+                                            dynamicSharedBytes)) {
+        return error;
     }
     return self.submit([&](cl_event* last) {
-        const cl_int error = clEnqueueNDRangeKernel(self.queue(), kernel.kernel(), 3, nullptr,
-                                                    global, local, 0, nullptr, last);
+        const cl_int error = enqueueKernel(self.queue(), kernel, grid, block, 0, nullptr, last);
         if (isLaunchShapeError(error)) {
             return plugin::fail(HAL_ERROR_INVALID_VALUE,
                                 "kernel '%s' with blocks of %ux%ux%u: clEnqueueNDRangeKernel: "

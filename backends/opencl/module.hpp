@@ -46,6 +46,17 @@ class Function {
     mutable SvmRegistry::LastHit lastSvmHit_;
 };
 
+// Checks that `numArgs` arguments, and the __local pointer of dynamic shared memory when
+// dynamicSharedBytes > 0, match the kernel's parameters.
+halError checkArgumentCount(const Function& function, uint32_t numArgs, size_t dynamicSharedBytes);
+// Sets the launch's arguments on the function's cl_kernel, for the enqueue that follows; the
+// caller holds function.launchMutex() until that enqueue.
+halError setLaunchArguments(const Function& function, const SvmRegistry& svm,
+                            const halKernelArg* args, uint32_t numArgs, size_t dynamicSharedBytes);
+// clEnqueueNDRangeKernel of `function` in polyhal's geometry: blocks are work-groups.
+cl_int enqueueKernel(cl_command_queue queue, const Function& function, halDim3 grid, halDim3 block,
+                     cl_uint numWaits, const cl_event* waits, cl_event* event);
+
 // What halPluginModule points to.
 class Module {
   public:

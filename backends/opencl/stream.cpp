@@ -1,5 +1,5 @@
-// Streams are in-order OpenCL command queues; host functions run in their order on a thread of
-// the stream's own (engine/host_func_thread.hpp).
+// Streams are in-order OpenCL command queues; host functions run, and graphs are enqueued, in
+// their order on a thread of the stream's own (engine/host_work_thread.hpp).
 #include "stream.hpp"
 
 #include <CL/cl_ext.h>
@@ -14,14 +14,84 @@
 
 namespace polyhal::opencl {
 
+namespace {
+
+// Maps polyhal's priority, clamped by the core to the range deviceGetInfo reports (-1 highest,
+// 1 lowest), to cl_khr_priority_hints.
+cl_queue_priority_khr priorityHint(int priority) {
+    if (priority < 0) return CL_QUEUE_PRIORITY_HIGH_KHR;
+    if (priority > 0) return CL_QUEUE_PRIORITY_LOW_KHR;
+    return CL_QUEUE_PRIORITY_MED_KHR;
+}
+
+// An in-order queue of `device`, profiling where the device can, with `priority` as a hint.
+halError createQueue(const Device& device, int priority, cl_command_queue* queue) {
+    cl_queue_properties properties[5] = {0};
+    size_t next = 0;
+    if (device.profiling()) {
+        properties[next++] = CL_QUEUE_PROPERTIES;
+        properties[next++] = CL_QUEUE_PROFILING_ENABLE;
+    }
+    if (device.priorityHints()) {
+        properties[next++] = CL_QUEUE_PRIORITY_KHR;
+        properties[next++] = priorityHint(priority);
+    }
+    cl_int error = CL_SUCCESS;
+    *queue = clCreateCommandQueueWithProperties(device.context(), device.id(), properties, &error);
+    return *queue == nullptr ? checkCall(error, "clCreateCommandQueueWithProperties") : HAL_SUCCESS;
+}
+
+}  // namespace
+
 Stream::~Stream() {
     if (last_ != nullptr) clReleaseEvent(last_);
+    // OpenCL finishes what the queues hold before it deletes them; the host-work thread holds
+    // references of its own to the batch queue while it has work for it.
+    if (batchQueue_ != nullptr) clReleaseCommandQueue(batchQueue_);
     clReleaseCommandQueue(queue_);
 }
 
-HostFuncThread& Stream::hostFuncThread() {
-    if (!hostFuncs_) hostFuncs_ = std::make_unique<HostFuncThread>();
-    return *hostFuncs_;
+HostWorkThread& Stream::hostWorkThread() {
+    if (!hostWork_) hostWork_ = std::make_unique<HostWorkThread>();
+    return *hostWork_;
+}
+
+halError Stream::postHostWork(HostWorkList& work, cl_event* doneForCaller) {
+    return submit([&](cl_event* last) {
+        HostWorkThread& thread = hostWorkThread();
+        HostWork& item = work.front();
+        if (item.batch) {
+            if (batchQueue_ == nullptr) {
+                if (halError error = createQueue(device_, priority_, &batchQueue_)) return error;
+            }
+            item.batchQueue = batchQueue_;
+        }
+        cl_int error = CL_SUCCESS;
+        cl_event done = clCreateUserEvent(device_.context(), &error);
+        if (done == nullptr) return checkCall(error, "clCreateUserEvent");
+        cl_event ready = nullptr;
+        error = clEnqueueMarkerWithWaitList(queue_, 0, nullptr, &ready);
+        if (error != CL_SUCCESS) {
+            clReleaseEvent(done);
+            return checkCall(error, "clEnqueueMarkerWithWaitList");
+        }
+        error = clEnqueueBarrierWithWaitList(queue_, 1, &done, last);
+        if (error != CL_SUCCESS) {
+            clReleaseEvent(done);
+            *last = ready;  // enqueued: the stream's last command now
+            return checkCall(error, "clEnqueueBarrierWithWaitList");
+        }
+        clFlush(queue_);  // the host-work thread waits for `ready`: make sure it starts
+        item.ready = ready;
+        item.done = done;
+        if (item.batch) clRetainCommandQueue(batchQueue_);
+        if (doneForCaller != nullptr) {
+            clRetainEvent(done);
+            *doneForCaller = done;
+        }
+        thread.post(work);
+        return HAL_SUCCESS;
+    });
 }
 
 void Stream::noteCompleted(uint64_t sequence) {
@@ -94,30 +164,14 @@ halError Stream::reportFailure(cl_int status, uint64_t sequence) {
 
 namespace {
 
-// Maps polyhal's priority, clamped by the core to the range deviceGetInfo reports (-1 highest,
-// 1 lowest), to cl_khr_priority_hints.
-cl_queue_priority_khr priorityHint(int priority) {
-    if (priority < 0) return CL_QUEUE_PRIORITY_HIGH_KHR;
-    if (priority > 0) return CL_QUEUE_PRIORITY_LOW_KHR;
-    return CL_QUEUE_PRIORITY_MED_KHR;
-}
-
-void CL_CALLBACK completeStandIn(cl_event, cl_int status, void* standIn) {
-    auto event = static_cast<cl_event>(standIn);
-    clSetUserEventStatus(event, status < 0 ? status : CL_COMPLETE);
-    clReleaseEvent(event);
-}
-
 // A user event of the stream's context that completes when `foreign`, a command of another
 // context (a device of another platform), does: OpenCL cannot wait for the foreign event itself.
 halError standInFor(cl_event foreign, cl_context context, cl_event* standIn) {
     cl_int error = CL_SUCCESS;
     cl_event event = clCreateUserEvent(context, &error);
     if (event == nullptr) return checkCall(error, "clCreateUserEvent");
-    clRetainEvent(event);  // the callback's reference
-    error = clSetEventCallback(foreign, CL_COMPLETE, completeStandIn, event);
+    error = completeWhenDone(foreign, event);
     if (error != CL_SUCCESS) {
-        clReleaseEvent(event);
         clReleaseEvent(event);
         return checkCall(error, "clSetEventCallback");
     }
@@ -130,23 +184,11 @@ halError standInFor(cl_event foreign, cl_context context, cl_event* standIn) {
 halError streamCreate(halPluginDevice device, int priority, uint32_t /*flags: none defined*/,
                       halPluginStream* stream) {
     Device& owner = plugin::fromHandle<Device>(device);
-    cl_queue_properties properties[5] = {0};
-    size_t next = 0;
-    if (owner.profiling()) {
-        properties[next++] = CL_QUEUE_PROPERTIES;
-        properties[next++] = CL_QUEUE_PROFILING_ENABLE;
-    }
-    if (owner.priorityHints()) {
-        properties[next++] = CL_QUEUE_PRIORITY_KHR;
-        properties[next++] = priorityHint(priority);
-    }
-    cl_int error = CL_SUCCESS;
-    cl_command_queue queue =
-        clCreateCommandQueueWithProperties(owner.context(), owner.id(), properties, &error);
-    if (queue == nullptr) return checkCall(error, "clCreateCommandQueueWithProperties");
+    cl_command_queue queue = nullptr;
+    if (halError error = createQueue(owner, priority, &queue)) return error;
     std::shared_ptr<Stream> created;
     try {
-        created = std::make_shared<Stream>(owner, queue);
+        created = std::make_shared<Stream>(owner, queue, priority);
     } catch (...) {
         clReleaseCommandQueue(queue);
         throw;
@@ -202,34 +244,13 @@ halError streamGetNativeHandle(halPluginStream stream, void** native) {
     return HAL_SUCCESS;
 }
 
-// Enqueues a marker `ready` and a barrier on a user event `done`; the stream's host-function
-// thread runs `fn` once `ready` completes, then completes `done` (engine/host_func_thread.hpp).
+// The stream's host-work thread runs `fn` once the work before it is done, then releases the
+// work after it (engine/host_work_thread.hpp).
 halError launchHostFunc(halPluginStream stream, halHostFn fn, void* userData) {
-    Stream& self = plugin::fromHandle<Stream>(stream);
-    HostFuncCalls call{{nullptr, fn, userData, nullptr}};
-    return self.submit([&](cl_event* last) {
-        HostFuncThread& thread = self.hostFuncThread();
-        cl_int error = CL_SUCCESS;
-        cl_event done = clCreateUserEvent(self.device().context(), &error);
-        if (done == nullptr) return checkCall(error, "clCreateUserEvent");
-        cl_event ready = nullptr;
-        error = clEnqueueMarkerWithWaitList(self.queue(), 0, nullptr, &ready);
-        if (error != CL_SUCCESS) {
-            clReleaseEvent(done);
-            return checkCall(error, "clEnqueueMarkerWithWaitList");
-        }
-        error = clEnqueueBarrierWithWaitList(self.queue(), 1, &done, last);
-        if (error != CL_SUCCESS) {
-            clReleaseEvent(done);
-            *last = ready;  // enqueued: the stream's last command now
-            return checkCall(error, "clEnqueueBarrierWithWaitList");
-        }
-        clFlush(self.queue());  // the host thread waits for `ready`: make sure it starts
-        call.front().ready = ready;
-        call.front().done = done;
-        thread.post(call);
-        return HAL_SUCCESS;
-    });
+    HostWorkList work(1);
+    work.front().fn = fn;
+    work.front().userData = userData;
+    return plugin::fromHandle<Stream>(stream).postHostWork(work);
 }
 
 }  // namespace polyhal::opencl

@@ -10,7 +10,7 @@
 #include <memory>
 #include <mutex>
 
-#include "engine/host_func_thread.hpp"
+#include "engine/host_work_thread.hpp"
 
 namespace polyhal::opencl {
 
@@ -22,8 +22,10 @@ class Stream {
   public:
     using Handle = halPluginStream;
 
-    // Takes over `queue` (in order, profiling enabled where the device can).
-    Stream(Device& device, cl_command_queue queue) : device_(device), queue_(queue) {}
+    // Takes over `queue` (in order, profiling enabled where the device can), made with
+    // `priority`.
+    Stream(Device& device, cl_command_queue queue, int priority)
+        : device_(device), queue_(queue), priority_(priority) {}
     // Releases the queue; OpenCL finishes its submitted work and deletes it afterwards.
     ~Stream();
     Stream(const Stream&) = delete;
@@ -58,9 +60,11 @@ class Stream {
     // Waits for the last command and leaves a failure pending for the next query.
     halError waitIdle();
 
-    // The thread that runs this stream's host functions, started on first use. Only from a
-    // submit body, which holds the stream's lock.
-    HostFuncThread& hostFuncThread();
+    // Enqueues a marker and a barrier on a user event, and hands `work` (one item, whose fn or
+    // batch is set) to the stream's host-work thread, which completes the user event (see
+    // engine/host_work_thread.hpp). A batch goes to the stream's batch queue, made on first use.
+    // With `done`, the user event, retained for the caller.
+    halError postHostWork(HostWorkList& work, cl_event* done = nullptr);
 
   private:
     // Has the last command already been seen finished without failure (or was none enqueued)?
@@ -77,8 +81,12 @@ class Stream {
     // Reports a failed command once; HAL_SUCCESS when it was reported before. Lock held.
     halError reportFailure(cl_int status, uint64_t sequence);
 
+    // The thread that does this stream's host work, started on first use. Lock held.
+    HostWorkThread& hostWorkThread();
+
     Device& device_;
     const cl_command_queue queue_;
+    const int priority_;
 
     std::mutex mutex_;
     cl_event last_ = nullptr;
@@ -86,7 +94,11 @@ class Stream {
     std::atomic<uint64_t> sequence_{0};
     std::atomic<uint64_t> completed_{0};  // the last command seen finished without failure
     uint64_t reportedSequence_ = 0;       // the last_ whose failure was already reported
-    std::unique_ptr<HostFuncThread> hostFuncs_;
+    std::unique_ptr<HostWorkThread> hostWork_;
+    // A second queue for the graphs launched on the stream (engine/host_work_thread.hpp), made
+    // on first launch: their commands are enqueued on it while the stream's own queue holds the
+    // work after them.
+    cl_command_queue batchQueue_ = nullptr;
 };
 
 }  // namespace polyhal::opencl

@@ -1,8 +1,6 @@
 // Kernel launches with the conformance kernels (backends/opencl/cts_kernels/cts_kernels.cl).
 #include <algorithm>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <thread>
 
 #include "plugin_fixture.hpp"
@@ -10,27 +8,6 @@
 using namespace opencl_test;
 
 namespace {
-
-// The CTS kernel module, loaded once.
-halPluginModule ctsModule() {
-    static halPluginModule module = [] {
-        std::ifstream file(POLYHAL_OPENCL_CTS_KERNELS);
-        std::stringstream source;
-        source << file.rdbuf();
-        const std::string image = source.str();
-        REQUIRE(!image.empty());
-        halPluginModule loaded = nullptr;
-        REQUIRE_OK(plugin().moduleLoadData(device(), image.data(), image.size(), &loaded));
-        return loaded;
-    }();
-    return module;
-}
-
-halPluginFunction kernel(const char* name) {
-    halPluginFunction function = nullptr;
-    REQUIRE_OK(plugin().moduleGetFunction(ctsModule(), name, &function));
-    return function;
-}
 
 template <class T>
 halKernelArg arg(const T& value) {
@@ -58,7 +35,7 @@ TEST_CASE("vadd adds two vectors of device memory") {
     upload(stream, da.get(), a);
     upload(stream, db.get(), b);
     void *pa = da.get(), *pb = db.get(), *pc = dc.get();
-    launch1d(stream, kernel("vadd"), n, 64, {arg(pa), arg(pb), arg(pc), arg(n)});
+    launch1d(stream, ctsKernel("vadd"), n, 64, {arg(pa), arg(pb), arg(pc), arg(n)});
     const std::vector<float> c = download<float>(stream, dc.get(), n);
     for (uint32_t i = 0; i < n; ++i) CHECK(c[i] == a[i] + b[i]);
 }
@@ -69,7 +46,7 @@ TEST_CASE("a pointer into the middle of an allocation is a valid kernel argument
     DeviceMemory memory(total * sizeof(uint32_t));
     upload(stream, memory.get(), std::vector<uint32_t>(total, 0));
     void* inner = memory.as<uint32_t>() + offset;
-    launch1d(stream, kernel("fill_u32"), n, 32, {arg(inner), arg(value), arg(n)});
+    launch1d(stream, ctsKernel("fill_u32"), n, 32, {arg(inner), arg(value), arg(n)});
     const std::vector<uint32_t> result = download<uint32_t>(stream, memory.get(), total);
     for (uint32_t i = 0; i < total; ++i) {
         INFO("element " << i);
@@ -85,7 +62,7 @@ TEST_CASE("dynamic shared memory is the kernel's last __local parameter") {
     DeviceMemory in(n * sizeof(uint32_t)), out(blocks * sizeof(uint32_t));
     upload(stream, in.get(), input);
     void *pin = in.get(), *pout = out.get();
-    launch1d(stream, kernel("block_sum"), n, block, {arg(pin), arg(pout), arg(n)},
+    launch1d(stream, ctsKernel("block_sum"), n, block, {arg(pin), arg(pout), arg(n)},
              block * sizeof(uint32_t));
     const std::vector<uint32_t> sums = download<uint32_t>(stream, out.get(), blocks);
     for (uint32_t b = 0; b < blocks; ++b) {
@@ -103,7 +80,8 @@ TEST_CASE("a three-dimensional grid runs every block once") {
     upload(stream, out.get(), std::vector<uint32_t>(blocks, 0));
     void* pout = out.get();
     const halKernelArg args[] = {arg(pout)};
-    REQUIRE_OK(plugin().launchKernel(stream.get(), kernel("block_index"), grid, block, 0, args, 1));
+    REQUIRE_OK(
+        plugin().launchKernel(stream.get(), ctsKernel("block_index"), grid, block, 0, args, 1));
     const std::vector<uint32_t> result = download<uint32_t>(stream, out.get(), blocks);
     for (uint32_t i = 0; i < blocks; ++i) CHECK(result[i] == i + 1);
 }
@@ -120,7 +98,7 @@ TEST_CASE("kernels use page-locked host memory directly where the device shares 
     const uint32_t n = 100, value = 77;
     void* host = nullptr;
     REQUIRE_OK(plugin().memAllocHost(device(), n * sizeof(uint32_t), &host));
-    launch1d(stream, kernel("fill_u32"), n, 16, {arg(host), arg(value), arg(n)});
+    launch1d(stream, ctsKernel("fill_u32"), n, 16, {arg(host), arg(value), arg(n)});
     stream.synchronize();
     for (uint32_t i = 0; i < n; ++i) CHECK(static_cast<uint32_t*>(host)[i] == value);
     REQUIRE_OK(plugin().memFreeHost(device(), host));
@@ -132,20 +110,20 @@ TEST_CASE("a launch with the wrong number of arguments is HAL_ERROR_INVALID_VALU
     void* ptr = memory.get();
     const uint32_t value = 1;
     const halKernelArg args[] = {arg(ptr), arg(value)};
-    CHECK(plugin().launchKernel(stream.get(), kernel("fill_u32"), {1, 1, 1}, {1, 1, 1}, 0, args,
+    CHECK(plugin().launchKernel(stream.get(), ctsKernel("fill_u32"), {1, 1, 1}, {1, 1, 1}, 0, args,
                                 2) == HAL_ERROR_INVALID_VALUE);
     CHECK(lastError().find("fill_u32") != std::string::npos);
     // vadd takes no __local parameter, so it cannot take dynamic shared memory either.
     const uint32_t n = 1;
     const halKernelArg vaddArgs[] = {arg(ptr), arg(ptr), arg(ptr), arg(n)};
-    CHECK(plugin().launchKernel(stream.get(), kernel("vadd"), {1, 1, 1}, {1, 1, 1}, 64, vaddArgs,
+    CHECK(plugin().launchKernel(stream.get(), ctsKernel("vadd"), {1, 1, 1}, {1, 1, 1}, 64, vaddArgs,
                                 4) == HAL_ERROR_INVALID_VALUE);
 }
 
 TEST_CASE("threads launching one function at once each get their own arguments") {
     const int threads = 4, launches = 50;
     const uint32_t n = 256;
-    halPluginFunction fill = kernel("fill_u32");
+    halPluginFunction fill = ctsKernel("fill_u32");
     std::vector<std::unique_ptr<Stream>> streams;
     std::vector<std::unique_ptr<DeviceMemory>> memories;
     for (int t = 0; t < threads; ++t) {

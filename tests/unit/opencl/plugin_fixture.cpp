@@ -3,6 +3,8 @@
 #include <dlfcn.h>
 
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace opencl_test {
@@ -165,6 +167,26 @@ void Gate::wait(void* gate) {
     self->changed_.wait(lock, [self] { return self->open_; });
     --self->waiting_;
     self->changed_.notify_all();
+}
+
+halPluginModule ctsModule() {
+    static halPluginModule module = [] {
+        std::ifstream file(POLYHAL_OPENCL_CTS_KERNELS);
+        std::stringstream source;
+        source << file.rdbuf();
+        const std::string image = source.str();
+        REQUIRE(!image.empty());
+        halPluginModule loaded = nullptr;
+        REQUIRE_OK(plugin().moduleLoadData(device(), image.data(), image.size(), &loaded));
+        return loaded;
+    }();
+    return module;
+}
+
+halPluginFunction ctsKernel(const char* name) {
+    halPluginFunction function = nullptr;
+    REQUIRE_OK(plugin().moduleGetFunction(ctsModule(), name, &function));
+    return function;
 }
 
 }  // namespace opencl_test

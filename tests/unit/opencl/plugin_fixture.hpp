@@ -31,6 +31,10 @@ std::string lastError();
 // The OpenCL device behind device(), found through a stream's native queue.
 cl_device_id clDevice();
 
+// The conformance kernels (backends/opencl/cts_kernels), loaded once on device(), and one of them.
+halPluginModule ctsModule();
+halPluginFunction ctsKernel(const char* name);
+
 #define REQUIRE_OK(call)                                 \
     do {                                                 \
         const halError status_ = (call);                 \

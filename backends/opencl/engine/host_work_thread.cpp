@@ -1,0 +1,161 @@
+// The per-stream thread for host functions and graph submissions (see host_work_thread.hpp).
+#include "engine/host_work_thread.hpp"
+
+#include <polyhal/plugin_support.hpp>
+
+#include <condition_variable>
+#include <mutex>
+#include <new>
+
+#include "error.hpp"
+
+namespace polyhal::opencl {
+
+struct HostWorkThread::Queue {
+    std::mutex mutex;
+    std::condition_variable wake;
+    HostWorkList work;
+    bool closing = false;
+};
+
+namespace {
+
+void CL_CALLBACK completeUserEvent(cl_event, cl_int status, void* userEvent) {
+    auto event = static_cast<cl_event>(userEvent);
+    clSetUserEventStatus(event, status < 0 ? status : CL_COMPLETE);
+    clReleaseEvent(event);
+}
+
+void runHostFunction(const HostWork& work) {
+    cl_int status = CL_COMPLETE;
+    clWaitForEvents(1, &work.ready);
+    if (clGetEventInfo(work.ready, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
+                       nullptr) != CL_SUCCESS ||
+        status > 0) {
+        status = CL_INVALID_EVENT;
+    }
+    if (status == CL_COMPLETE) {
+        work.fn(work.userData);
+    } else {
+        // As with cudaLaunchHostFunc, a function after failed work is not called; the failure
+        // passes on to the work after it.
+        plugin::log(HAL_LOG_WARN, "host function not run: the work before it failed with %s (%d)",
+                    errorName(status), status);
+    }
+    clSetUserEventStatus(work.done, status);
+}
+
+// What a batch's completion holds: the user event it completes, and the batch, which must
+// outlive its commands (a graph's release runs when the batch goes).
+struct BatchCompletion {
+    cl_event done;
+    std::shared_ptr<const CommandBatch> batch;
+};
+
+// The batch goes first: a graph's release has run once the work after the launch can start.
+void CL_CALLBACK completeBatch(cl_event, cl_int status, void* context) {
+    auto* completion = static_cast<BatchCompletion*>(context);
+    const cl_event done = completion->done;
+    delete completion;
+    clSetUserEventStatus(done, status < 0 ? status : CL_COMPLETE);
+    clReleaseEvent(done);
+}
+
+// The commands the batch did enqueue run whatever happened after them: `done` completes with
+// the last of them, failed when the batch could not be enqueued whole. The work's reference to
+// the batch is let go before `done` completes. Where no callback can be set, this thread waits
+// for the last command itself.
+void submitBatch(HostWork& work) {
+    std::shared_ptr<const CommandBatch> batch = std::move(work.batch);
+    cl_event last = nullptr;
+    cl_int status = batch->enqueue(work.batchQueue, work.ready, &last);
+    if (status != CL_SUCCESS) {
+        plugin::log(HAL_LOG_ERROR, "a graph launch could not enqueue its commands: %s (%d)",
+                    errorName(status), status);
+    }
+    if (last == nullptr) {
+        batch.reset();
+        clSetUserEventStatus(work.done, status < 0 ? status : CL_COMPLETE);
+        return;
+    }
+    clFlush(work.batchQueue);
+    if (status == CL_SUCCESS) {
+        auto* completion = new (std::nothrow) BatchCompletion{work.done, batch};
+        if (completion != nullptr) {
+            batch.reset();  // the completion's now
+            clRetainEvent(work.done);
+            status = clSetEventCallback(last, CL_COMPLETE, completeBatch, completion);
+            if (status == CL_SUCCESS) {
+                clReleaseEvent(last);
+                return;
+            }
+            clReleaseEvent(work.done);
+            batch = std::move(completion->batch);
+            delete completion;
+        }
+    }
+    cl_int lastStatus = CL_COMPLETE;
+    clWaitForEvents(1, &last);
+    clGetEventInfo(last, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof lastStatus, &lastStatus,
+                   nullptr);
+    clReleaseEvent(last);
+    batch.reset();
+    if (status == CL_SUCCESS && lastStatus < 0) status = lastStatus;
+    clSetUserEventStatus(work.done, status < 0 ? status : CL_COMPLETE);
+}
+
+void execute(HostWork& work) {
+    if (work.batch) {
+        submitBatch(work);
+        clReleaseCommandQueue(work.batchQueue);
+    } else {
+        runHostFunction(work);
+    }
+    clReleaseEvent(work.ready);
+    clReleaseEvent(work.done);
+}
+
+}  // namespace
+
+cl_int completeWhenDone(cl_event event, cl_event userEvent) {
+    clRetainEvent(userEvent);  // the callback's reference
+    const cl_int error = clSetEventCallback(event, CL_COMPLETE, completeUserEvent, userEvent);
+    if (error != CL_SUCCESS) clReleaseEvent(userEvent);
+    return error;
+}
+
+HostWorkThread::HostWorkThread()
+    : queue_(std::make_shared<Queue>()), thread_([queue = queue_] { run(queue); }) {}
+
+void HostWorkThread::run(const std::shared_ptr<Queue>& queue) {
+    std::unique_lock lock(queue->mutex);
+    for (;;) {
+        queue->wake.wait(lock, [&] { return queue->closing || !queue->work.empty(); });
+        if (queue->work.empty()) return;
+        HostWorkList current;
+        current.splice(current.begin(), queue->work, queue->work.begin());
+        lock.unlock();
+        execute(current.front());
+        current.clear();
+        lock.lock();
+    }
+}
+
+HostWorkThread::~HostWorkThread() {
+    {
+        std::lock_guard lock(queue_->mutex);
+        queue_->closing = true;
+    }
+    queue_->wake.notify_one();
+    thread_.detach();
+}
+
+void HostWorkThread::post(HostWorkList& work) noexcept {
+    {
+        std::lock_guard lock(queue_->mutex);
+        queue_->work.splice(queue_->work.end(), work);
+    }
+    queue_->wake.notify_one();
+}
+
+}  // namespace polyhal::opencl

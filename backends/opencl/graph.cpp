@@ -1,0 +1,188 @@
+// Native graphs: a graph is its operations decoded once (kernel arguments copied), and a launch
+// hands them to the stream's host-work thread, which enqueues them on a queue of their own while
+// the stream's queue holds the work after them (engine/host_work_thread.hpp). The launching
+// thread spends three OpenCL calls on it, whatever the graph holds: OpenCL's enqueues cost about
+// a microsecond each on PoCL, which makes issuing a graph's operations on the caller's thread
+// cost most of what the eager calls do.
+//
+// PoCL's cl_khr_command_buffer would not help: its CPU device records nothing natively and
+// enqueues each recorded command again at every launch (docs/benchmarks.md). Host functions are
+// declined (the core replays the graph): they would hold the host-work thread that enqueues the
+// commands after them.
+#include <polyhal/plugin_support.hpp>
+
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "device.hpp"
+#include "engine/host_work_thread.hpp"
+#include "entries.hpp"
+#include "error.hpp"
+#include "module.hpp"
+#include "platform.hpp"
+#include "stream.hpp"
+
+namespace polyhal::opencl {
+
+namespace {
+
+class GraphBatch final : public CommandBatch {
+  public:
+    explicit GraphBatch(const SvmRegistry& svm) : svm_(svm) {}
+    // Calls the description's release: the last launch's commands have completed.
+    ~GraphBatch() override {
+        if (release_ != nullptr) release_(releaseContext_);
+    }
+    GraphBatch(const GraphBatch&) = delete;
+    GraphBatch& operator=(const GraphBatch&) = delete;
+
+    // Keeps a copy of `op`; declines what the batch does not run.
+    halError add(const halPluginGraphOp& op);
+    // Set once graphCreate succeeds: a graph it fails to make must not call the release.
+    void releaseWith(void (*release)(void*), void* context) {
+        release_ = release;
+        releaseContext_ = context;
+    }
+
+    cl_int enqueue(cl_command_queue queue, cl_event after, cl_event* last) const override;
+
+  private:
+    struct Op {
+        halPluginGraphOp op{};
+        std::vector<halKernelArg> args;  // a kernel's, pointing into argBytes
+        std::vector<unsigned char> argBytes;
+    };
+    cl_int enqueueOp(const Op& op, cl_command_queue queue, cl_uint numWaits, const cl_event* waits,
+                     cl_event* event) const;
+
+    const SvmRegistry& svm_;
+    std::vector<Op> ops_;
+    void (*release_)(void*) = nullptr;
+    void* releaseContext_ = nullptr;
+};
+
+halError GraphBatch::add(const halPluginGraphOp& op) {
+    Op kept;
+    kept.op = op;
+    switch (op.kind) {
+    case HAL_PLUGIN_GRAPH_OP_MEMSET:
+    case HAL_PLUGIN_GRAPH_OP_COPY: break;
+    case HAL_PLUGIN_GRAPH_OP_KERNEL: {
+        const auto& kernel = op.params.kernel;
+        const Function& function = plugin::fromHandle<Function>(kernel.function);
+        if (halError error =
+                checkArgumentCount(function, kernel.numArgs, kernel.dynamicSharedBytes)) {
+            return error;
+        }
+        size_t bytes = 0;
+        for (uint32_t i = 0; i < kernel.numArgs; ++i) bytes += kernel.args[i].size;
+        kept.argBytes.resize(bytes);
+        kept.args.resize(kernel.numArgs);
+        size_t offset = 0;
+        for (uint32_t i = 0; i < kernel.numArgs; ++i) {
+            std::memcpy(kept.argBytes.data() + offset, kernel.args[i].value, kernel.args[i].size);
+            kept.args[i] = {kept.argBytes.data() + offset, kernel.args[i].size};
+            offset += kernel.args[i].size;
+        }
+        kept.op.params.kernel.args = kept.args.data();
+        break;
+    }
+    case HAL_PLUGIN_GRAPH_OP_HOST_FUNCTION:
+        return plugin::fail(HAL_ERROR_NOT_SUPPORTED,
+                            "a host function would hold the thread that enqueues an OpenCL "
+                            "graph's commands");
+    default:
+        return plugin::fail(HAL_ERROR_NOT_SUPPORTED, "graph operation kind %u is not run here",
+                            static_cast<unsigned>(op.kind));
+    }
+    ops_.push_back(std::move(kept));
+    return HAL_SUCCESS;
+}
+
+cl_int GraphBatch::enqueueOp(const Op& kept, cl_command_queue queue, cl_uint numWaits,
+                             const cl_event* waits, cl_event* event) const {
+    const halPluginGraphOp& op = kept.op;
+    switch (op.kind) {
+    case HAL_PLUGIN_GRAPH_OP_MEMSET: {
+        const auto& fill = op.params.memset;
+        return clEnqueueSVMMemFill(queue, fill.dst, &fill.value, sizeof fill.value, fill.count,
+                                   numWaits, waits, event);
+    }
+    case HAL_PLUGIN_GRAPH_OP_COPY: {
+        const auto& copy = op.params.copy;
+        return clEnqueueSVMMemcpy(queue, CL_FALSE, copy.dst, copy.src, copy.count, numWaits, waits,
+                                  event);
+    }
+    case HAL_PLUGIN_GRAPH_OP_KERNEL: {
+        const auto& kernel = op.params.kernel;
+        const Function& function = plugin::fromHandle<Function>(kernel.function);
+        // The cl_kernel holds arguments until the enqueue reads them: eager launches of the
+        // same function take turns with this one.
+        std::lock_guard lock(function.launchMutex());
+        if (setLaunchArguments(function, svm_, kernel.args, kernel.numArgs,
+                               kernel.dynamicSharedBytes) != HAL_SUCCESS) {
+            return CL_INVALID_KERNEL_ARGS;
+        }
+        return enqueueKernel(queue, function, kernel.grid, kernel.block, numWaits, waits, event);
+    }
+    default: return CL_SUCCESS;  // add() kept no other kind
+    }
+}
+
+// The queue is in order: each command follows the one before, the first follows `after`. Only
+// the last one's event is asked for.
+cl_int GraphBatch::enqueue(cl_command_queue queue, cl_event after, cl_event* last) const {
+    *last = nullptr;
+    for (size_t i = 0; i < ops_.size(); ++i) {
+        const bool first = i == 0;
+        const bool final = i + 1 == ops_.size();
+        cl_event event = nullptr;
+        const cl_int error = enqueueOp(ops_[i], queue, first ? 1 : 0, first ? &after : nullptr,
+                                       final ? &event : nullptr);
+        if (error != CL_SUCCESS) {
+            // What was enqueued still runs: a marker stands for it.
+            if (!first) clEnqueueMarkerWithWaitList(queue, 0, nullptr, last);
+            return error;
+        }
+        if (final) *last = event;
+    }
+    return CL_SUCCESS;
+}
+
+struct Graph {
+    using Handle = halPluginGraph;
+    // Shared with the launches not yet completed.
+    std::shared_ptr<const GraphBatch> batch;
+};
+
+}  // namespace
+
+halError graphCreate(halPluginDevice device, const halPluginGraphDesc* desc,
+                     halPluginGraph* graph) {
+    auto batch = std::make_shared<GraphBatch>(plugin::fromHandle<Device>(device).platform().svm);
+    if (halError error = plugin::forEachGraphOp(
+            *desc, [&](const halPluginGraphOp& op) { return batch->add(op); })) {
+        return error;
+    }
+    auto made = std::make_unique<Graph>();
+    batch->releaseWith(desc->release, desc->releaseContext);
+    made->batch = std::move(batch);
+    *graph = plugin::toHandle(made.release());
+    return HAL_SUCCESS;
+}
+
+halError graphLaunch(halPluginGraph graph, halPluginStream stream) {
+    HostWorkList work(1);
+    work.front().batch = plugin::fromHandle<Graph>(graph).batch;
+    return plugin::fromHandle<Stream>(stream).postHostWork(work);
+}
+
+// Launches still to complete keep the batch, and with it the description's release.
+halError graphDestroy(halPluginGraph graph) {
+    delete &plugin::fromHandle<Graph>(graph);
+    return HAL_SUCCESS;
+}
+
+}  // namespace polyhal::opencl

@@ -1,0 +1,158 @@
+// Native graphs: a launch's operations enqueued by the stream's host-work thread on a queue of
+// their own, in the stream's order, with the description's release after the last launch.
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "plugin_fixture.hpp"
+
+using namespace opencl_test;
+
+namespace {
+
+void countRelease(void* releases) {
+    ++*static_cast<std::atomic<int>*>(releases);
+}
+
+// A fill of device memory, a kernel writing `value` over its first kWords words, and a copy of
+// the whole to host memory.
+struct FillKernelCopy {
+    static constexpr size_t kBytes = 1024;
+    static constexpr uint32_t kWords = 64;
+    static constexpr uint32_t kValue = 0xC0DE;
+
+    FillKernelCopy() : memory(kBytes), copy(kBytes, 0) {
+        device = memory.get();
+        args[0] = {&device, sizeof device};
+        args[1] = {&value, sizeof value};
+        args[2] = {&words, sizeof words};
+        ops[0].kind = HAL_PLUGIN_GRAPH_OP_MEMSET;
+        ops[0].params.memset = {memory.get(), kBytes, 0x6B};
+        ops[1].kind = HAL_PLUGIN_GRAPH_OP_KERNEL;
+        ops[1].params.kernel = {ctsKernel("fill_u32"), {1, 1, 1}, {kWords, 1, 1}, 0, args, 3};
+        ops[2].kind = HAL_PLUGIN_GRAPH_OP_COPY;
+        ops[2].params.copy = {copy.data(), memory.get(), kBytes, HAL_MEMCPY_DEVICE_TO_HOST};
+        desc.size = sizeof desc;
+        desc.ops = ops;
+        desc.numOps = 3;
+        desc.opSize = sizeof(halPluginGraphOp);
+        desc.release = countRelease;
+        desc.releaseContext = &releases;
+    }
+
+    // What one run leaves in `copy`: the kernel's words, then the fill's bytes.
+    bool ranOnce() const {
+        std::vector<uint32_t> head(kWords);
+        std::memcpy(head.data(), copy.data(), sizeof(uint32_t) * kWords);
+        if (head != std::vector<uint32_t>(kWords, kValue)) return false;
+        for (size_t i = sizeof(uint32_t) * kWords; i < kBytes; ++i) {
+            if (copy[i] != 0x6B) return false;
+        }
+        return true;
+    }
+
+    DeviceMemory memory;
+    std::vector<unsigned char> copy;
+    void* device = nullptr;
+    uint32_t value = kValue;
+    uint32_t words = kWords;
+    halKernelArg args[3] = {};
+    halPluginGraphOp ops[3] = {};
+    halPluginGraphDesc desc{};
+    std::atomic<int> releases{0};
+};
+
+}  // namespace
+
+TEST_CASE("a graph launch runs after the work before it and before the work after it") {
+    Stream stream;
+    FillKernelCopy graph;
+    halPluginGraph handle = nullptr;
+    REQUIRE_OK(plugin().graphCreate(device(), &graph.desc, &handle));
+    graph.value = 0xBAD;  // the arguments were taken when the graph was made
+
+    Gate gate;
+    gate.block(stream);
+    REQUIRE_OK(plugin().graphLaunch(handle, stream.get()));
+    // After the launch in the stream: the fill the graph's copy came before.
+    REQUIRE_OK(
+        plugin().memsetAsync(stream.get(), graph.memory.get(), 0x11, FillKernelCopy::kBytes));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    CHECK(plugin().streamQuery(stream.get()) == HAL_ERROR_NOT_READY);
+    CHECK(graph.copy == std::vector<unsigned char>(FillKernelCopy::kBytes, 0));
+    gate.open();
+    stream.synchronize();
+    CHECK(graph.ranOnce());
+    CHECK(download<unsigned char>(stream, graph.memory.get(), FillKernelCopy::kBytes) ==
+          std::vector<unsigned char>(FillKernelCopy::kBytes, 0x11));
+
+    // Again, on another stream.
+    Stream other;
+    std::fill(graph.copy.begin(), graph.copy.end(), 0);
+    REQUIRE_OK(plugin().graphLaunch(handle, other.get()));
+    other.synchronize();
+    CHECK(graph.ranOnce());
+    REQUIRE_OK(plugin().graphDestroy(handle));
+    CHECK(graph.releases == 1);
+}
+
+TEST_CASE("a graph destroyed with launches pending is released once the last has run") {
+    Stream stream;
+    FillKernelCopy graph;
+    halPluginGraph handle = nullptr;
+    REQUIRE_OK(plugin().graphCreate(device(), &graph.desc, &handle));
+    Gate gate;
+    gate.block(stream);
+    for (int launch = 0; launch < 3; ++launch) {
+        REQUIRE_OK(plugin().graphLaunch(handle, stream.get()));
+    }
+    REQUIRE_OK(plugin().graphDestroy(handle));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    CHECK(graph.releases == 0);
+    gate.open();
+    stream.synchronize();
+    CHECK(graph.releases == 1);
+    CHECK(graph.ranOnce());
+}
+
+TEST_CASE("a stream destroyed right after a graph launch still runs it") {
+    FillKernelCopy graph;
+    halPluginGraph handle = nullptr;
+    REQUIRE_OK(plugin().graphCreate(device(), &graph.desc, &handle));
+    {
+        Stream stream;
+        Gate gate;
+        gate.block(stream);
+        REQUIRE_OK(plugin().graphLaunch(handle, stream.get()));
+        REQUIRE_OK(plugin().graphDestroy(handle));
+        stream.destroy();
+        gate.open();
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (graph.releases == 0 && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    CHECK(graph.releases == 1);
+    CHECK(graph.ranOnce());
+}
+
+TEST_CASE("a graph with a host function is declined, to be replayed by the core") {
+    std::atomic<int> releases{0};
+    halPluginGraphOp op{};
+    op.kind = HAL_PLUGIN_GRAPH_OP_HOST_FUNCTION;
+    op.params.hostFunction = {[](void*) {}, nullptr};
+    halPluginGraphDesc desc{};
+    desc.size = sizeof desc;
+    desc.ops = &op;
+    desc.numOps = 1;
+    desc.opSize = sizeof op;
+    desc.release = countRelease;
+    desc.releaseContext = &releases;
+    halPluginGraph handle = nullptr;
+    CHECK(plugin().graphCreate(device(), &desc, &handle) == HAL_ERROR_NOT_SUPPORTED);
+    CHECK(lastError().find("host function") != std::string::npos);
+    CHECK(handle == nullptr);
+    CHECK(releases == 0);
+}

@@ -1,7 +1,7 @@
 // Native graphs: a graph is its operations decoded once (kernel arguments copied), and a launch
 // hands them to the stream's host-work thread, which enqueues them on a queue of their own while
 // the stream's queue holds the work after them (engine/host_work_thread.hpp). The launching
-// thread spends three OpenCL calls on it, whatever the graph holds: OpenCL's enqueues cost about
+// thread spends four OpenCL calls on it, whatever the graph holds: OpenCL's enqueues cost about
 // a microsecond each on PoCL, which makes issuing a graph's operations on the caller's thread
 // cost most of what the eager calls do.
 //
@@ -30,7 +30,7 @@ namespace {
 
 class GraphBatch final : public CommandBatch {
   public:
-    explicit GraphBatch(const SvmRegistry& svm) : svm_(svm) {}
+    explicit GraphBatch(const Device& device) : device_(device) {}
     // Calls the description's release: the last launch's commands have completed.
     ~GraphBatch() override {
         if (release_ != nullptr) release_(releaseContext_);
@@ -57,7 +57,11 @@ class GraphBatch final : public CommandBatch {
     cl_int enqueueOp(const Op& op, cl_command_queue queue, cl_uint numWaits, const cl_event* waits,
                      cl_event* event) const;
 
-    const SvmRegistry& svm_;
+    // A launch whose blocks the kernel cannot take: eager, clEnqueueNDRangeKernel refuses it
+    // synchronously, which the commands enqueued later by the host-work thread could not.
+    halError requireGroupFits(const Function& function, halDim3 block) const;
+
+    const Device& device_;
     std::vector<Op> ops_;
     void (*release_)(void*) = nullptr;
     void* releaseContext_ = nullptr;
@@ -76,6 +80,7 @@ halError GraphBatch::add(const halPluginGraphOp& op) {
                 checkArgumentCount(function, kernel.numArgs, kernel.dynamicSharedBytes)) {
             return error;
         }
+        if (halError error = requireGroupFits(function, kernel.block)) return error;
         size_t bytes = 0;
         for (uint32_t i = 0; i < kernel.numArgs; ++i) bytes += kernel.args[i].size;
         kept.argBytes.resize(bytes);
@@ -101,6 +106,20 @@ halError GraphBatch::add(const halPluginGraphOp& op) {
     return HAL_SUCCESS;
 }
 
+halError GraphBatch::requireGroupFits(const Function& function, halDim3 block) const {
+    size_t most = 0;
+    if (clGetKernelWorkGroupInfo(function.kernel(), device_.id(), CL_KERNEL_WORK_GROUP_SIZE,
+                                 sizeof most, &most, nullptr) != CL_SUCCESS) {
+        return HAL_SUCCESS;  // unknown: left to the enqueue
+    }
+    const uint64_t size = uint64_t{block.x} * block.y * block.z;
+    if (size <= most) return HAL_SUCCESS;
+    return plugin::fail(HAL_ERROR_NOT_SUPPORTED,
+                        "kernel '%s' takes at most %zu work-items per group; the graph launches "
+                        "it with %ux%ux%u, which the core's replay refuses at the launch",
+                        function.name().c_str(), most, block.x, block.y, block.z);
+}
+
 cl_int GraphBatch::enqueueOp(const Op& kept, cl_command_queue queue, cl_uint numWaits,
                              const cl_event* waits, cl_event* event) const {
     const halPluginGraphOp& op = kept.op;
@@ -121,7 +140,7 @@ cl_int GraphBatch::enqueueOp(const Op& kept, cl_command_queue queue, cl_uint num
         // The cl_kernel holds arguments until the enqueue reads them: eager launches of the
         // same function take turns with this one.
         std::lock_guard lock(function.launchMutex());
-        if (setLaunchArguments(function, svm_, kernel.args, kernel.numArgs,
+        if (setLaunchArguments(function, device_.platform().svm, kernel.args, kernel.numArgs,
                                kernel.dynamicSharedBytes) != HAL_SUCCESS) {
             return CL_INVALID_KERNEL_ARGS;
         }
@@ -141,11 +160,7 @@ cl_int GraphBatch::enqueue(cl_command_queue queue, cl_event after, cl_event* las
         cl_event event = nullptr;
         const cl_int error = enqueueOp(ops_[i], queue, first ? 1 : 0, first ? &after : nullptr,
                                        final ? &event : nullptr);
-        if (error != CL_SUCCESS) {
-            // What was enqueued still runs: a marker stands for it.
-            if (!first) clEnqueueMarkerWithWaitList(queue, 0, nullptr, last);
-            return error;
-        }
+        if (error != CL_SUCCESS) return error;  // the caller waits for what was enqueued
         if (final) *last = event;
     }
     return CL_SUCCESS;
@@ -161,7 +176,7 @@ struct Graph {
 
 halError graphCreate(halPluginDevice device, const halPluginGraphDesc* desc,
                      halPluginGraph* graph) {
-    auto batch = std::make_shared<GraphBatch>(plugin::fromHandle<Device>(device).platform().svm);
+    auto batch = std::make_shared<GraphBatch>(plugin::fromHandle<Device>(device));
     if (halError error = plugin::forEachGraphOp(
             *desc, [&](const halPluginGraphOp& op) { return batch->add(op); })) {
         return error;

@@ -24,11 +24,12 @@ cl_queue_priority_khr priorityHint(int priority) {
     return CL_QUEUE_PRIORITY_MED_KHR;
 }
 
-// An in-order queue of `device`, profiling where the device can, with `priority` as a hint.
-halError createQueue(const Device& device, int priority, cl_command_queue* queue) {
+// An in-order queue of `device` with `priority` as a hint, profiling where asked for and the
+// device can.
+halError createQueue(const Device& device, int priority, bool profiling, cl_command_queue* queue) {
     cl_queue_properties properties[5] = {0};
     size_t next = 0;
-    if (device.profiling()) {
+    if (profiling && device.profiling()) {
         properties[next++] = CL_QUEUE_PROPERTIES;
         properties[next++] = CL_QUEUE_PROFILING_ENABLE;
     }
@@ -62,7 +63,10 @@ halError Stream::postHostWork(HostWorkList& work, cl_event* doneForCaller) {
         HostWork& item = work.front();
         if (item.batch) {
             if (batchQueue_ == nullptr) {
-                if (halError error = createQueue(device_, priority_, &batchQueue_)) return error;
+                // Events are timed on the stream's own queue only.
+                if (halError error = createQueue(device_, priority_, false, &batchQueue_)) {
+                    return error;
+                }
             }
             item.batchQueue = batchQueue_;
         }
@@ -185,7 +189,7 @@ halError streamCreate(halPluginDevice device, int priority, uint32_t /*flags: no
                       halPluginStream* stream) {
     Device& owner = plugin::fromHandle<Device>(device);
     cl_command_queue queue = nullptr;
-    if (halError error = createQueue(owner, priority, &queue)) return error;
+    if (halError error = createQueue(owner, priority, true, &queue)) return error;
     std::shared_ptr<Stream> created;
     try {
         created = std::make_shared<Stream>(owner, queue, priority);

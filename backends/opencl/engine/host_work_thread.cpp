@@ -62,24 +62,16 @@ void CL_CALLBACK completeBatch(cl_event, cl_int status, void* context) {
 }
 
 // The commands the batch did enqueue run whatever happened after them: `done` completes with
-// the last of them, failed when the batch could not be enqueued whole. The work's reference to
-// the batch is let go before `done` completes. Where no callback can be set, this thread waits
-// for the last command itself.
+// the last of them. A batch that could not be enqueued whole fails `done`, but only once the
+// work before it and the part it enqueued have finished, so that nothing after the launch starts
+// early and the batch outlives its commands. The work's reference to the batch is let go before
+// `done` completes. Where no callback can be set, this thread waits for the last command.
 void submitBatch(HostWork& work) {
     std::shared_ptr<const CommandBatch> batch = std::move(work.batch);
     cl_event last = nullptr;
     cl_int status = batch->enqueue(work.batchQueue, work.ready, &last);
-    if (status != CL_SUCCESS) {
-        plugin::log(HAL_LOG_ERROR, "a graph launch could not enqueue its commands: %s (%d)",
-                    errorName(status), status);
-    }
-    if (last == nullptr) {
-        batch.reset();
-        clSetUserEventStatus(work.done, status < 0 ? status : CL_COMPLETE);
-        return;
-    }
-    clFlush(work.batchQueue);
     if (status == CL_SUCCESS) {
+        clFlush(work.batchQueue);
         auto* completion = new (std::nothrow) BatchCompletion{work.done, batch};
         if (completion != nullptr) {
             batch.reset();  // the completion's now
@@ -93,14 +85,21 @@ void submitBatch(HostWork& work) {
             batch = std::move(completion->batch);
             delete completion;
         }
+        status = CL_SUCCESS;  // the commands were enqueued: their own status decides
+    } else {
+        plugin::log(HAL_LOG_ERROR, "a graph launch could not enqueue its commands: %s (%d)",
+                    errorName(status), status);
     }
-    cl_int lastStatus = CL_COMPLETE;
-    clWaitForEvents(1, &last);
-    clGetEventInfo(last, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof lastStatus, &lastStatus,
-                   nullptr);
-    clReleaseEvent(last);
+    clWaitForEvents(1, &work.ready);
+    clFinish(work.batchQueue);
+    if (last != nullptr) {
+        cl_int lastStatus = CL_COMPLETE;
+        clGetEventInfo(last, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof lastStatus, &lastStatus,
+                       nullptr);
+        if (status == CL_SUCCESS && lastStatus < 0) status = lastStatus;
+        clReleaseEvent(last);
+    }
     batch.reset();
-    if (status == CL_SUCCESS && lastStatus < 0) status = lastStatus;
     clSetUserEventStatus(work.done, status < 0 ? status : CL_COMPLETE);
 }
 

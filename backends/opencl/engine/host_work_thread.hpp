@@ -7,8 +7,8 @@
 //   - for a host function: waits for `ready`, runs the function, then completes `done`;
 //   - for a graph: enqueues the graph's commands on a queue of their own, the first after
 //     `ready`, and has the last one's completion complete `done` (an event callback that does
-//     nothing else). The caller's thread thus spends three OpenCL calls on a launch, whatever
-//     the graph holds.
+//     nothing else). The caller's thread thus spends a user event, a marker, a barrier and a
+//     flush on a launch, whatever the graph holds.
 // Either way `done` releases the stream's work after it.
 //
 // Host functions run on a thread of the backend's own, one per stream, rather than inside an
@@ -33,7 +33,7 @@ class CommandBatch {
   public:
     virtual ~CommandBatch() = default;
     // Enqueues the commands on `queue` in order, the first after `after`; *last receives the
-    // event of the last one enqueued (null when none was). The first failing call's error.
+    // last one's event. The first failing call's error: the commands before it stay enqueued.
     virtual cl_int enqueue(cl_command_queue queue, cl_event after, cl_event* last) const = 0;
 };
 

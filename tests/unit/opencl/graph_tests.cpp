@@ -73,8 +73,14 @@ TEST_CASE("a graph launch runs after the work before it and before the work afte
     REQUIRE_OK(plugin().graphCreate(device(), &graph.desc, &handle));
     graph.value = 0xBAD;  // the arguments were taken when the graph was made
 
+    // Held on the device: the stream waits for an event of a stream held by a host function, so
+    // the graph's commands are enqueued at once and must wait for the work before the launch.
+    Stream holder;
     Gate gate;
-    gate.block(stream);
+    gate.block(holder);
+    Event held;
+    REQUIRE_OK(plugin().eventRecord(held.get(), holder.get()));
+    REQUIRE_OK(plugin().streamWaitEvent(stream.get(), held.get()));
     REQUIRE_OK(plugin().graphLaunch(handle, stream.get()));
     // After the launch in the stream: the fill the graph's copy came before.
     REQUIRE_OK(
@@ -136,6 +142,16 @@ TEST_CASE("a stream destroyed right after a graph launch still runs it") {
     }
     CHECK(graph.releases == 1);
     CHECK(graph.ranOnce());
+}
+
+TEST_CASE("a graph launching a kernel with more work-items per group than it takes is declined") {
+    FillKernelCopy graph;
+    graph.ops[1].params.kernel.block = {4096, 4096, 1};
+    halPluginGraph handle = nullptr;
+    CHECK(plugin().graphCreate(device(), &graph.desc, &handle) == HAL_ERROR_NOT_SUPPORTED);
+    CHECK(lastError().find("work-items per group") != std::string::npos);
+    CHECK(handle == nullptr);
+    CHECK(graph.releases == 0);
 }
 
 TEST_CASE("a graph with a host function is declined, to be replayed by the core") {

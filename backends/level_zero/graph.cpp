@@ -39,14 +39,6 @@ namespace {
 // Recordings of one graph at most; a launch finding them all running replays the operations.
 constexpr size_t kMaxRecordings = 4;
 
-// One operation of the description, with its kernel arguments copied (the description's are
-// valid for graphCreate only).
-struct GraphOp {
-    halPluginGraphOp op{};
-    std::vector<halKernelArg> args;
-    std::vector<unsigned char> argBytes;
-};
-
 // A regular command list holding the graph's operations, and the signal of its last run.
 struct Recording {
     ze_command_list_handle_t list = nullptr;
@@ -96,7 +88,7 @@ class Graph {
     Device* const device_;
     void (*release_)(void*) = nullptr;
     void* releaseContext_ = nullptr;
-    std::vector<GraphOp> ops_;
+    std::vector<plugin::KeptGraphOp> ops_;
     std::mutex mutex_;  // launches come from any thread
     std::vector<Recording> recordings_;
     SlotRef lastLaunch_;  // signals once the last launch has finished
@@ -127,8 +119,6 @@ halError Graph::requireDriverMemory(const void* pointer, const char* what) const
 }
 
 halError Graph::add(const halPluginGraphOp& op) {
-    GraphOp kept;
-    kept.op = op;
     switch (op.kind) {
     case HAL_PLUGIN_GRAPH_OP_MEMSET:
         if (halError error = requireDriverMemory(op.params.memset.dst, "a fill's destination")) {
@@ -152,21 +142,7 @@ halError Graph::add(const halPluginGraphOp& op) {
             return error;
         }
         break;
-    case HAL_PLUGIN_GRAPH_OP_KERNEL: {
-        const auto& kernel = op.params.kernel;
-        size_t bytes = 0;
-        for (uint32_t i = 0; i < kernel.numArgs; ++i) bytes += kernel.args[i].size;
-        kept.argBytes.resize(bytes);
-        kept.args.resize(kernel.numArgs);
-        size_t offset = 0;
-        for (uint32_t i = 0; i < kernel.numArgs; ++i) {
-            std::memcpy(kept.argBytes.data() + offset, kernel.args[i].value, kernel.args[i].size);
-            kept.args[i] = {kept.argBytes.data() + offset, kernel.args[i].size};
-            offset += kernel.args[i].size;
-        }
-        kept.op.params.kernel.args = kept.args.data();
-        break;
-    }
+    case HAL_PLUGIN_GRAPH_OP_KERNEL: break;  // checked as the eager launch is, when recorded
     case HAL_PLUGIN_GRAPH_OP_HOST_FUNCTION:
         return plugin::fail(HAL_ERROR_NOT_SUPPORTED,
                             "a host function cannot run inside a Level Zero command list "
@@ -175,7 +151,7 @@ halError Graph::add(const halPluginGraphOp& op) {
         return plugin::fail(HAL_ERROR_NOT_SUPPORTED, "graph operation kind %u is unknown",
                             static_cast<unsigned>(op.kind));
     }
-    ops_.push_back(std::move(kept));
+    ops_.emplace_back(op);
     return HAL_SUCCESS;
 }
 
@@ -219,7 +195,7 @@ halError Graph::record(ze_command_list_handle_t list) {
         // Level Zero orders a list's commands only across barriers.
         if (i > 0)
             POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendBarrier, list, nullptr, 0, nullptr);
-        if (halError error = recordOp(ops_[i].op, list)) return error;
+        if (halError error = recordOp(ops_[i].op(), list)) return error;
     }
     POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListClose, list);
     return HAL_SUCCESS;
@@ -261,8 +237,8 @@ halError Graph::recordFirst() {
 }
 
 halError Graph::replay(halPluginStream stream) {
-    for (const GraphOp& kept : ops_) {
-        const halPluginGraphOp& op = kept.op;
+    for (const plugin::KeptGraphOp& kept : ops_) {
+        const halPluginGraphOp& op = kept.op();
         halError error = HAL_SUCCESS;
         switch (op.kind) {
         case HAL_PLUGIN_GRAPH_OP_MEMSET:

@@ -49,27 +49,20 @@ class GraphBatch final : public CommandBatch {
     cl_int enqueue(cl_command_queue queue, cl_event after, cl_event* last) const override;
 
   private:
-    struct Op {
-        halPluginGraphOp op{};
-        std::vector<halKernelArg> args;  // a kernel's, pointing into argBytes
-        std::vector<unsigned char> argBytes;
-    };
-    cl_int enqueueOp(const Op& op, cl_command_queue queue, cl_uint numWaits, const cl_event* waits,
-                     cl_event* event) const;
+    cl_int enqueueOp(const halPluginGraphOp& op, cl_command_queue queue, cl_uint numWaits,
+                     const cl_event* waits, cl_event* event) const;
 
     // A launch whose blocks the kernel cannot take: eager, clEnqueueNDRangeKernel refuses it
     // synchronously, which the commands enqueued later by the host-work thread could not.
     halError requireGroupFits(const Function& function, halDim3 block) const;
 
     const Device& device_;
-    std::vector<Op> ops_;
+    std::vector<plugin::KeptGraphOp> ops_;
     void (*release_)(void*) = nullptr;
     void* releaseContext_ = nullptr;
 };
 
 halError GraphBatch::add(const halPluginGraphOp& op) {
-    Op kept;
-    kept.op = op;
     switch (op.kind) {
     case HAL_PLUGIN_GRAPH_OP_MEMSET:
     case HAL_PLUGIN_GRAPH_OP_COPY: break;
@@ -81,17 +74,6 @@ halError GraphBatch::add(const halPluginGraphOp& op) {
             return error;
         }
         if (halError error = requireGroupFits(function, kernel.block)) return error;
-        size_t bytes = 0;
-        for (uint32_t i = 0; i < kernel.numArgs; ++i) bytes += kernel.args[i].size;
-        kept.argBytes.resize(bytes);
-        kept.args.resize(kernel.numArgs);
-        size_t offset = 0;
-        for (uint32_t i = 0; i < kernel.numArgs; ++i) {
-            std::memcpy(kept.argBytes.data() + offset, kernel.args[i].value, kernel.args[i].size);
-            kept.args[i] = {kept.argBytes.data() + offset, kernel.args[i].size};
-            offset += kernel.args[i].size;
-        }
-        kept.op.params.kernel.args = kept.args.data();
         break;
     }
     case HAL_PLUGIN_GRAPH_OP_HOST_FUNCTION:
@@ -102,7 +84,7 @@ halError GraphBatch::add(const halPluginGraphOp& op) {
         return plugin::fail(HAL_ERROR_NOT_SUPPORTED, "graph operation kind %u is not run here",
                             static_cast<unsigned>(op.kind));
     }
-    ops_.push_back(std::move(kept));
+    ops_.emplace_back(op);
     return HAL_SUCCESS;
 }
 
@@ -120,9 +102,8 @@ halError GraphBatch::requireGroupFits(const Function& function, halDim3 block) c
                         function.name().c_str(), most, block.x, block.y, block.z);
 }
 
-cl_int GraphBatch::enqueueOp(const Op& kept, cl_command_queue queue, cl_uint numWaits,
+cl_int GraphBatch::enqueueOp(const halPluginGraphOp& op, cl_command_queue queue, cl_uint numWaits,
                              const cl_event* waits, cl_event* event) const {
-    const halPluginGraphOp& op = kept.op;
     switch (op.kind) {
     case HAL_PLUGIN_GRAPH_OP_MEMSET: {
         const auto& fill = op.params.memset;
@@ -158,7 +139,7 @@ cl_int GraphBatch::enqueue(cl_command_queue queue, cl_event after, cl_event* las
         const bool first = i == 0;
         const bool final = i + 1 == ops_.size();
         cl_event event = nullptr;
-        const cl_int error = enqueueOp(ops_[i], queue, first ? 1 : 0, first ? &after : nullptr,
+        const cl_int error = enqueueOp(ops_[i].op(), queue, first ? 1 : 0, first ? &after : nullptr,
                                        final ? &event : nullptr);
         if (error != CL_SUCCESS) return error;  // the caller waits for what was enqueued
         if (final) *last = event;

@@ -15,6 +15,7 @@
 #include <new>
 #include <system_error>
 #include <type_traits>
+#include <vector>
 
 namespace polyhal::plugin {
 
@@ -300,6 +301,36 @@ halError forEachGraphOp(const halPluginGraphDesc& desc, const Visit& visit) {
     }
     return HAL_SUCCESS;
 }
+
+// One operation of a graph description kept past graphCreate: a kernel launch's arguments are
+// copied, and the operation points to the copy. Movable, not copyable (the copy moves along).
+class KeptGraphOp {
+  public:
+    explicit KeptGraphOp(const halPluginGraphOp& op) : op_(op) {
+        if (op.kind != HAL_PLUGIN_GRAPH_OP_KERNEL) return;
+        const auto& kernel = op.params.kernel;
+        size_t bytes = 0;
+        for (uint32_t i = 0; i < kernel.numArgs; ++i) bytes += kernel.args[i].size;
+        argBytes_.resize(bytes);
+        args_.resize(kernel.numArgs);
+        size_t offset = 0;
+        for (uint32_t i = 0; i < kernel.numArgs; ++i) {
+            std::memcpy(argBytes_.data() + offset, kernel.args[i].value, kernel.args[i].size);
+            args_[i] = {argBytes_.data() + offset, kernel.args[i].size};
+            offset += kernel.args[i].size;
+        }
+        op_.params.kernel.args = args_.data();
+    }
+    KeptGraphOp(KeptGraphOp&&) = default;
+    KeptGraphOp& operator=(KeptGraphOp&&) = default;
+
+    const halPluginGraphOp& op() const { return op_; }
+
+  private:
+    halPluginGraphOp op_;
+    std::vector<halKernelArg> args_;  // pointing into argBytes_
+    std::vector<unsigned char> argBytes_;
+};
 
 // Implements the entry point: refuses another major version, remembers the host services and
 // copies `mine` into the core's table, truncated to the smaller of the two sizes.

@@ -43,9 +43,12 @@ halError moduleLoadData(halPluginDevice handle, const void* image, size_t size,
                                 static_cast<const uint8_t*>(image),
                                 moduleBuildFlags(device.totalMemory),
                                 nullptr};
+    // Where the loader wraps handles, loader 1.8 hands a failed build's log out as the driver's
+    // own handle, which crashes the loader on the next call: the log is then not asked for.
     ze_module_build_log_handle_t log = nullptr;
-    const ze_result_t result = ze.zeModuleCreate.address(device.driver->context, device.device,
-                                                         &desc, &loaded->module, &log);
+    const ze_result_t result =
+        ze.zeModuleCreate.address(device.driver->context, device.device, &desc, &loaded->module,
+                                  device.driver->loaderWrapsHandles ? nullptr : &log);
     if (result != ZE_RESULT_SUCCESS) {
         const std::string text = buildLogText(log);
         if (log != nullptr) ze.zeModuleBuildLogDestroy.address(log);

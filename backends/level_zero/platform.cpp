@@ -40,6 +40,12 @@ halError discoverDriver(ze_driver_handle_t handle, Platform* platform) {
     try {
         driver = std::make_unique<Driver>(handle, context);
         driver->findCommandListSubmission();
+        void* translated = context;
+        driver->loaderWrapsHandles =
+            ze.zelLoaderTranslateHandle.address != nullptr &&
+            ze.zelLoaderTranslateHandle.address(ZEL_HANDLE_CONTEXT, context, &translated) ==
+                ZE_RESULT_SUCCESS &&
+            translated != context;
     } catch (...) {
         ze.zeContextDestroy.address(context);
         throw;

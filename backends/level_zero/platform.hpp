@@ -25,6 +25,9 @@ class Driver {
     const ze_driver_handle_t handle;
     const ze_context_handle_t context;
     std::unique_ptr<EventSlotPool> events;
+    // Whether the loader hands out handles of its own for the driver's (with more than one driver
+    // installed, or ZE_ENABLE_LOADER_INTERCEPT); set by initialize().
+    bool loaderWrapsHandles = false;
 
     // Whether the driver offers ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME and this process can
     // call it; set by initialize(). Without it, graphs are replayed.

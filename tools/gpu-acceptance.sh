@@ -8,6 +8,8 @@
 #   python           the Python binding's tests (pytest)
 #   bench            polyhal against the CUDA driver called directly, cuMemAllocAsync included
 #                    (polyhal_cuda_bench; CUDA only)
+#   bench-graph      a chain of 100 small operations issued one by one and as one graph launch
+#                    (polyhal_graph_bench; CUDA, and the CPU backend for a dry run)
 #   bench-python     polyhal's Python binding against PyTorch's caching allocator and streams,
 #                    when torch is importable and sees a GPU
 # Each step's output goes to <output>/<step>.log; <output>/summary.md has one row per step and
@@ -142,7 +144,8 @@ else
     record configure passed "benchmarks: ${benchmarks}"
     # What the steps need, of the targets this configuration has.
     wanted=(halinfo polyhal-cts polyhal_python_test_kernels "polyhal_${backend}"
-            polyhal_cuda_test_kernels polyhal_cuda_bench polyhal_pool_api_bench)
+            polyhal_cuda_test_kernels polyhal_cuda_bench polyhal_pool_api_bench
+            polyhal_graph_bench)
     available=$(cmake --build "${build}" --target help 2>/dev/null | sed -n 's/: phony$//p')
     targets=()
     for target in "${wanted[@]}"; do
@@ -205,36 +208,42 @@ fi
 
 # ---- benchmarks ----------------------------------------------------------------------------
 bench_tables=()
-if [ "${built}" != yes ] || [ "${benchmarks}" != yes ]; then
-    record bench "not run" "${benchmarks/yes/no build}"
-else
-    if [ "${backend}" = cuda ]; then
-        program=polyhal_cuda_bench
-        filter=.
-        min_time=0.2
-    else
-        # polyhal_cuda_bench is CUDA-only; the pool through the API exercises the same plumbing.
-        program=polyhal_pool_api_bench
-        filter='ApiSameStreamPair|ApiProvenOrderReuse'
-        min_time=0.05
-    fi
+# run_bench STEP PROGRAM FILTER MIN_TIME: one benchmark program, its table into the summary.
+run_bench() {
+    local step=$1 program=$2 filter=$3 min_time=$4
     if [ ! -x "${build}/bin/${program}" ]; then
-        record bench "not run" "${program} was not built (cuda.h not found)"
-    elif logged bench "${build}/bin/${program}" --benchmark_filter="${filter}" \
+        record "${step}" "not run" "${program} was not built"
+    elif logged "${step}" "${build}/bin/${program}" --benchmark_filter="${filter}" \
             --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
-            --benchmark_min_time="${min_time}" --benchmark_out="${out}/bench.json" \
+            --benchmark_min_time="${min_time}" --benchmark_out="${out}/${step}.json" \
             --benchmark_out_format=json; then
-        if grep -q 'ERROR OCCURRED' "${out}/bench.log"; then
-            record bench failed "${program}: some benchmarks could not run (see the table)"
+        if grep -q 'ERROR OCCURRED' "${out}/${step}.log"; then
+            record "${step}" failed "${program}: some benchmarks could not run (see the table)"
         else
-            record bench passed "${program}"
+            record "${step}" passed "${program}"
         fi
         bench_tables+=("### ${program}" ""
                        "$("${python}" "${root}/tools/bench/bench_table.py" google \
-                           "${out}/bench.json")" "")
+                           "${out}/${step}.json")" "")
     else
-        record bench failed "${program} exited with an error"
+        record "${step}" failed "${program} exited with an error"
     fi
+}
+
+if [ "${built}" != yes ] || [ "${benchmarks}" != yes ]; then
+    record bench "not run" "${benchmarks/yes/no build}"
+    record bench-graph "not run" "${benchmarks/yes/no build}"
+else
+    if [ "${backend}" = cuda ]; then
+        run_bench bench polyhal_cuda_bench . 0.2
+    else
+        # polyhal_cuda_bench is CUDA-only; the pool through the API exercises the same plumbing.
+        run_bench bench polyhal_pool_api_bench 'ApiSameStreamPair|ApiProvenOrderReuse' 0.05
+    fi
+    case "${backend}" in
+        cuda | cpu) run_bench bench-graph polyhal_graph_bench "/${backend}\$" 0.2 ;;
+        *) record bench-graph "not run" "polyhal_graph_bench has no ${backend} pair" ;;
+    esac
 fi
 
 if [ "${built}" != yes ]; then

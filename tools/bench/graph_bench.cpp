@@ -12,7 +12,8 @@
 // which neither the calling thread's time nor an untimed drain counts.
 //
 // POLYHAL_BACKEND defaults to "opencl,cpu" here, so that one process has both backends; a
-// benchmark whose backend is not loaded is skipped with a message.
+// benchmark whose backend is not loaded is skipped with a message. The CUDA pair runs where
+// POLYHAL_BACKEND loads CUDA (tools/gpu-acceptance.sh).
 #include <cstdint>
 #include <cstring>
 
@@ -29,8 +30,12 @@ constexpr int kRounds = 25;  // of 4 operations: 100 in the chain
 constexpr int64_t kDrainInterval = 16;
 constexpr size_t kBytes = 256;
 constexpr halDim3 kOneThread = {1, 1, 1};
-// The empty kernel in OpenCL C; empty_kernel.c is the CPU backend's.
+// The empty kernel in OpenCL C and in PTX (which CUDA's driver compiles for any GPU it runs);
+// empty_kernel.c is the CPU backend's.
 constexpr char kEmptyKernelSource[] = "kernel void empty(global uint* data, uint n) {}";
+constexpr char kEmptyKernelPtx[] =
+    ".version 7.0\n.target sm_70\n.address_size 64\n"
+    ".visible .entry empty(.param .u64 data, .param .u32 n) { ret; }\n";
 constexpr uint32_t kEmptyKernelCount = 0;
 
 // The objects of one chain on the current device.
@@ -46,6 +51,9 @@ class Chain {
         check(halGetBackendName(&backend), "halGetBackendName");
         if (std::strcmp(backend, "cpu") == 0) {
             check(halModuleLoadFile(&module_, POLYHAL_BENCH_EMPTY_KERNEL), "halModuleLoadFile");
+        } else if (std::strcmp(backend, "cuda") == 0) {
+            check(halModuleLoadData(&module_, kEmptyKernelPtx, sizeof kEmptyKernelPtx),
+                  "halModuleLoadData");
         } else {
             check(halModuleLoadData(&module_, kEmptyKernelSource, sizeof kEmptyKernelSource),
                   "halModuleLoadData");
@@ -119,6 +127,7 @@ void BM_Chain100_Eager(benchmark::State& state, const char* backend, bool sustai
 }
 BENCHMARK_CAPTURE(BM_Chain100_Eager, cpu, "cpu", false);
 BENCHMARK_CAPTURE(BM_Chain100_Eager, opencl, "opencl", false);
+BENCHMARK_CAPTURE(BM_Chain100_Eager, cuda, "cuda", false);
 BENCHMARK_CAPTURE(BM_Chain100_Eager, opencl_sustained, "opencl", true)
     ->MeasureProcessCPUTime()
     ->UseRealTime();
@@ -131,6 +140,7 @@ void BM_Chain100_Graph(benchmark::State& state, const char* backend, bool sustai
 }
 BENCHMARK_CAPTURE(BM_Chain100_Graph, cpu, "cpu", false);
 BENCHMARK_CAPTURE(BM_Chain100_Graph, opencl, "opencl", false);
+BENCHMARK_CAPTURE(BM_Chain100_Graph, cuda, "cuda", false);
 BENCHMARK_CAPTURE(BM_Chain100_Graph, opencl_sustained, "opencl", true)
     ->MeasureProcessCPUTime()
     ->UseRealTime();

@@ -104,6 +104,38 @@ TEST_CASE("a graph launch runs after the work before it and before the work afte
     CHECK(graph.releases == 1);
 }
 
+TEST_CASE("host functions before and after a graph launch keep the stream's order") {
+    Stream stream;
+    FillKernelCopy graph;
+    halPluginGraph handle = nullptr;
+    REQUIRE_OK(plugin().graphCreate(device(), &graph.desc, &handle));
+    struct Seen {
+        FillKernelCopy* graph;
+        bool ranBefore = true;  // whether the graph had run when the first function ran
+        bool ranAfter = false;  // ... and when the second did
+    } seen{&graph};
+    REQUIRE_OK(plugin().launchHostFunc(
+        stream.get(),
+        [](void* data) {
+            auto* seen = static_cast<Seen*>(data);
+            seen->ranBefore = seen->graph->ranOnce();
+        },
+        &seen));
+    REQUIRE_OK(plugin().graphLaunch(handle, stream.get()));
+    REQUIRE_OK(plugin().launchHostFunc(
+        stream.get(),
+        [](void* data) {
+            auto* seen = static_cast<Seen*>(data);
+            seen->ranAfter = seen->graph->ranOnce();
+        },
+        &seen));
+    REQUIRE_OK(plugin().deviceSynchronize(device()));
+    CHECK_FALSE(seen.ranBefore);
+    CHECK(seen.ranAfter);
+    REQUIRE_OK(plugin().graphDestroy(handle));
+    CHECK(graph.releases == 1);
+}
+
 TEST_CASE("a graph destroyed with launches pending is released once the last has run") {
     Stream stream;
     FillKernelCopy graph;

@@ -136,6 +136,53 @@ TEST_CASE("host functions before and after a graph launch keep the stream's orde
     CHECK(graph.releases == 1);
 }
 
+TEST_CASE("graph launches and eager launches of one kernel from two threads keep their arguments") {
+    constexpr uint32_t kCount = 256;
+    constexpr int kLaunches = 50;
+    DeviceMemory graphTarget(kCount * sizeof(uint32_t));
+    DeviceMemory eagerTarget(kCount * sizeof(uint32_t));
+    const halPluginFunction fill = ctsKernel("fill_u32");
+    void* graphPointer = graphTarget.get();
+    const uint32_t one = 1, count = kCount;
+    const halKernelArg graphArgs[] = {
+        {&graphPointer, sizeof graphPointer}, {&one, sizeof one}, {&count, sizeof count}};
+    halPluginGraphOp op{};
+    op.kind = HAL_PLUGIN_GRAPH_OP_KERNEL;
+    op.params.kernel = {fill, {kCount / 64, 1, 1}, {64, 1, 1}, 0, graphArgs, 3};
+    halPluginGraphDesc desc{};
+    desc.size = sizeof desc;
+    desc.ops = &op;
+    desc.numOps = 1;
+    desc.opSize = sizeof op;
+    std::atomic<int> releases{0};
+    desc.release = countRelease;
+    desc.releaseContext = &releases;
+    halPluginGraph handle = nullptr;
+    REQUIRE_OK(plugin().graphCreate(device(), &desc, &handle));
+
+    Stream graphStream, eagerStream;
+    std::thread eager([&] {
+        void* eagerPointer = eagerTarget.get();
+        const uint32_t two = 2;
+        const halKernelArg args[] = {
+            {&eagerPointer, sizeof eagerPointer}, {&two, sizeof two}, {&count, sizeof count}};
+        for (int i = 0; i < kLaunches; ++i) {
+            plugin().launchKernel(eagerStream.get(), fill, {kCount / 64, 1, 1}, {64, 1, 1}, 0, args,
+                                  3);
+        }
+    });
+    for (int i = 0; i < kLaunches; ++i) REQUIRE_OK(plugin().graphLaunch(handle, graphStream.get()));
+    eager.join();
+    graphStream.synchronize();
+    eagerStream.synchronize();
+    CHECK(download<uint32_t>(graphStream, graphTarget.get(), kCount) ==
+          std::vector<uint32_t>(kCount, 1));
+    CHECK(download<uint32_t>(eagerStream, eagerTarget.get(), kCount) ==
+          std::vector<uint32_t>(kCount, 2));
+    REQUIRE_OK(plugin().graphDestroy(handle));
+    CHECK(releases == 1);
+}
+
 TEST_CASE("a graph destroyed with launches pending is released once the last has run") {
     Stream stream;
     FillKernelCopy graph;

@@ -17,7 +17,6 @@
 // the specification promises only for zeMemAllocHost memory).
 #include <polyhal/plugin_support.hpp>
 
-#include <cstring>
 #include <memory>
 #include <mutex>
 #include <vector>

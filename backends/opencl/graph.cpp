@@ -11,7 +11,6 @@
 // commands after them.
 #include <polyhal/plugin_support.hpp>
 
-#include <cstring>
 #include <memory>
 #include <mutex>
 #include <vector>

@@ -71,6 +71,23 @@ halError resolveKind(const char* operation, uint32_t kindBits, const Operand& ds
     return HAL_SUCCESS;
 }
 
+// Refuses a copy whose `dstBytes` at `dst` and `srcBytes` at `src` share a byte: vendors
+// refuse it (OpenCL's CL_MEM_COPY_OVERLAP, Level Zero's ZE_RESULT_ERROR_OVERLAPPING_REGIONS) or
+// leave it undefined (CUDA's "the memory areas may not overlap"), and the core refuses it
+// before any of them sees it, so that every backend, and a graph captured from the call,
+// behaves alike.
+halError checkDisjoint(const char* operation, const void* dst, size_t dstBytes, const void* src,
+                       size_t srcBytes) {
+    const auto to = reinterpret_cast<uintptr_t>(dst);
+    const auto from = reinterpret_cast<uintptr_t>(src);
+    const bool overlap = to >= from ? to - from < srcBytes : from - to < dstBytes;
+    if (!overlap || dstBytes == 0 || srcBytes == 0) return HAL_SUCCESS;
+    return fail(HAL_ERROR_INVALID_VALUE,
+                "{}: the {} bytes written at dst ({}) overlap the {} bytes read at src ({}); "
+                "copy through a separate buffer",
+                operation, dstBytes, dst, srcBytes, src);
+}
+
 // One synchronous copy step on `device`'s default stream.
 halError copyOnDevice(Device* device, void* dst, const void* src, size_t count, halMemcpyKind kind,
                       const char* operation) {
@@ -206,7 +223,8 @@ halError planCopy(const char* operation, void* dst, size_t dstMax, const void* s
         return e;
     }
     if (halError e = checkBounds(operation, "dst", plan->dst, count)) return e;
-    return checkBounds(operation, "src", plan->src, count);
+    if (halError e = checkBounds(operation, "src", plan->src, count)) return e;
+    return checkDisjoint(operation, dst, count, src, count);
 }
 
 halError drainSourceDevice(const CopyPlan& plan, Device* owner, const char* operation) {
@@ -271,7 +289,10 @@ halError planBox(const char* operation, const halMemcpy3DParams& box, CopyPlan* 
         return e;
     }
     if (halError e = checkBounds(operation, "dst", plan->dst, dstSpan)) return e;
-    return checkBounds(operation, "src", plan->src, srcSpan);
+    if (halError e = checkBounds(operation, "src", plan->src, srcSpan)) return e;
+    // From each end's first byte to its last: rows of one end between rows of the other overlap
+    // too, as a Level Zero region copy and cudaMemcpy3D count them.
+    return checkDisjoint(operation, box.dst, dstSpan, box.src, srcSpan);
 }
 
 halError readBox(const char* operation, const halMemcpy3DParams* params, halMemcpy3DParams* box) {

@@ -340,6 +340,12 @@ std::vector<Row> rows() {
          [](Objects& o) { return halMemcpy(o.local, 16, o.device, 16, HAL_MEMCPY_HOST_TO_HOST); }},
         {"halMemcpy", "count past the end of the allocation", HAL_ERROR_INVALID_VALUE,
          [](Objects& o) { return halMemcpy(o.local, 256, o.device, 257, HAL_MEMCPY_DEFAULT); }},
+        {"halMemcpy", "source and destination overlapping in one allocation",
+         HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             return halMemcpy(static_cast<char*>(o.device) + 8, 248, o.device, 16,
+                              HAL_MEMCPY_DEVICE_TO_DEVICE);
+         }},
         {"halMemcpy", "SIZE_MAX bytes from an interior pointer", HAL_ERROR_INVALID_VALUE,
          [](Objects& o) {
              return halMemcpy(static_cast<char*>(o.device) + 8, SIZE_MAX, o.local, SIZE_MAX,

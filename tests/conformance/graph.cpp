@@ -965,3 +965,42 @@ TEST_CASE("launches of a graph on two streams run one after another, each with i
     for (uint32_t i = 0; i < kLaunches; ++i) expected[i] = i + 1;
     CHECK(launches.seen == expected);
 }
+
+TEST_CASE("a copy whose source and destination overlap is refused at the call, eagerly and in a "
+          "capture, which goes on",
+          "[graph][memcpy][errors]") {
+    constexpr size_t kBytes = 512;
+    cts::DeviceMemory memory(kBytes);
+    auto* base = static_cast<unsigned char*>(memory.get());
+    cts::Stream stream;
+    const auto refusesOverlaps = [&] {
+        CHECK(halMemcpyAsync(base + 64, kBytes - 64, base, 128, HAL_MEMCPY_DEVICE_TO_DEVICE,
+                             stream) == HAL_ERROR_INVALID_VALUE);
+        CHECK_THAT(halGetLastErrorMessage(), Catch::Contains("overlap"));
+        CHECK(halMemcpyAsync(base, kBytes, base + 127, 128, HAL_MEMCPY_DEFAULT, stream) ==
+              HAL_ERROR_INVALID_VALUE);
+        // Two rows of 64 bytes, 128 apart, written 32 bytes after where they are read.
+        CHECK(halMemcpy2DAsync(base + 32, 128, base, 128, 64, 2, HAL_MEMCPY_DEVICE_TO_DEVICE,
+                               stream) == HAL_ERROR_INVALID_VALUE);
+        CHECK_THAT(halGetLastErrorMessage(), Catch::Contains("overlap"));
+    };
+    refusesOverlaps();
+    CHECK(halMemcpy(base + 1, kBytes - 1, base, 64, HAL_MEMCPY_DEVICE_TO_DEVICE) ==
+          HAL_ERROR_INVALID_VALUE);
+    HAL_REQUIRE_OK(halSynchronizeStream(stream));
+
+    HAL_REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL));
+    refusesOverlaps();
+    CHECK(statusOf(stream) == HAL_CAPTURE_STATUS_ACTIVE);
+    HAL_REQUIRE_OK(halMemsetAsync(base, kBytes, 0x44, kBytes / 2, stream));
+    // Adjacent ranges do not overlap.
+    HAL_REQUIRE_OK(halMemcpyAsync(base + kBytes / 2, kBytes / 2, base, kBytes / 2,
+                                  HAL_MEMCPY_DEVICE_TO_DEVICE, stream));
+    Graph graph;
+    HAL_REQUIRE_OK(halStreamEndCapture(stream, graph.out()));
+    HAL_REQUIRE_OK(halGraphLaunch(graph, stream));
+    HAL_REQUIRE_OK(halSynchronizeStream(stream));
+    std::vector<unsigned char> host(kBytes);
+    HAL_REQUIRE_OK(halMemcpy(host.data(), kBytes, base, kBytes, HAL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(host == std::vector<unsigned char>(kBytes, 0x44));
+}

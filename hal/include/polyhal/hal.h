@@ -526,7 +526,8 @@ HAL_API halError halFreeHost(void* ptr);
  * Between two devices of one backend with HAL_DEVICE_CAP_PEER_COPY the backend's peer path
  * copies directly; between devices of different backends the bytes travel through host memory.
  * Errors: HAL_ERROR_INVALID_VALUE (NULL pointer with count > 0, count > dstMax, count beyond the
- * end of a known allocation, kind invalid or contradicting where a pointer lives). */
+ * end of a known allocation, source and destination bytes overlapping, kind invalid or
+ * contradicting where a pointer lives). */
 HAL_API halError halMemcpy(void* dst, size_t dstMax, const void* src, size_t count,
                            halMemcpyKind kind);
 
@@ -548,7 +549,8 @@ HAL_API halError halMemcpyAsync(void* dst, size_t dstMax, const void* src, size_
  * complete (on the default stream that halMemcpy would use). Nothing is copied when width or
  * height is 0. Errors: HAL_ERROR_INVALID_VALUE (dst or src NULL, width larger than dpitch or
  * spitch, the rows spanning more than the address space or past the end of a known
- * allocation, kind invalid or contradicting where a pointer lives). */
+ * allocation, the bytes from the first row's start to the last row's end overlapping between
+ * src and dst, kind invalid or contradicting where a pointer lives). */
 HAL_API halError halMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                              size_t height, halMemcpyKind kind);
 
@@ -582,7 +584,8 @@ typedef struct halMemcpy3DParams {
  * Errors: HAL_ERROR_INVALID_VALUE (params NULL or params->size smaller than
  * sizeof(halMemcpy3DParams), dst or src NULL, width larger than a pitch, a slice's rows larger
  * than a slice pitch, the box spanning more than the address space or past the end of a known
- * allocation, kind invalid or contradicting where a pointer lives). */
+ * allocation, the bytes from the box's first byte to its last overlapping between src and dst,
+ * kind invalid or contradicting where a pointer lives). */
 HAL_API halError halMemcpy3D(const halMemcpy3DParams* params);
 
 /* Enqueues halMemcpy3D's copy on `stream`; returns at once, with halMemcpyAsync's rules for

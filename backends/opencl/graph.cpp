@@ -9,10 +9,18 @@
 // enqueues each recorded command again at every launch (docs/benchmarks.md). Host functions are
 // declined (the core replays the graph): they would hold the host-work thread that enqueues the
 // commands after them.
+//
+// What the eager calls refuse before they enqueue is refused here when the graph is made, since
+// a launch's enqueues happen later, on the host-work thread: a kernel's argument count, its
+// arguments (set on the kernel once, as the eager launch sets them) and its work-group size.
+// The core refuses the rest (overlapping copies among them) at the captured call. A command that
+// still cannot be enqueued at a launch fails the stream, named (engine/host_work_failures.hpp).
 #include <polyhal/plugin_support.hpp>
 
+#include <cstdio>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "device.hpp"
@@ -45,11 +53,21 @@ class GraphBatch final : public CommandBatch {
         releaseContext_ = context;
     }
 
-    cl_int enqueue(cl_command_queue queue, cl_event after, cl_event* last) const override;
+    cl_int enqueue(cl_command_queue queue, cl_event after, cl_event* last,
+                   std::string* failure) const override;
 
   private:
+    // Enqueues `op`; on failure *call names what failed.
     cl_int enqueueOp(const halPluginGraphOp& op, cl_command_queue queue, cl_uint numWaits,
-                     const cl_event* waits, cl_event* event) const;
+                     const cl_event* waits, cl_event* event, const char** call) const;
+    // Operation `index` and the `call` that failed with `error`, for the stream's report.
+    std::string describeFailure(size_t index, const char* call, cl_int error) const;
+
+    // The arguments a kernel operation passes, set on its kernel as the eager launch sets them:
+    // clSetKernelArg refuses what does not fit a parameter, which the eager launch reports
+    // before it enqueues anything.
+    halError requireArgumentsFit(const Function& function,
+                                 const halPluginGraphOp& op) const;
 
     // A launch whose blocks the kernel cannot take: eager, clEnqueueNDRangeKernel refuses it
     // synchronously, which the commands enqueued later by the host-work thread could not.
@@ -72,6 +90,7 @@ halError GraphBatch::add(const halPluginGraphOp& op) {
                 checkArgumentCount(function, kernel.numArgs, kernel.dynamicSharedBytes)) {
             return error;
         }
+        if (halError error = requireArgumentsFit(function, op)) return error;
         if (halError error = requireGroupFits(function, kernel.block)) return error;
         break;
     }
@@ -85,6 +104,14 @@ halError GraphBatch::add(const halPluginGraphOp& op) {
     }
     ops_.emplace_back(op);
     return HAL_SUCCESS;
+}
+
+halError GraphBatch::requireArgumentsFit(const Function& function,
+                                        const halPluginGraphOp& op) const {
+    const auto& kernel = op.params.kernel;
+    std::lock_guard lock(function.launchMutex());
+    return setLaunchArguments(function, device_.platform().svm, kernel.args, kernel.numArgs,
+                              kernel.dynamicSharedBytes);
 }
 
 halError GraphBatch::requireGroupFits(const Function& function, halDim3 block) const {
@@ -102,15 +129,17 @@ halError GraphBatch::requireGroupFits(const Function& function, halDim3 block) c
 }
 
 cl_int GraphBatch::enqueueOp(const halPluginGraphOp& op, cl_command_queue queue, cl_uint numWaits,
-                             const cl_event* waits, cl_event* event) const {
+                             const cl_event* waits, cl_event* event, const char** call) const {
     switch (op.kind) {
     case HAL_PLUGIN_GRAPH_OP_MEMSET: {
         const auto& fill = op.params.memset;
+        *call = "clEnqueueSVMMemFill";
         return clEnqueueSVMMemFill(queue, fill.dst, &fill.value, sizeof fill.value, fill.count,
                                    numWaits, waits, event);
     }
     case HAL_PLUGIN_GRAPH_OP_COPY: {
         const auto& copy = op.params.copy;
+        *call = "clEnqueueSVMMemcpy";
         return clEnqueueSVMMemcpy(queue, CL_FALSE, copy.dst, copy.src, copy.count, numWaits, waits,
                                   event);
     }
@@ -120,27 +149,62 @@ cl_int GraphBatch::enqueueOp(const halPluginGraphOp& op, cl_command_queue queue,
         // The cl_kernel holds arguments until the enqueue reads them: eager launches of the
         // same function take turns with this one.
         std::lock_guard lock(function.launchMutex());
+        cl_int error = CL_SUCCESS;
         if (setLaunchArguments(function, device_.platform().svm, kernel.args, kernel.numArgs,
-                               kernel.dynamicSharedBytes) != HAL_SUCCESS) {
-            return CL_INVALID_KERNEL_ARGS;
+                               kernel.dynamicSharedBytes, &error) != HAL_SUCCESS) {
+            *call = "clSetKernelArg";
+            return error;
         }
+        *call = "clEnqueueNDRangeKernel";
         return enqueueKernel(queue, function, kernel.grid, kernel.block, numWaits, waits, event);
     }
     default: return CL_SUCCESS;  // add() kept no other kind
     }
 }
 
+std::string GraphBatch::describeFailure(size_t index, const char* call, cl_int error) const {
+    const halPluginGraphOp& op = ops_[index].op();
+    char what[160];
+    switch (op.kind) {
+    case HAL_PLUGIN_GRAPH_OP_MEMSET:
+        std::snprintf(what, sizeof what, "a memset of %zu bytes at %p", op.params.memset.count,
+                      op.params.memset.dst);
+        break;
+    case HAL_PLUGIN_GRAPH_OP_COPY:
+        std::snprintf(what, sizeof what, "a copy of %zu bytes from %p to %p",
+                      op.params.copy.count, op.params.copy.src, op.params.copy.dst);
+        break;
+    default:
+        std::snprintf(what, sizeof what, "kernel '%s'",
+                      plugin::fromHandle<Function>(op.params.kernel.function).name().c_str());
+        break;
+    }
+    char message[320];
+    std::snprintf(message, sizeof message, "graph operation %zu of %zu (%s): %s: %s (%d)",
+                  index + 1, ops_.size(), what, call, errorName(error), error);
+    return message;
+}
+
 // The queue is in order: each command follows the one before, the first follows `after`. Only
 // the last one's event is asked for.
-cl_int GraphBatch::enqueue(cl_command_queue queue, cl_event after, cl_event* last) const {
+cl_int GraphBatch::enqueue(cl_command_queue queue, cl_event after, cl_event* last,
+                           std::string* failure) const {
     *last = nullptr;
     for (size_t i = 0; i < ops_.size(); ++i) {
         const bool first = i == 0;
         const bool final = i + 1 == ops_.size();
         cl_event event = nullptr;
+        const char* call = "";
         const cl_int error = enqueueOp(ops_[i].op(), queue, first ? 1 : 0, first ? &after : nullptr,
-                                       final ? &event : nullptr);
-        if (error != CL_SUCCESS) return error;  // the caller waits for what was enqueued
+                                       final ? &event : nullptr, &call);
+        if (error != CL_SUCCESS) {  // the caller waits for what was enqueued
+            try {
+                *failure = describeFailure(i, call, error);
+            } catch (...) {
+                failure->clear();  // no memory for the text: the failure is still noted
+            }
+            return error;
+        }
         if (final) *last = event;
     }
     return CL_SUCCESS;

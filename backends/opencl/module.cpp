@@ -175,7 +175,7 @@ halError moduleGetFunction(halPluginModule module, const char* name, halPluginFu
 namespace {
 
 halError setArgument(const Function& function, const SvmRegistry& svm, cl_uint index,
-                     const halKernelArg& arg) {
+                     const halKernelArg& arg, cl_int* clError) {
     const void* pointer = nullptr;
     if (arg.size == sizeof pointer) std::memcpy(&pointer, arg.value, sizeof pointer);
     const bool svmPointer =
@@ -183,6 +183,7 @@ halError setArgument(const Function& function, const SvmRegistry& svm, cl_uint i
     const cl_int error = svmPointer ? clSetKernelArgSVMPointer(function.kernel(), index, pointer)
                                     : clSetKernelArg(function.kernel(), index, arg.size, arg.value);
     if (error == CL_SUCCESS) return HAL_SUCCESS;
+    *clError = error;
     const halError code = error == CL_OUT_OF_HOST_MEMORY || error == CL_OUT_OF_RESOURCES
                               ? HAL_ERROR_OUT_OF_MEMORY
                               : HAL_ERROR_INVALID_VALUE;
@@ -192,9 +193,11 @@ halError setArgument(const Function& function, const SvmRegistry& svm, cl_uint i
                         errorName(error), error);
 }
 
-halError setDynamicShared(const Function& function, cl_uint index, size_t bytes) {
+halError setDynamicShared(const Function& function, cl_uint index, size_t bytes,
+                          cl_int* clError) {
     const cl_int error = clSetKernelArg(function.kernel(), index, bytes, nullptr);
     if (error == CL_SUCCESS) return HAL_SUCCESS;
+    *clError = error;
     return plugin::fail(HAL_ERROR_INVALID_VALUE,
                         "kernel '%s' cannot take %zu bytes of dynamic shared memory: its last "
                         "parameter must be a __local pointer (clSetKernelArg: %s (%d))",
@@ -219,11 +222,16 @@ halError checkArgumentCount(const Function& function, uint32_t numArgs, size_t d
 }
 
 halError setLaunchArguments(const Function& function, const SvmRegistry& svm,
-                            const halKernelArg* args, uint32_t numArgs, size_t dynamicSharedBytes) {
+                            const halKernelArg* args, uint32_t numArgs, size_t dynamicSharedBytes,
+                            cl_int* clError) {
+    cl_int unused = CL_SUCCESS;
+    cl_int* error = clError != nullptr ? clError : &unused;
     for (uint32_t i = 0; i < numArgs; ++i) {
-        if (halError error = setArgument(function, svm, i, args[i])) return error;
+        if (halError failed = setArgument(function, svm, i, args[i], error)) return failed;
     }
-    if (dynamicSharedBytes > 0) return setDynamicShared(function, numArgs, dynamicSharedBytes);
+    if (dynamicSharedBytes > 0) {
+        return setDynamicShared(function, numArgs, dynamicSharedBytes, error);
+    }
     return HAL_SUCCESS;
 }
 

@@ -50,9 +50,11 @@ class Function {
 // dynamicSharedBytes > 0, match the kernel's parameters.
 halError checkArgumentCount(const Function& function, uint32_t numArgs, size_t dynamicSharedBytes);
 // Sets the launch's arguments on the function's cl_kernel, for the enqueue that follows; the
-// caller holds function.launchMutex() until that enqueue.
+// caller holds function.launchMutex() until that enqueue. On failure, with `clError`, the
+// failing clSetKernelArg's error goes there too.
 halError setLaunchArguments(const Function& function, const SvmRegistry& svm,
-                            const halKernelArg* args, uint32_t numArgs, size_t dynamicSharedBytes);
+                            const halKernelArg* args, uint32_t numArgs, size_t dynamicSharedBytes,
+                            cl_int* clError = nullptr);
 // clEnqueueNDRangeKernel of `function` in polyhal's geometry: blocks are work-groups.
 cl_int enqueueKernel(cl_command_queue queue, const Function& function, halDim3 grid, halDim3 block,
                      cl_uint numWaits, const cl_event* waits, cl_event* event);

@@ -88,7 +88,10 @@ halError Stream::postHostWork(HostWorkList& work, cl_event* doneForCaller) {
         clFlush(queue_);  // the host-work thread waits for `ready`: make sure it starts
         item.ready = ready;
         item.done = done;
-        if (item.batch) clRetainCommandQueue(batchQueue_);
+        if (item.batch) {
+            clRetainCommandQueue(batchQueue_);
+            item.failures = hostWorkFailures_;
+        }
         if (doneForCaller != nullptr) {
             clRetainEvent(done);
             *doneForCaller = done;
@@ -116,7 +119,7 @@ halError Stream::query() {
         if (halError error = executionStatus(last_, &status)) return error;
         if (status == CL_COMPLETE) {
             noteCompleted(sequence);
-            return HAL_SUCCESS;
+            return reportHostWorkFailures();
         }
         if (status < 0) return reportFailure(status, sequence);
     }
@@ -148,9 +151,9 @@ halError Stream::synchronize() {
     cl_int status = CL_COMPLETE;
     uint64_t sequence = 0;
     if (halError error = waitForLast(&status, &sequence)) return error;
-    if (status >= 0) return HAL_SUCCESS;
+    if (status >= 0 && !hostWorkFailures_->pending()) return HAL_SUCCESS;
     std::lock_guard lock(mutex_);
-    return reportFailure(status, sequence);
+    return status >= 0 ? reportHostWorkFailures() : reportFailure(status, sequence);
 }
 
 halError Stream::waitIdle() {
@@ -162,8 +165,22 @@ halError Stream::waitIdle() {
 halError Stream::reportFailure(cl_int status, uint64_t sequence) {
     if (sequence == reportedSequence_) return HAL_SUCCESS;
     reportedSequence_ = sequence;
+    if (hostWorkFailures_->pending()) return reportHostWorkFailures();
     return plugin::fail(HAL_ERROR_LAUNCH_FAILED, "work on the stream failed: %s (%d)",
                         errorName(status), status);
+}
+
+halError Stream::reportHostWorkFailures() {
+    std::string first;
+    unsigned later = 0;
+    if (!hostWorkFailures_->take(&first, &later)) return HAL_SUCCESS;
+    if (later == 0) {
+        return plugin::fail(HAL_ERROR_LAUNCH_FAILED, "work on the stream failed: %s",
+                            first.c_str());
+    }
+    return plugin::fail(HAL_ERROR_LAUNCH_FAILED,
+                        "work on the stream failed: %s; %u more graph launch%s failed after it",
+                        first.c_str(), later, later == 1 ? "" : "es");
 }
 
 namespace {

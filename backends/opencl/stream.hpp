@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 
+#include "engine/host_work_failures.hpp"
 #include "engine/host_work_thread.hpp"
 
 namespace polyhal::opencl {
@@ -23,9 +24,12 @@ class Stream {
     using Handle = halPluginStream;
 
     // Takes over `queue` (in order, profiling enabled where the device can), made with
-    // `priority`.
+    // `priority`. Throws std::bad_alloc.
     Stream(Device& device, cl_command_queue queue, int priority)
-        : device_(device), queue_(queue), priority_(priority) {}
+        : device_(device),
+          queue_(queue),
+          priority_(priority),
+          hostWorkFailures_(std::make_shared<HostWorkFailures>()) {}
     // Releases the queue; OpenCL finishes its submitted work and deletes it afterwards.
     ~Stream();
     Stream(const Stream&) = delete;
@@ -53,7 +57,8 @@ class Stream {
     }
 
     // HAL_SUCCESS when the last command has finished, HAL_ERROR_NOT_READY while it runs, or its
-    // failure as HAL_ERROR_LAUNCH_FAILED (each failed command is reported once).
+    // failure, or that of a graph launch before it, as HAL_ERROR_LAUNCH_FAILED (each failed
+    // command and launch is reported once).
     halError query();
     // Waits for the last command, then as query.
     halError synchronize();
@@ -67,19 +72,25 @@ class Stream {
     halError postHostWork(HostWorkList& work, cl_event* done = nullptr);
 
   private:
-    // Has the last command already been seen finished without failure (or was none enqueued)?
-    // Then query and synchronize answer without a lock or an OpenCL call: an idle stream is
-    // polled and synchronized often, and clFinish on an idle queue costs next to nothing.
+    // Has the last command already been seen finished without failure (or was none enqueued),
+    // and no graph launch's failure waits to be reported? Then query and synchronize answer
+    // without a lock or an OpenCL call: an idle stream is polled and synchronized often, and
+    // clFinish on an idle queue costs next to nothing.
     bool knownIdle() const {
         return completed_.load(std::memory_order_acquire) ==
-               sequence_.load(std::memory_order_acquire);
+                   sequence_.load(std::memory_order_acquire) &&
+               !hostWorkFailures_->pending();
     }
     // The command numbered `sequence` finished without failure, and with it all before it.
     void noteCompleted(uint64_t sequence);
     // Waits for the command that was last when called; gives its final status and number.
     halError waitForLast(cl_int* status, uint64_t* sequence);
-    // Reports a failed command once; HAL_SUCCESS when it was reported before. Lock held.
+    // Reports a failed command once; HAL_SUCCESS when it was reported before. A graph launch's
+    // failure noted meanwhile is reported instead: the command may only have followed it.
+    // Lock held.
     halError reportFailure(cl_int status, uint64_t sequence);
+    // Reports the graph launches' failures noted so far, if any. Lock held.
+    halError reportHostWorkFailures();
 
     // The thread that does this stream's host work, started on first use. Lock held.
     HostWorkThread& hostWorkThread();
@@ -99,6 +110,9 @@ class Stream {
     // on first launch: their commands are enqueued on it while the stream's own queue holds the
     // work after them.
     cl_command_queue batchQueue_ = nullptr;
+    // Where the host-work thread notes the graph launches that failed; shared with it, since it
+    // may still run a launch after the stream is gone.
+    const std::shared_ptr<HostWorkFailures> hostWorkFailures_;
 };
 
 }  // namespace polyhal::opencl

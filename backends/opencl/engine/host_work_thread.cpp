@@ -4,6 +4,7 @@
 #include <polyhal/plugin_support.hpp>
 
 #include <condition_variable>
+#include <cstdio>
 #include <mutex>
 #include <new>
 
@@ -45,34 +46,49 @@ void runHostFunction(const HostWork& work) {
     clSetUserEventStatus(work.done, status);
 }
 
-// What a batch's completion holds: the user event it completes, and the batch, which must
-// outlive its commands (a graph's release runs when the batch goes).
+// Notes a batch whose last command ended with the negative `status`: a command failed when it
+// ran (OpenCL passes the failure on to the commands after it in the queue).
+void noteFailedRun(HostWorkFailures& failures, cl_int status) {
+    char message[160];
+    std::snprintf(message, sizeof message,
+                  "a graph launch failed on the device: its last command ended with %s (%d)",
+                  errorName(status), status);
+    failures.note(message);
+}
+
+// What a batch's completion holds: the user event it completes, the batch, which must outlive
+// its commands (a graph's release runs when the batch goes), and where a failure is noted.
 struct BatchCompletion {
     cl_event done;
     std::shared_ptr<const CommandBatch> batch;
+    std::shared_ptr<HostWorkFailures> failures;
 };
 
 // The batch goes first: a graph's release has run once the work after the launch can start.
 void CL_CALLBACK completeBatch(cl_event, cl_int status, void* context) {
     auto* completion = static_cast<BatchCompletion*>(context);
     const cl_event done = completion->done;
+    if (status < 0) noteFailedRun(*completion->failures, status);
     delete completion;
-    clSetUserEventStatus(done, status < 0 ? status : CL_COMPLETE);
+    clSetUserEventStatus(done, CL_COMPLETE);
     clReleaseEvent(done);
 }
 
 // The commands the batch did enqueue run whatever happened after them: `done` completes with
-// the last of them. A batch that could not be enqueued whole fails `done`, but only once the
-// work before it and the part it enqueued have finished, so that nothing after the launch starts
-// early and the batch outlives its commands. The work's reference to the batch is let go before
-// `done` completes. Where no callback can be set, this thread waits for the last command.
+// the last of them. A batch that could not be enqueued whole is noted as failed, and `done`
+// completes once the work before it and the part it enqueued have finished, so that nothing
+// after the launch starts early and the batch outlives its commands. The work's reference to
+// the batch is let go before `done` completes. Where no callback can be set, this thread waits
+// for the last command.
 void submitBatch(HostWork& work) {
     std::shared_ptr<const CommandBatch> batch = std::move(work.batch);
     cl_event last = nullptr;
-    cl_int status = batch->enqueue(work.batchQueue, work.ready, &last);
+    std::string failure;
+    cl_int status = batch->enqueue(work.batchQueue, work.ready, &last, &failure);
     if (status == CL_SUCCESS) {
         clFlush(work.batchQueue);
-        auto* completion = new (std::nothrow) BatchCompletion{work.done, batch};
+        auto* completion =
+            new (std::nothrow) BatchCompletion{work.done, batch, work.failures};
         if (completion != nullptr) {
             batch.reset();  // the completion's now
             clRetainEvent(work.done);
@@ -85,10 +101,11 @@ void submitBatch(HostWork& work) {
             batch = std::move(completion->batch);
             delete completion;
         }
-        status = CL_SUCCESS;  // the commands were enqueued: their own status decides
     } else {
-        plugin::log(HAL_LOG_ERROR, "a graph launch could not enqueue its commands: %s (%d)",
-                    errorName(status), status);
+        // Noted at once: the stream's next synchronisation waits for `done`, which follows.
+        plugin::log(HAL_LOG_ERROR, "a graph launch could not enqueue its commands: %s",
+                    failure.c_str());
+        work.failures->note(failure);
     }
     clWaitForEvents(1, &work.ready);
     clFinish(work.batchQueue);
@@ -96,11 +113,11 @@ void submitBatch(HostWork& work) {
         cl_int lastStatus = CL_COMPLETE;
         clGetEventInfo(last, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof lastStatus, &lastStatus,
                        nullptr);
-        if (status == CL_SUCCESS && lastStatus < 0) status = lastStatus;
+        if (lastStatus < 0) noteFailedRun(*work.failures, lastStatus);
         clReleaseEvent(last);
     }
     batch.reset();
-    clSetUserEventStatus(work.done, status < 0 ? status : CL_COMPLETE);
+    clSetUserEventStatus(work.done, CL_COMPLETE);
 }
 
 void execute(HostWork& work) {

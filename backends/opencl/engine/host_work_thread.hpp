@@ -8,7 +8,9 @@
 //   - for a graph: enqueues the graph's commands on a queue of their own, the first after
 //     `ready`, and has the last one's completion complete `done` (an event callback that does
 //     nothing else). The caller's thread thus spends a user event, a marker, a barrier and a
-//     flush on a launch, whatever the graph holds.
+//     flush on a launch, whatever the graph holds. A graph that fails (a command that cannot be
+//     enqueued, or fails when it runs) is noted in the stream's HostWorkFailures and `done`
+//     completes all the same (engine/host_work_failures.hpp says why).
 // Either way `done` releases the stream's work after it.
 //
 // Host functions run on a thread of the backend's own, one per stream, rather than inside an
@@ -24,7 +26,10 @@
 
 #include <list>
 #include <memory>
+#include <string>
 #include <thread>
+
+#include "engine/host_work_failures.hpp"
 
 namespace polyhal::opencl {
 
@@ -33,8 +38,10 @@ class CommandBatch {
   public:
     virtual ~CommandBatch() = default;
     // Enqueues the commands on `queue` in order, the first after `after`; *last receives the
-    // last one's event. The first failing call's error: the commands before it stay enqueued.
-    virtual cl_int enqueue(cl_command_queue queue, cl_event after, cl_event* last) const = 0;
+    // last one's event. The first failing call's error, with *failure naming the command and
+    // the call: the commands before it stay enqueued.
+    virtual cl_int enqueue(cl_command_queue queue, cl_event after, cl_event* last,
+                           std::string* failure) const = 0;
 };
 
 struct HostWork {
@@ -43,9 +50,11 @@ struct HostWork {
     // A host function...
     halHostFn fn = nullptr;
     void* userData = nullptr;
-    // ...or a batch, enqueued on batchQueue (the thread holds a reference to it).
+    // ...or a batch, enqueued on batchQueue (the thread holds a reference to it), whose
+    // failures go to `failures`, the stream's.
     std::shared_ptr<const CommandBatch> batch;
     cl_command_queue batchQueue = nullptr;
+    std::shared_ptr<HostWorkFailures> failures;
 };
 
 // A list so that work can be allocated before its commands are enqueued and then handed over

@@ -251,3 +251,100 @@ TEST_CASE("a graph with a host function is declined, to be replayed by the core"
     CHECK(handle == nullptr);
     CHECK(releases == 0);
 }
+
+namespace {
+
+// A graph of one copy of 128 bytes from the start of a block to 64 bytes into it: the ranges
+// overlap, which clEnqueueSVMMemcpy refuses (CL_MEM_COPY_OVERLAP) when the launch enqueues it.
+// The core refuses such a copy at the call (planCopy), so it never reaches a graph there; here it
+// stands for any operation whose enqueue fails on the host-work thread.
+struct OverlappingCopy {
+    OverlappingCopy() : memory(256) {
+        op.kind = HAL_PLUGIN_GRAPH_OP_COPY;
+        op.params.copy = {memory.as<unsigned char>() + 64, memory.get(), 128,
+                          HAL_MEMCPY_DEVICE_TO_DEVICE};
+        desc.size = sizeof desc;
+        desc.ops = &op;
+        desc.numOps = 1;
+        desc.opSize = sizeof op;
+        desc.release = countRelease;
+        desc.releaseContext = &releases;
+        REQUIRE_OK(plugin().graphCreate(device(), &desc, &graph));
+    }
+    ~OverlappingCopy() { plugin().graphDestroy(graph); }
+
+    DeviceMemory memory;
+    halPluginGraphOp op{};
+    halPluginGraphDesc desc{};
+    std::atomic<int> releases{0};
+    halPluginGraph graph = nullptr;
+};
+
+bool contains(const std::string& text, const char* part) {
+    return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("a graph operation OpenCL refuses at the launch fails the stream once, named, and the "
+          "work after the launch and the next launch run") {
+    Stream stream;
+    OverlappingCopy failing;
+    REQUIRE_OK(plugin().graphLaunch(failing.graph, stream.get()));
+    // Work after the launch runs, as after an eager call that was refused.
+    REQUIRE_OK(plugin().memsetAsync(stream.get(), failing.memory.get(), 0x33, 256));
+    CHECK(plugin().streamSynchronize(stream.get()) == HAL_ERROR_LAUNCH_FAILED);
+    const std::string message = lastError();
+    CHECK(contains(message, "graph operation 1 of 1"));
+    CHECK(contains(message, "copy of 128 bytes"));
+    CHECK(contains(message, "clEnqueueSVMMemcpy: CL_MEM_COPY_OVERLAP (-8)"));
+    CHECK(plugin().streamSynchronize(stream.get()) == HAL_SUCCESS);  // reported once
+    CHECK(download<unsigned char>(stream, failing.memory.get(), 256) ==
+          std::vector<unsigned char>(256, 0x33));
+
+    // The next launch, of a graph that works, is clean.
+    FillKernelCopy working;
+    halPluginGraph handle = nullptr;
+    REQUIRE_OK(plugin().graphCreate(device(), &working.desc, &handle));
+    REQUIRE_OK(plugin().graphLaunch(handle, stream.get()));
+    CHECK(plugin().streamSynchronize(stream.get()) == HAL_SUCCESS);
+    CHECK(working.ranOnce());
+    REQUIRE_OK(plugin().graphDestroy(handle));
+}
+
+TEST_CASE("failed graph launches are reported once by a query or the device's synchronisation, "
+          "the first named and the others counted") {
+    Stream stream;
+    OverlappingCopy failing;
+    REQUIRE_OK(plugin().graphLaunch(failing.graph, stream.get()));
+    halError polled = HAL_ERROR_NOT_READY;
+    while (polled == HAL_ERROR_NOT_READY) polled = plugin().streamQuery(stream.get());
+    CHECK(polled == HAL_ERROR_LAUNCH_FAILED);
+    CHECK(contains(lastError(), "CL_MEM_COPY_OVERLAP"));
+    CHECK(plugin().streamQuery(stream.get()) == HAL_SUCCESS);
+
+    for (int launch = 0; launch < 3; ++launch) {
+        REQUIRE_OK(plugin().graphLaunch(failing.graph, stream.get()));
+    }
+    CHECK(plugin().deviceSynchronize(device()) == HAL_ERROR_LAUNCH_FAILED);
+    CHECK(contains(lastError(), "CL_MEM_COPY_OVERLAP"));
+    CHECK(contains(lastError(), "2 more"));
+    CHECK(plugin().deviceSynchronize(device()) == HAL_SUCCESS);
+    CHECK(plugin().streamSynchronize(stream.get()) == HAL_SUCCESS);
+}
+
+TEST_CASE("a graph launching a kernel with an argument the kernel refuses is refused when made") {
+    FillKernelCopy graph;
+    const uint16_t narrow = 7;
+    graph.args[1] = {&narrow, sizeof narrow};  // `value` is a uint: four bytes
+    // The eager launch refuses it before it enqueues anything.
+    Stream stream;
+    CHECK(plugin().launchKernel(stream.get(), ctsKernel("fill_u32"), {1, 1, 1},
+                                {FillKernelCopy::kWords, 1, 1}, 0, graph.args,
+                                3) == HAL_ERROR_INVALID_VALUE);
+    halPluginGraph handle = nullptr;
+    CHECK(plugin().graphCreate(device(), &graph.desc, &handle) == HAL_ERROR_INVALID_VALUE);
+    CHECK(contains(lastError(), "argument 1 (2 bytes) of kernel 'fill_u32'"));
+    CHECK(handle == nullptr);
+    CHECK(graph.releases == 0);
+}

@@ -66,8 +66,7 @@ class GraphBatch final : public CommandBatch {
     // The arguments a kernel operation passes, set on its kernel as the eager launch sets them:
     // clSetKernelArg refuses what does not fit a parameter, which the eager launch reports
     // before it enqueues anything.
-    halError requireArgumentsFit(const Function& function,
-                                 const halPluginGraphOp& op) const;
+    halError requireArgumentsFit(const Function& function, const halPluginGraphOp& op) const;
 
     // A launch whose blocks the kernel cannot take: eager, clEnqueueNDRangeKernel refuses it
     // synchronously, which the commands enqueued later by the host-work thread could not.
@@ -107,7 +106,7 @@ halError GraphBatch::add(const halPluginGraphOp& op) {
 }
 
 halError GraphBatch::requireArgumentsFit(const Function& function,
-                                        const halPluginGraphOp& op) const {
+                                         const halPluginGraphOp& op) const {
     const auto& kernel = op.params.kernel;
     std::lock_guard lock(function.launchMutex());
     return setLaunchArguments(function, device_.platform().svm, kernel.args, kernel.numArgs,
@@ -171,8 +170,8 @@ std::string GraphBatch::describeFailure(size_t index, const char* call, cl_int e
                       op.params.memset.dst);
         break;
     case HAL_PLUGIN_GRAPH_OP_COPY:
-        std::snprintf(what, sizeof what, "a copy of %zu bytes from %p to %p",
-                      op.params.copy.count, op.params.copy.src, op.params.copy.dst);
+        std::snprintf(what, sizeof what, "a copy of %zu bytes from %p to %p", op.params.copy.count,
+                      op.params.copy.src, op.params.copy.dst);
         break;
     default:
         std::snprintf(what, sizeof what, "kernel '%s'",

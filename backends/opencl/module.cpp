@@ -193,8 +193,7 @@ halError setArgument(const Function& function, const SvmRegistry& svm, cl_uint i
                         errorName(error), error);
 }
 
-halError setDynamicShared(const Function& function, cl_uint index, size_t bytes,
-                          cl_int* clError) {
+halError setDynamicShared(const Function& function, cl_uint index, size_t bytes, cl_int* clError) {
     const cl_int error = clSetKernelArg(function.kernel(), index, bytes, nullptr);
     if (error == CL_SUCCESS) return HAL_SUCCESS;
     *clError = error;

@@ -966,9 +966,10 @@ TEST_CASE("launches of a graph on two streams run one after another, each with i
     CHECK(launches.seen == expected);
 }
 
-TEST_CASE("a copy whose source and destination overlap is refused at the call, eagerly and in a "
-          "capture, which goes on",
-          "[graph][memcpy][errors]") {
+TEST_CASE(
+    "a copy whose source and destination overlap is refused at the call, eagerly and in a "
+    "capture, which goes on",
+    "[graph][memcpy][errors]") {
     constexpr size_t kBytes = 512;
     cts::DeviceMemory memory(kBytes);
     auto* base = static_cast<unsigned char*>(memory.get());

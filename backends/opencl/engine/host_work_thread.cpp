@@ -87,8 +87,7 @@ void submitBatch(HostWork& work) {
     cl_int status = batch->enqueue(work.batchQueue, work.ready, &last, &failure);
     if (status == CL_SUCCESS) {
         clFlush(work.batchQueue);
-        auto* completion =
-            new (std::nothrow) BatchCompletion{work.done, batch, work.failures};
+        auto* completion = new (std::nothrow) BatchCompletion{work.done, batch, work.failures};
         if (completion != nullptr) {
             batch.reset();  // the completion's now
             clRetainEvent(work.done);

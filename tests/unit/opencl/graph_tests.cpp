@@ -286,8 +286,9 @@ bool contains(const std::string& text, const char* part) {
 
 }  // namespace
 
-TEST_CASE("a graph operation OpenCL refuses at the launch fails the stream once, named, and the "
-          "work after the launch and the next launch run") {
+TEST_CASE(
+    "a graph operation OpenCL refuses at the launch fails the stream once, named, and the "
+    "work after the launch and the next launch run") {
     Stream stream;
     OverlappingCopy failing;
     REQUIRE_OK(plugin().graphLaunch(failing.graph, stream.get()));
@@ -312,8 +313,9 @@ TEST_CASE("a graph operation OpenCL refuses at the launch fails the stream once,
     REQUIRE_OK(plugin().graphDestroy(handle));
 }
 
-TEST_CASE("failed graph launches are reported once by a query or the device's synchronisation, "
-          "the first named and the others counted") {
+TEST_CASE(
+    "failed graph launches are reported once by a query or the device's synchronisation, "
+    "the first named and the others counted") {
     Stream stream;
     OverlappingCopy failing;
     REQUIRE_OK(plugin().graphLaunch(failing.graph, stream.get()));

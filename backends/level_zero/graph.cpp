@@ -11,10 +11,11 @@
 // destroyed with a run pending is retired, and destroyed by the first graph entry or device
 // synchronisation that finds its last run finished; a device's close waits for it.
 //
-// Declined with the reason, so that the core replays the graph: a driver without the extension,
-// host functions (each call signals events of its own, which a list recorded once cannot), and
-// memory that is not the driver's (a recorded list reads pageable host memory at each run, which
-// the specification promises only for zeMemAllocHost memory).
+// Declined with the reason, so that the core replays the graph: a driver without the extension or
+// a loader without its function (platform.cpp), host functions (each call signals events of their
+// own, which a list recorded once cannot), and memory that is not the driver's (a recorded list
+// reads pageable host memory at each run, which the specification promises only for
+// zeMemAllocHost memory).
 #include <polyhal/plugin_support.hpp>
 
 #include <memory>
@@ -329,11 +330,8 @@ halError graphCreate(halPluginDevice deviceHandle, const halPluginGraphDesc* des
     Device& device = plugin::fromHandle<Device>(deviceHandle);
     reapRetiredGraphs(device, false);
     if (!device.driver->submitsCommandLists()) {
-        return plugin::fail(HAL_ERROR_NOT_SUPPORTED,
-                            "the Level Zero driver lacks %s "
-                            "(zeCommandListImmediateAppendCommandListsExp), or the loader can "
-                            "neither call it nor translate its handles (zelLoaderTranslateHandle)",
-                            ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME);
+        return plugin::fail(HAL_ERROR_NOT_SUPPORTED, "no native Level Zero graphs: %s",
+                            device.driver->commandListSubmissionMissing());
     }
     auto graph = std::make_unique<Graph>(&device);
     if (halError error = plugin::forEachGraphOp(

@@ -46,8 +46,10 @@ halError memAllocDevice(halPluginDevice handle, size_t size, void** ptr) {
                            "zeMemAllocDevice", size);
 }
 
-halError memFreeDevice(halPluginDevice device, void* ptr) {
-    POLYHAL_ZE_RETURN_IF_ERROR(zeMemFree, plugin::fromHandle<Device>(device).driver->context, ptr);
+halError memFreeDevice(halPluginDevice handle, void* ptr) {
+    Driver& driver = *plugin::fromHandle<Device>(handle).driver;
+    driver.ipcExports.release(ptr);
+    POLYHAL_ZE_RETURN_IF_ERROR(zeMemFree, driver.context, ptr);
     return HAL_SUCCESS;
 }
 
@@ -104,13 +106,16 @@ halError memsetAsync(halPluginStream stream, void* dst, unsigned char value, siz
 // Sharing device memory with other processes: Level Zero's IPC memory handles (zeMemGetIpcHandle,
 // zeMemOpenIpcHandle, zeMemCloseIpcHandle), carried as they are in the plugin's part of polyhal's
 // handle. `base` is an allocation exactly as memAllocDevice returned it, which Level Zero
-// requires.
+// requires; it is exported once, and its handle put back when it is freed (engine/ipc_exports).
 halError ipcMemGetHandle(halPluginDevice device, void* base, halPluginIpcHandle* handle) {
     static_assert(sizeof(ze_ipc_mem_handle_t) <= sizeof handle->bytes,
                   "Level Zero's handle must fit the plugin's part");
     ze_ipc_mem_handle_t exported{};
-    POLYHAL_ZE_RETURN_IF_ERROR(zeMemGetIpcHandle,
-                               plugin::fromHandle<Device>(device).driver->context, base, &exported);
+    if (halError error = check(
+            plugin::fromHandle<Device>(device).driver->ipcExports.handleOf(base, &exported),
+            "zeMemGetIpcHandle")) {
+        return error;
+    }
     std::memset(handle->bytes, 0, sizeof handle->bytes);
     std::memcpy(handle->bytes, &exported, sizeof exported);
     return HAL_SUCCESS;

@@ -40,6 +40,7 @@ struct Allocation {
     int pendingUses = 0;        // appended commands using it that have not finished
     int file = -1;              // device memory: its memory file, which IPC handles name
     bool imported = false;      // opened with zeMemOpenIpcHandle: closed, never freed
+    int ipcHandles = 0;         // zeMemGetIpcHandle calls not yet put back (zeMemPutIpcHandle)
 };
 
 struct State {
@@ -171,10 +172,6 @@ void expectSignallable(ze_event_handle_t event, const char* call);
 // immediate list, records it in an open regular one.
 ze_result_t append(ze_command_list_handle_t list, Command command, uint32_t numWaitEvents,
                    ze_event_handle_t* waitEvents);
-
-// Whether the driver offers ZE_experimental_immediate_command_list_append (unless
-// POLYHAL_ZE_DOUBLE_NO_IMMEDIATE_APPEND is set).
-bool offersImmediateAppend();
 
 // The device's description, as the double reports it.
 uint64_t deviceMemoryBytes();

@@ -1,6 +1,7 @@
 // The level_zero plugin, loaded as the core loads it, against the driver double behind Debian's
 // loader (two devices, POLYHAL_ZE_DOUBLE_DEVICES=2): entries the conformance suite cannot reach
-// through the core.
+// through the core. The cases tagged [debian_loader] run with Debian's loader 1.8 alone, the
+// others with the newer-loader stand-in in front of it (newer_loader/).
 #include <dlfcn.h>
 
 #include <polyhal/plugin.h>
@@ -282,15 +283,20 @@ TEST_CASE("copies run on a copy engine, in stream order with the rest", "[engine
 
 namespace {
 
-// The double's count of regular command lists submitted to immediate ones.
-uint64_t commandListSubmissions() {
+// One of the double's counters, by the name of its function.
+uint64_t doubleCounter(const char* name) {
+    plugin();  // the loader loads the double when the plugin initialises
     void* driver = dlopen(std::getenv("ZE_ENABLE_ALT_DRIVERS"), RTLD_NOW | RTLD_NOLOAD);
     REQUIRE(driver != nullptr);
-    using Submissions = uint64_t (*)();
-    const auto submissions =
-        reinterpret_cast<Submissions>(dlsym(driver, "zedoubleCommandListSubmissions"));
-    REQUIRE(submissions != nullptr);
-    return submissions();
+    using Counter = uint64_t (*)();
+    const auto counter = reinterpret_cast<Counter>(dlsym(driver, name));
+    REQUIRE(counter != nullptr);
+    return counter();
+}
+
+// The double's count of regular command lists submitted to immediate ones.
+uint64_t commandListSubmissions() {
+    return doubleCounter("zedoubleCommandListSubmissions");
 }
 
 void countRelease(void* releases) {
@@ -499,6 +505,67 @@ TEST_CASE("graphs a recorded command list cannot run as the eager calls would ar
     }
     CHECK(graph == nullptr);
     CHECK(releases == 0);
+    REQUIRE(ze.memFreeDevice(device, memory) == HAL_SUCCESS);
+    ze.deviceClose(device);
+}
+
+namespace {
+
+// Exports one allocation twice (the handles are one) and frees it; the double ends the run if
+// the free leaves an IPC handle reference behind.
+void exportTwiceAndFree() {
+    const halPluginDispatchTable& ze = plugin();
+    REQUIRE(ze.ipcMemGetHandle != nullptr);
+    halPluginDevice device = nullptr;
+    REQUIRE(ze.deviceOpen(0, &device) == HAL_SUCCESS);
+    void* memory = nullptr;
+    REQUIRE(ze.memAllocDevice(device, 4096, &memory) == HAL_SUCCESS);
+    halPluginIpcHandle first{}, second{};
+    REQUIRE_PLUGIN_OK(ze.ipcMemGetHandle(device, memory, &first));
+    REQUIRE_PLUGIN_OK(ze.ipcMemGetHandle(device, memory, &second));
+    CHECK(std::memcmp(first.bytes, second.bytes, sizeof first.bytes) == 0);
+    REQUIRE(ze.memFreeDevice(device, memory) == HAL_SUCCESS);
+    ze.deviceClose(device);
+}
+
+}  // namespace
+
+TEST_CASE("an allocation exported many times takes one IPC handle, put back when it is freed",
+          "[ipc]") {
+    const uint64_t before = doubleCounter("zedoubleIpcHandlesPutBack");
+    exportTwiceAndFree();
+    CHECK(doubleCounter("zedoubleIpcHandlesPutBack") == before + 1);
+}
+
+TEST_CASE("without zeMemPutIpcHandle, the free drops an allocation's one IPC handle",
+          "[ipc][debian_loader]") {
+    const uint64_t before = doubleCounter("zedoubleIpcHandlesPutBack");
+    exportTwiceAndFree();
+    CHECK(doubleCounter("zedoubleIpcHandlesPutBack") == before);
+}
+
+TEST_CASE("without the loader's zeCommandListImmediateAppendCommandListsExp, graphs are declined "
+          "naming it",
+          "[graph][debian_loader]") {
+    const halPluginDispatchTable& ze = plugin();
+    halPluginDevice device = nullptr;
+    REQUIRE(ze.deviceOpen(0, &device) == HAL_SUCCESS);
+    void* memory = nullptr;
+    REQUIRE(ze.memAllocDevice(device, 256, &memory) == HAL_SUCCESS);
+    halPluginGraphOp op{};
+    op.kind = HAL_PLUGIN_GRAPH_OP_MEMSET;
+    op.params.memset = {memory, 256, 1};
+    halPluginGraphDesc desc{};
+    desc.size = sizeof desc;
+    desc.ops = &op;
+    desc.numOps = 1;
+    desc.opSize = sizeof op;
+    halPluginGraph graph = nullptr;
+    CHECK(ze.graphCreate(device, &desc, &graph) == HAL_ERROR_NOT_SUPPORTED);
+    CHECK(graph == nullptr);
+    CHECK_THAT(polyhal::doubles::lastPluginError(),
+               Catch::Contains("does not export zeCommandListImmediateAppendCommandListsExp") &&
+                   Catch::Contains("1.16"));
     REQUIRE(ze.memFreeDevice(device, memory) == HAL_SUCCESS);
     ze.deviceClose(device);
 }

@@ -408,7 +408,8 @@ TEST_CASE("a graph launches as one submission of a regular command list, its ope
     for (halPluginStream stream : streams) REQUIRE(ze.streamDestroy(stream) == HAL_SUCCESS);
 }
 
-TEST_CASE("a launch never submits a recording that may still run, and never blocks", "[graph]") {
+TEST_CASE("a launch never submits a recording that may still run, never blocks, and stays native",
+          "[graph]") {
     const halPluginDispatchTable& ze = plugin();
     GraphOfEveryKind scenario;
     halPluginStream stream = nullptr;
@@ -419,12 +420,15 @@ TEST_CASE("a launch never submits a recording that may still run, and never bloc
     scenario.clearResults();
 
     // Behind a held stream every submitted recording is still pending: the double ends the run
-    // if one is submitted again. Four recordings, then the operations one by one.
+    // if one is submitted again. However many launches are in flight, each is one submission.
+    constexpr int kLaunches = 9;
     Gate gate;
     REQUIRE(ze.launchHostFunc(stream, Gate::hold, &gate) == HAL_SUCCESS);
     const uint64_t before = commandListSubmissions();
-    for (int launch = 0; launch < 6; ++launch) REQUIRE_PLUGIN_OK(ze.graphLaunch(graph, stream));
-    CHECK(commandListSubmissions() == before + 4);
+    for (int launch = 0; launch < kLaunches; ++launch) {
+        REQUIRE_PLUGIN_OK(ze.graphLaunch(graph, stream));
+    }
+    CHECK(commandListSubmissions() == before + kLaunches);
     CHECK(ze.streamQuery(stream) == HAL_ERROR_NOT_READY);
 
     // Destroyed with its launches pending: released only once they have run.

@@ -10,9 +10,11 @@
 // in flight, each is one submission. Recordings are kept in the order of their last launch, so
 // that the one a launch tries first is the one most likely finished, and a graph keeps as many as
 // it ever had in flight at once. Only where the driver will not record another list (out of
-// memory, say) are the operations appended one by one, as the eager calls would. A graph
-// destroyed with a run pending is retired, and destroyed by the first graph entry or device
-// synchronisation that finds its last run finished; a device's close waits for it.
+// memory, say) are the operations appended one by one, as the eager calls would. While the stream
+// holds its work on the host after a host function, the recording is submitted with that work
+// (stream.hpp). A graph destroyed with a run pending is retired, and destroyed by the first graph
+// entry or device synchronisation that finds its last run finished; a device's close waits for
+// it.
 //
 // Declined with the reason, so that the core replays the graph: a driver without the extension or
 // a loader without its function (platform.cpp), host functions (each call signals events of their
@@ -292,13 +294,8 @@ halError Graph::launch(Stream& stream) {
         if (marked == HAL_SUCCESS) lastLaunch_ = std::move(done);
         return replayed != HAL_SUCCESS ? replayed : marked;
     }
-    const Driver& driver = *device_->driver;
-    const halError submitted = stream.appendCommand(
-        "zeCommandListImmediateAppendCommandListsExp", [&](ze_command_list_handle_t immediate) {
-            return driver.submitCommandList(immediate, recording->list, done->event);
-        });
+    const halError submitted = stream.submitRegularList(recording->list, done);
     if (submitted == HAL_SUCCESS) {
-        done->submitted = true;
         recording->lastRun = done;
         lastLaunch_ = std::move(done);
     }

@@ -109,11 +109,11 @@ const char* Driver::commandListSubmissionMissing() const {
            "driver hands the function to the loader only)";
 }
 
-ze_result_t Driver::submitCommandList(ze_command_list_handle_t immediate,
-                                      ze_command_list_handle_t list,
-                                      ze_event_handle_t signal) const {
-    return ze.zeCommandListImmediateAppendCommandListsExp.address(immediate, 1, &list, signal, 0,
-                                                                  nullptr);
+ze_result_t Driver::submitCommandLists(ze_command_list_handle_t immediate,
+                                       std::vector<ze_command_list_handle_t>& lists,
+                                       ze_event_handle_t signal) const {
+    return ze.zeCommandListImmediateAppendCommandListsExp.address(
+        immediate, static_cast<uint32_t>(lists.size()), lists.data(), signal, 0, nullptr);
 }
 
 const Platform& platform() {

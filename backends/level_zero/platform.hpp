@@ -36,10 +36,11 @@ class Driver {
     // commandListSubmissionMissing() says why.
     bool submitsCommandLists() const { return submitsCommandLists_; }
     const char* commandListSubmissionMissing() const;
-    // Submits the closed regular list `list` in `immediate`'s order, `signal` signalling once it
-    // has run: zeCommandListImmediateAppendCommandListsExp.
-    ze_result_t submitCommandList(ze_command_list_handle_t immediate, ze_command_list_handle_t list,
-                                  ze_event_handle_t signal) const;
+    // Submits the closed regular lists `lists` in `immediate`'s order, `signal` signalling once
+    // they have run: zeCommandListImmediateAppendCommandListsExp.
+    ze_result_t submitCommandLists(ze_command_list_handle_t immediate,
+                                   std::vector<ze_command_list_handle_t>& lists,
+                                   ze_event_handle_t signal) const;
     void findCommandListSubmission();
 
   private:

@@ -2,12 +2,15 @@
 //
 // The double has one driver with POLYHAL_ZE_DOUBLE_DEVICES GPU devices (default 1), each with
 // POLYHAL_ZE_DOUBLE_MEMORY bytes of device memory (default 1 GiB), two command queue groups
-// (compute and copy with four queues, copy-only with two) and peer access between them all. It
+// (compute and copy with four queues, copy-only with two; with shared rings, see sharedRings())
+// and peer access between them all. It
 // offers ZE_experimental_immediate_command_list_append as compute-runtime does, reached as there
 // through the loader only (driverGetExtensionFunctionAddress below).
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "driver_double.hpp"
 #include "entries.hpp"
@@ -200,17 +203,39 @@ ze_result_t ZE_APICALL deviceGetCommandQueueGroupProperties(
     groups[0].flags =
         ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE | ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY;
     groups[0].maxMemoryFillPatternSize = 128;
-    groups[0].numQueues = kComputeQueues;
+    groups[0].numQueues = queueCount(0);
     if (*count > 1) {
         groups[1].flags = ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY;
         groups[1].maxMemoryFillPatternSize = 4;
-        groups[1].numQueues = kCopyQueues;
+        groups[1].numQueues = queueCount(1);
     }
     return ZE_RESULT_SUCCESS;
 }
 
+bool sharedRings() {
+    static const bool shared = std::getenv("POLYHAL_ZE_DOUBLE_SHARED_RINGS") != nullptr;
+    return shared;
+}
+
+namespace {
+
+// Engines per command queue group: four compute and two copy engines, or with shared rings
+// what POLYHAL_ZE_DOUBLE_SHARED_RINGS says (default one of each, as DG2, Meteor Lake and Lunar
+// Lake expose).
+std::pair<uint32_t, uint32_t> engineCounts() {
+    static const std::pair<uint32_t, uint32_t> counts = [] {
+        if (!sharedRings()) return std::make_pair(kComputeQueues, kCopyQueues);
+        unsigned compute = 1, copy = 1;
+        std::sscanf(std::getenv("POLYHAL_ZE_DOUBLE_SHARED_RINGS"), "%u,%u", &compute, &copy);
+        return std::make_pair(std::max(compute, 1u), std::max(copy, 1u));
+    }();
+    return counts;
+}
+
+}  // namespace
+
 uint32_t queueCount(uint32_t ordinal) {
-    return ordinal == 0 ? kComputeQueues : ordinal == 1 ? kCopyQueues : 0;
+    return ordinal == 0 ? engineCounts().first : ordinal == 1 ? engineCounts().second : 0;
 }
 
 ze_result_t ZE_APICALL deviceCanAccessPeer(ze_device_handle_t, ze_device_handle_t,

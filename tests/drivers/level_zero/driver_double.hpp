@@ -139,6 +139,19 @@ struct Command {
     std::vector<uintptr_t> uses;  // the allocations it reads or writes, by base address
     ze_command_list_handle_t runOf = nullptr;  // the regular list it is a submitted copy of
     ze_kernel_handle_t kernel = nullptr;       // the kernel a launch runs
+    ze_command_list_handle_t queuedOn = nullptr;  // the immediate list it was queued on
+};
+
+// Where the commands of immediate lists run, one thread each: a ring of its own per immediate
+// list, or, in the shared-ring mode (sharedRings()), one per engine, which every immediate list
+// of that engine (command queue group and index) submits to, as compute-runtime does.
+struct Ring {
+    uint32_t ordinal = 0;
+    bool computeCapable = false;
+    std::deque<Command> queue;
+    bool stopping = false;
+    std::condition_variable wake;
+    std::thread thread;
 };
 
 }  // namespace zedouble
@@ -155,12 +168,9 @@ struct _ze_command_list_handle_t {
     bool closed = false;
     std::vector<zedouble::Command> recorded;
     size_t submittedPending = 0;
-    std::deque<zedouble::Command> queue;
-    size_t inFlight = 0;  // queued or running
-    bool stopping = false;
-    std::condition_variable wake;
+    zedouble::Ring* ring = nullptr;  // an immediate list's; its own unless rings are shared
+    size_t inFlight = 0;             // queued or running
     std::atomic<bool> appending{false};  // a thread is inside an append call
-    std::thread thread;
 };
 
 namespace zedouble {
@@ -172,6 +182,10 @@ void expectSignallable(ze_event_handle_t event, const char* call);
 // immediate list, records it in an open regular one.
 ze_result_t append(ze_command_list_handle_t list, Command command, uint32_t numWaitEvents,
                    ze_event_handle_t* waitEvents);
+
+// Whether immediate lists of one engine share one ring (POLYHAL_ZE_DOUBLE_SHARED_RINGS set: its
+// value "<compute engines>,<copy engines>", default "1,1", says how many engines each group has).
+bool sharedRings();
 
 // The device's description, as the double reports it.
 uint64_t deviceMemoryBytes();

@@ -419,16 +419,19 @@ TEST_CASE("a launch never submits a recording that may still run, never blocks, 
     scenario.value = 0xBAD;  // the replayed launches, too, use the value the graph took
     scenario.clearResults();
 
-    // Behind a held stream every submitted recording is still pending: the double ends the run
-    // if one is submitted again. However many launches are in flight, each is one submission.
+    // Behind a host function the stream's work is held on the host, then submitted as one: every
+    // launch's recording, each followed by a list that begins with the launch's end, after the
+    // list holding the work before them. The double ends the run if a recording that may still
+    // run is submitted again. However many launches are in flight, none is replayed.
     constexpr int kLaunches = 9;
     Gate gate;
     REQUIRE(ze.launchHostFunc(stream, Gate::hold, &gate) == HAL_SUCCESS);
     const uint64_t before = commandListSubmissions();
+    const uint64_t listsBefore = doubleCounter("zedoubleRegularListsSubmitted");
     for (int launch = 0; launch < kLaunches; ++launch) {
         REQUIRE_PLUGIN_OK(ze.graphLaunch(graph, stream));
     }
-    CHECK(commandListSubmissions() == before + kLaunches);
+    CHECK(commandListSubmissions() == before);
     CHECK(ze.streamQuery(stream) == HAL_ERROR_NOT_READY);
 
     // Destroyed with its launches pending: released only once they have run.
@@ -436,6 +439,8 @@ TEST_CASE("a launch never submits a recording that may still run, never blocks, 
     CHECK(scenario.releases == 0);
     gate.open = true;
     REQUIRE(ze.deviceSynchronize(scenario.device) == HAL_SUCCESS);
+    CHECK(commandListSubmissions() == before + 1);
+    CHECK(doubleCounter("zedoubleRegularListsSubmitted") == listsBefore + 2 * kLaunches + 1);
     CHECK(scenario.releases == 1);
     scenario.checkResults();
     REQUIRE(ze.streamDestroy(stream) == HAL_SUCCESS);

@@ -647,3 +647,49 @@ TEST_CASE("IPC handles taken are put back, or dropped by the free one at a time"
         CHECK(outcome.exited);
     }
 }
+
+namespace {
+
+// Two immediate lists on compute engine 0: the first waits for an event only the host signals,
+// the second signals `after` at once. Exits 0 when `after` has signalled within 20 ms exactly
+// when `expectStall` is false, and ends with both lists drained.
+void waitBesideHostWait(bool expectStall) {
+    Session session;
+    uint32_t groups = 1;
+    ze_command_queue_group_properties_t compute{};
+    compute.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES;
+    EXPECT_ZE(zeDeviceGetCommandQueueGroupProperties(session.device, &groups, &compute));
+    ze_event_handle_t host = session.newEvent();
+    ze_event_handle_t after = session.newEvent();
+    ze_command_list_handle_t waiting = session.newList();
+    ze_command_list_handle_t other = session.newList();
+    EXPECT_ZE(zeCommandListAppendBarrier(waiting, nullptr, 1, &host));
+    EXPECT_ZE(zeCommandListAppendBarrier(other, after, 0, nullptr));
+    const bool stalled = zeEventHostSynchronize(after, 20'000'000) == ZE_RESULT_NOT_READY;
+    EXPECT_ZE(zeEventHostSignal(host));
+    EXPECT_ZE(zeEventHostSynchronize(after, UINT64_MAX));
+    if (stalled != expectStall) {
+        std::fprintf(stderr, "%u compute engine(s); the other list %s\n", compute.numQueues,
+                     stalled ? "stalled" : "ran");
+        std::_Exit(4);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("with shared rings, a wait on one list of an engine holds every list of the engine",
+          "[rules][rings]") {
+    SECTION("shared rings: one compute engine, and the other list waits for the host") {
+        const ChildOutcome outcome = runInChild([] {
+            setenv("POLYHAL_ZE_DOUBLE_SHARED_RINGS", "1,1", 1);
+            waitBesideHostWait(true);
+        });
+        INFO(outcome.stderrText);
+        CHECK(outcome.exited);
+    }
+    SECTION("a ring per list: the other list runs") {
+        const ChildOutcome outcome = runInChild([] { waitBesideHostWait(false); });
+        INFO(outcome.stderrText);
+        CHECK(outcome.exited);
+    }
+}

@@ -6,6 +6,7 @@
 
 #include "device.hpp"
 #include "engine/copy.hpp"
+#include "engine/translate.hpp"
 #include "entries.hpp"
 #include "error.hpp"
 #include "stream.hpp"
@@ -66,10 +67,23 @@ halError memFreeHost(halPluginDevice device, void* ptr) {
     return HAL_SUCCESS;
 }
 
-// One call serves every kind: Level Zero copies between any memory its device can reach.
-halError memcpyAsync(halPluginStream stream, void* dst, const void* src, size_t count,
-                     halMemcpyKind /*kind*/) {
-    return plugin::fromHandle<Stream>(stream).appendCopy(Copy::linear(dst, src, count));
+// One call serves every kind: Level Zero copies between any memory its device can reach. A
+// source in pageable host memory is staged (Stream::appendStagedCopy): the device would read it
+// only when the copy runs, and hal.h lets the caller reuse it once the call returns.
+halError memcpyAsync(halPluginStream handle, void* dst, const void* src, size_t count,
+                     halMemcpyKind kind) {
+    Stream& stream = plugin::fromHandle<Stream>(handle);
+    const bool mayBeHost = kind != HAL_MEMCPY_DEVICE_TO_DEVICE && kind != HAL_MEMCPY_DEVICE_TO_HOST;
+    if (count > 0 && mayBeHost) {
+        auto properties = describedAs<ze_memory_allocation_properties_t>(
+            ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES);
+        POLYHAL_ZE_RETURN_IF_ERROR(zeMemGetAllocProperties, stream.device().driver->context, src,
+                                   &properties, nullptr);
+        if (properties.type == ZE_MEMORY_TYPE_UNKNOWN) {
+            return stream.appendStagedCopy(dst, src, count);
+        }
+    }
+    return stream.appendCopy(Copy::linear(dst, src, count));
 }
 
 // One region copy; a box beyond the 32-bit region fields goes a row at a time.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include "device.hpp"
 #include "engine/host_wait.hpp"
@@ -23,6 +24,7 @@ Stream::Stream(Device* device, ze_command_list_handle_t list, ze_command_queue_p
 Stream::~Stream() {
     hostFuncs_.reset();
     destroyRanListsLocked(true);
+    freeStagedLocked(true);
     for (ze_command_list_handle_t list : {list_, copyList_}) {
         if (list == nullptr) continue;
         const ze_result_t result = ze.zeCommandListDestroy.address(list);
@@ -106,6 +108,47 @@ halError Stream::appendCopy(const Copy& copy) {
     if (after) copyForkedAt_ = appended_;
     copyTail_ = std::move(done);
     return HAL_SUCCESS;
+}
+
+halError Stream::appendStagedCopy(void* dst, const void* src, size_t count) {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        freeStagedLocked(false);
+        staged_.reserve(staged_.size() + 1);  // so that keeping the staging memory cannot fail
+    }
+    const ze_context_handle_t context = device_->driver->context;
+    const ze_host_mem_alloc_desc_t desc{ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, nullptr, 0};
+    void* staging = nullptr;
+    POLYHAL_ZE_RETURN_IF_ERROR(zeMemAllocHost, context, &desc, count, 64, &staging);
+    std::memcpy(staging, src, count);
+    if (halError error = appendCopy(Copy::linear(dst, staging, count)); error != HAL_SUCCESS) {
+        ze.zeMemFree.address(context, staging);
+        return error;
+    }
+    SlotRef copied;
+    if (device_->events().acquire(&copied) == HAL_SUCCESS &&
+        signalAfterPriorWork(copied) != HAL_SUCCESS) {
+        copied.reset();
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    staged_.emplace_back(staging, std::move(copied));
+    return HAL_SUCCESS;
+}
+
+void Stream::freeStagedLocked(bool all) {
+    auto ran = std::remove_if(staged_.begin(), staged_.end(), [&](const auto& staged) {
+        if (!all && (!staged.second ||
+                     ze.zeEventQueryStatus.address(staged.second->event) == ZE_RESULT_NOT_READY)) {
+            return false;
+        }
+        const ze_result_t result = ze.zeMemFree.address(device_->driver->context, staged.first);
+        if (result != ZE_RESULT_SUCCESS) {
+            plugin::log(HAL_LOG_WARN, "freeing a copy's staging memory: zeMemFree: %s",
+                        resultName(result));
+        }
+        return true;
+    });
+    staged_.erase(ran, staged_.end());
 }
 
 halError Stream::orderAfterPriorCommandsLocked() {

@@ -32,6 +32,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "engine/copy.hpp"
@@ -72,6 +73,11 @@ class Stream {
     // Appends a copy, in order after everything appended before: on a copy engine when the
     // device has one.
     halError appendCopy(const Copy& copy);
+    // As appendCopy of `count` bytes from pageable host memory `src`, copied first to memory of
+    // the driver, so that the caller may reuse `src` at once (as hal.h promises): the device
+    // reads pageable memory only when the copy runs. The staging memory is freed once the copy
+    // has run.
+    halError appendStagedCopy(void* dst, const void* src, size_t count);
 
     // `slot` signals once everything appended so far has finished.
     halError signalAfterPriorWork(const SlotRef& slot);
@@ -141,6 +147,8 @@ class Stream {
     halError newHeldListLocked(HeldList* held);
     // Destroys the submitted held lists whose runs have finished (all with `all`).
     void destroyRanListsLocked(bool all);
+    // Frees the staging memory of copies that have run (all with `all`).
+    void freeStagedLocked(bool all);
     // Holds this stream's later work until `slot` has signalled, on the host-function thread.
     halError waitOnHost(const SlotRef& slot);
     halError orderAfterPriorCommandsLocked();
@@ -167,6 +175,9 @@ class Stream {
     std::unique_ptr<HostFuncThread> hostFuncs_;    // started on first use
     std::deque<HeldList> held_;                    // oldest first; not yet submitted
     std::vector<SubmittedList> submitted_;         // held lists submitted, not yet destroyed
+    // Staging memory of copies from pageable memory, and the slot of each copy's end (null
+    // where none could be had: freed with the stream).
+    std::vector<std::pair<void*, SlotRef>> staged_;
     ze_command_list_handle_t copyList_ = nullptr;  // on a copy engine; created on first copy
     bool copyOrdered_ = true;                      // ordered_, for copyList_
     uint64_t copyForkedAt_ = 0;  // appended_ when a copy last waited for list_'s work

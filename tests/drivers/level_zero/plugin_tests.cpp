@@ -578,3 +578,33 @@ TEST_CASE("without the loader's zeCommandListImmediateAppendCommandListsExp, gra
     REQUIRE(ze.memFreeDevice(device, memory) == HAL_SUCCESS);
     ze.deviceClose(device);
 }
+
+TEST_CASE("a copy from pageable memory may reuse the source as soon as the call returns",
+          "[copies]") {
+    const halPluginDispatchTable& ze = plugin();
+    halPluginDevice device = nullptr;
+    REQUIRE(ze.deviceOpen(0, &device) == HAL_SUCCESS);
+    halPluginStream stream = nullptr;
+    REQUIRE(ze.streamCreate(device, 0, 0, &stream) == HAL_SUCCESS);
+    constexpr size_t kBytes = 4096;
+    void* memory = nullptr;
+    REQUIRE(ze.memAllocDevice(device, kBytes, &memory) == HAL_SUCCESS);
+    std::vector<unsigned char> source(kBytes, 0x5A);
+    std::vector<unsigned char> back(kBytes, 0);
+
+    // The copy cannot run before the gate opens; the double reads pageable memory when it runs.
+    Gate gate;
+    REQUIRE(ze.launchHostFunc(stream, Gate::hold, &gate) == HAL_SUCCESS);
+    REQUIRE_PLUGIN_OK(ze.memcpyAsync(stream, memory, source.data(), kBytes,
+                                     HAL_MEMCPY_HOST_TO_DEVICE));
+    std::fill(source.begin(), source.end(), 0xEE);
+    gate.open = true;
+    REQUIRE_PLUGIN_OK(
+        ze.memcpyAsync(stream, back.data(), memory, kBytes, HAL_MEMCPY_DEVICE_TO_HOST));
+    REQUIRE(ze.streamSynchronize(stream) == HAL_SUCCESS);
+    CHECK(back == std::vector<unsigned char>(kBytes, 0x5A));
+
+    REQUIRE(ze.streamDestroy(stream) == HAL_SUCCESS);
+    REQUIRE(ze.memFreeDevice(device, memory) == HAL_SUCCESS);
+    ze.deviceClose(device);
+}

@@ -110,9 +110,9 @@ class Graph {
     void (*release_)(void*) = nullptr;
     void* releaseContext_ = nullptr;
     std::vector<plugin::KeptGraphOp> ops_;
-    std::mutex mutex_;  // launches come from any thread
+    std::mutex mutex_;                  // launches come from any thread
     std::deque<Recording> recordings_;  // by their last launch, the earliest first
-    SlotRef lastLaunch_;  // signals once the last launch has finished
+    SlotRef lastLaunch_;                // signals once the last launch has finished
 };
 
 Graph::~Graph() {

@@ -125,9 +125,9 @@ halError ipcMemGetHandle(halPluginDevice device, void* base, halPluginIpcHandle*
     static_assert(sizeof(ze_ipc_mem_handle_t) <= sizeof handle->bytes,
                   "Level Zero's handle must fit the plugin's part");
     ze_ipc_mem_handle_t exported{};
-    if (halError error = check(
-            plugin::fromHandle<Device>(device).driver->ipcExports.handleOf(base, &exported),
-            "zeMemGetIpcHandle")) {
+    if (halError error =
+            check(plugin::fromHandle<Device>(device).driver->ipcExports.handleOf(base, &exported),
+                  "zeMemGetIpcHandle")) {
         return error;
     }
     std::memset(handle->bytes, 0, sizeof handle->bytes);

@@ -92,8 +92,8 @@ void Driver::findCommandListSubmission() {
                 });
         }
     }
-    submitsCommandLists_ = offersImmediateAppend_ &&
-                           ze.zeCommandListImmediateAppendCommandListsExp.address != nullptr;
+    submitsCommandLists_ =
+        offersImmediateAppend_ && ze.zeCommandListImmediateAppendCommandListsExp.address != nullptr;
     if (!submitsCommandLists_) {
         plugin::log(HAL_LOG_INFO, "Level Zero driver %p: graphs are replayed: %s",
                     static_cast<void*>(handle), commandListSubmissionMissing());

@@ -166,8 +166,7 @@ halError Stream::signalAfterPriorWork(const SlotRef& slot) {
 halError Stream::signalAfterPriorWorkLocked(const SlotRef& slot) {
     if (halError error = joinCopiesLocked(); error != HAL_SUCCESS) return error;
     // A barrier without wait events starts once every earlier command has finished.
-    POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendBarrier, targetLocked(), slot->event, 0,
-                               nullptr);
+    POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendBarrier, targetLocked(), slot->event, 0, nullptr);
     slot->submitted = true;
     signalledLocked(slot);
     ordered_ = true;
@@ -378,8 +377,7 @@ halError Stream::markerLocked(SlotRef* marker) {
     }
     SlotRef slot;
     if (halError error = device_->events().acquire(&slot); error != HAL_SUCCESS) return error;
-    POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendBarrier, targetLocked(), slot->event, 0,
-                               nullptr);
+    POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListAppendBarrier, targetLocked(), slot->event, 0, nullptr);
     slot->submitted = true;
     signalledLocked(slot);
     ordered_ = true;
@@ -433,8 +431,8 @@ halError Stream::markEnd() {
 
 bool Stream::isFinished() {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!held_.empty()) return false;                           // work held on the host
-    for (const SubmittedList& run : submitted_) {               // lists destroyed only once run
+    if (!held_.empty()) return false;              // work held on the host
+    for (const SubmittedList& run : submitted_) {  // lists destroyed only once run
         if (ze.zeEventQueryStatus.address(run.ran->event) == ZE_RESULT_NOT_READY) return false;
     }
     if (copyTail_) return false;                                // copies not followed by a marker

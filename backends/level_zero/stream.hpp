@@ -171,10 +171,10 @@ class Stream {
     bool ordered_ = true;    // no command appended since the last full barrier
     uint64_t appended_ = 0;  // commands and waits appended so far
     SlotRef marker_;
-    uint64_t markerAppended_ = 0;                  // appended_ when marker_ was appended
-    std::unique_ptr<HostFuncThread> hostFuncs_;    // started on first use
-    std::deque<HeldList> held_;                    // oldest first; not yet submitted
-    std::vector<SubmittedList> submitted_;         // held lists submitted, not yet destroyed
+    uint64_t markerAppended_ = 0;                // appended_ when marker_ was appended
+    std::unique_ptr<HostFuncThread> hostFuncs_;  // started on first use
+    std::deque<HeldList> held_;                  // oldest first; not yet submitted
+    std::vector<SubmittedList> submitted_;       // held lists submitted, not yet destroyed
     // Staging memory of copies from pageable memory, and the slot of each copy's end (null
     // where none could be had: freed with the stream).
     std::vector<std::pair<void*, SlotRef>> staged_;

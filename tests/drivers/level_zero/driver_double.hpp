@@ -137,8 +137,8 @@ struct Command {
     ze_event_handle_t signal = nullptr;
     std::function<void()> work;   // null for barriers
     std::vector<uintptr_t> uses;  // the allocations it reads or writes, by base address
-    ze_command_list_handle_t runOf = nullptr;  // the regular list it is a submitted copy of
-    ze_kernel_handle_t kernel = nullptr;       // the kernel a launch runs
+    ze_command_list_handle_t runOf = nullptr;     // the regular list it is a submitted copy of
+    ze_kernel_handle_t kernel = nullptr;          // the kernel a launch runs
     ze_command_list_handle_t queuedOn = nullptr;  // the immediate list it was queued on
 };
 
@@ -168,8 +168,8 @@ struct _ze_command_list_handle_t {
     bool closed = false;
     std::vector<zedouble::Command> recorded;
     size_t submittedPending = 0;
-    zedouble::Ring* ring = nullptr;  // an immediate list's; its own unless rings are shared
-    size_t inFlight = 0;             // queued or running
+    zedouble::Ring* ring = nullptr;      // an immediate list's; its own unless rings are shared
+    size_t inFlight = 0;                 // queued or running
     std::atomic<bool> appending{false};  // a thread is inside an append call
 };
 

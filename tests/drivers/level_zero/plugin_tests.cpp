@@ -553,9 +553,10 @@ TEST_CASE("without zeMemPutIpcHandle, the free drops an allocation's one IPC han
     CHECK(doubleCounter("zedoubleIpcHandlesPutBack") == before);
 }
 
-TEST_CASE("without the loader's zeCommandListImmediateAppendCommandListsExp, graphs are declined "
-          "naming it",
-          "[graph][debian_loader]") {
+TEST_CASE(
+    "without the loader's zeCommandListImmediateAppendCommandListsExp, graphs are declined "
+    "naming it",
+    "[graph][debian_loader]") {
     const halPluginDispatchTable& ze = plugin();
     halPluginDevice device = nullptr;
     REQUIRE(ze.deviceOpen(0, &device) == HAL_SUCCESS);
@@ -595,8 +596,8 @@ TEST_CASE("a copy from pageable memory may reuse the source as soon as the call 
     // The copy cannot run before the gate opens; the double reads pageable memory when it runs.
     Gate gate;
     REQUIRE(ze.launchHostFunc(stream, Gate::hold, &gate) == HAL_SUCCESS);
-    REQUIRE_PLUGIN_OK(ze.memcpyAsync(stream, memory, source.data(), kBytes,
-                                     HAL_MEMCPY_HOST_TO_DEVICE));
+    REQUIRE_PLUGIN_OK(
+        ze.memcpyAsync(stream, memory, source.data(), kBytes, HAL_MEMCPY_HOST_TO_DEVICE));
     std::fill(source.begin(), source.end(), 0xEE);
     gate.open = true;
     REQUIRE_PLUGIN_OK(

@@ -143,8 +143,8 @@ struct Session {
         using Submit =
             ze_result_t(ZE_APICALL*)(ze_command_list_handle_t, uint32_t, ze_command_list_handle_t*,
                                      ze_event_handle_t, uint32_t, ze_event_handle_t*);
-        const auto function = reinterpret_cast<Submit>(
-            loaderFunction("zeCommandListImmediateAppendCommandListsExp"));
+        const auto function =
+            reinterpret_cast<Submit>(loaderFunction("zeCommandListImmediateAppendCommandListsExp"));
         return function(immediate, 1, &list, signal, 0, nullptr);
     }
 
@@ -594,8 +594,8 @@ TEST_CASE("the driver hands zeCommandListImmediateAppendCommandListsExp to the l
         EXPECT_ZE(zeDriverGetExtensionProperties(session.driver, &count, extensions.data()));
         bool listed = false;
         for (const auto& extension : extensions) {
-            listed = listed || std::string(extension.name) ==
-                                   "ZE_experimental_immediate_command_list_append";
+            listed = listed ||
+                     std::string(extension.name) == "ZE_experimental_immediate_command_list_append";
         }
         void* function = &session;
         const ze_result_t result = zeDriverGetExtensionFunctionAddress(

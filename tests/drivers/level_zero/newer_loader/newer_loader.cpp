@@ -33,8 +33,8 @@ struct DriverTables {
         void* driver = path == nullptr ? nullptr : dlopen(path, RTLD_NOW | RTLD_NOLOAD);
         if (driver == nullptr) return;
         using GetMem = ze_result_t(ZE_APICALL*)(ze_api_version_t, MemTable1_6*);
-        using GetCommandListExp = ze_result_t(ZE_APICALL*)(ze_api_version_t,
-                                                           CommandListExpTable1_9*);
+        using GetCommandListExp =
+            ze_result_t(ZE_APICALL*)(ze_api_version_t, CommandListExpTable1_9*);
         if (auto get = reinterpret_cast<GetMem>(dlsym(driver, "zeGetMemProcAddrTable"))) {
             get(zedouble::kApiVersion1_6, &mem);
         }

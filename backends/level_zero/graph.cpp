@@ -5,20 +5,29 @@
 // stream's own engine, so no other queue's progress is ever waited for.
 //
 // Level Zero lets no command list be submitted again while the device may still be running it.
-// A launch therefore takes a recording whose last run has finished, records another one when
-// every recording is still running (up to kMaxRecordings), and past that appends the operations
-// to the stream one by one, as the eager calls would: a launch never blocks the host. A graph
-// destroyed with a run pending is retired, and destroyed by the first graph entry or device
-// synchronisation that finds its last run finished; a device's close waits for it.
+// A launch therefore takes a recording whose last run has finished, and records another one when
+// every recording is still running: a launch never blocks the host, and however many launches are
+// in flight, each is one submission. Recordings are kept in the order of their last launch, so
+// that the one a launch tries first is the one most likely finished, and a graph keeps as many as
+// it ever had in flight at once. Only where the driver will not record another list (out of
+// memory, say) are the operations appended one by one, as the eager calls would. While the stream
+// holds its work on the host after a host function, the recording is submitted with that work
+// (stream.hpp). A graph destroyed with a run pending is retired, and destroyed by the first graph
+// entry or device synchronisation that finds its last run finished; a device's close waits for
+// it.
 //
-// Declined with the reason, so that the core replays the graph: a driver without the extension,
-// host functions (each call signals events of its own, which a list recorded once cannot), and
-// memory that is not the driver's (a recorded list reads pageable host memory at each run, which
-// the specification promises only for zeMemAllocHost memory).
+// Declined with the reason, so that the core replays the graph: a driver without the extension or
+// a loader without its function (platform.cpp), host functions (each call signals events of their
+// own, which a list recorded once cannot), and memory that is not the driver's (a recorded list
+// reads pageable host memory at each run, which the specification promises only for
+// zeMemAllocHost memory).
 #include <polyhal/plugin_support.hpp>
 
+#include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "device.hpp"
@@ -35,14 +44,28 @@ namespace polyhal::level_zero {
 
 namespace {
 
-// Recordings of one graph at most; a launch finding them all running replays the operations.
-constexpr size_t kMaxRecordings = 4;
+// A regular command list holding the graph's operations, and the signal of its last run; destroys
+// the list.
+class Recording {
+  public:
+    explicit Recording(ze_command_list_handle_t list) : list(list) {}
+    ~Recording();
+    Recording(Recording&& other) noexcept
+        : list(std::exchange(other.list, nullptr)), lastRun(std::move(other.lastRun)) {}
+    Recording& operator=(Recording&&) = delete;
 
-// A regular command list holding the graph's operations, and the signal of its last run.
-struct Recording {
-    ze_command_list_handle_t list = nullptr;
+    ze_command_list_handle_t list;
     SlotRef lastRun;
 };
+
+Recording::~Recording() {
+    if (list == nullptr) return;
+    const ze_result_t result = ze.zeCommandListDestroy.address(list);
+    if (result != ZE_RESULT_SUCCESS) {
+        plugin::log(HAL_LOG_WARN, "destroying a graph: zeCommandListDestroy: %s",
+                    resultName(result));
+    }
+}
 
 }  // namespace
 
@@ -80,27 +103,20 @@ class Graph {
     halError recordOp(const halPluginGraphOp& op, ze_command_list_handle_t list);
     // The operations appended to `stream` one by one, through the eager entries.
     halError replay(halPluginStream stream);
-    // A recording whose last run has finished, recorded now if none has and there is room; null
-    // when every recording is running and no other may be made.
-    halError idleRecordingLocked(Recording** recording);
+    // Takes out a recording whose last run has finished, or records a new one.
+    halError takeIdleRecordingLocked(std::optional<Recording>* recording);
 
     Device* const device_;
     void (*release_)(void*) = nullptr;
     void* releaseContext_ = nullptr;
     std::vector<plugin::KeptGraphOp> ops_;
-    std::mutex mutex_;  // launches come from any thread
-    std::vector<Recording> recordings_;
-    SlotRef lastLaunch_;  // signals once the last launch has finished
+    std::mutex mutex_;                  // launches come from any thread
+    std::deque<Recording> recordings_;  // by their last launch, the earliest first
+    SlotRef lastLaunch_;                // signals once the last launch has finished
 };
 
 Graph::~Graph() {
-    for (const Recording& recording : recordings_) {
-        const ze_result_t result = ze.zeCommandListDestroy.address(recording.list);
-        if (result != ZE_RESULT_SUCCESS) {
-            plugin::log(HAL_LOG_WARN, "destroying a graph: zeCommandListDestroy: %s",
-                        resultName(result));
-        }
-    }
+    recordings_.clear();
     if (release_ != nullptr) release_(releaseContext_);
 }
 
@@ -200,39 +216,36 @@ halError Graph::record(ze_command_list_handle_t list) {
     return HAL_SUCCESS;
 }
 
-halError Graph::idleRecordingLocked(Recording** idle) {
-    for (Recording& recording : recordings_) {
-        if (!recording.lastRun) {
-            *idle = &recording;
+halError Graph::takeIdleRecordingLocked(std::optional<Recording>* taken) {
+    if (!recordings_.empty()) {
+        Recording& earliest = recordings_.front();
+        const ze_result_t status = earliest.lastRun
+                                       ? ze.zeEventQueryStatus.address(earliest.lastRun->event)
+                                       : ZE_RESULT_SUCCESS;
+        if (status != ZE_RESULT_NOT_READY) {
+            if (halError error = check(status, "zeEventQueryStatus")) return error;
+            taken->emplace(std::move(earliest));
+            recordings_.pop_front();
             return HAL_SUCCESS;
         }
-        const ze_result_t status = ze.zeEventQueryStatus.address(recording.lastRun->event);
-        if (status == ZE_RESULT_NOT_READY) continue;
-        if (halError error = check(status, "zeEventQueryStatus")) return error;
-        *idle = &recording;
-        return HAL_SUCCESS;
     }
-    *idle = nullptr;
-    if (recordings_.size() == kMaxRecordings) return HAL_SUCCESS;
     const ze_command_list_desc_t desc{ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, nullptr,
                                       device_->computeQueueOrdinal, 0};
-    recordings_.reserve(recordings_.size() + 1);  // so that the push cannot throw with `list` loose
     ze_command_list_handle_t list = nullptr;
     POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListCreate, device_->driver->context, device_->device,
                                &desc, &list);
-    if (halError error = record(list)) {
-        ze.zeCommandListDestroy.address(list);
-        return error;
-    }
-    recordings_.push_back({list, nullptr});
-    *idle = &recordings_.back();
+    Recording recording(list);
+    if (halError error = record(list)) return error;
+    taken->emplace(std::move(recording));
     return HAL_SUCCESS;
 }
 
 halError Graph::recordFirst() {
     std::lock_guard<std::mutex> lock(mutex_);
-    Recording* first = nullptr;
-    return idleRecordingLocked(&first);
+    std::optional<Recording> first;
+    if (halError error = takeIdleRecordingLocked(&first)) return error;
+    recordings_.push_back(std::move(*first));
+    return HAL_SUCCESS;
 }
 
 halError Graph::replay(halPluginStream stream) {
@@ -266,17 +279,14 @@ halError Graph::launch(Stream& stream) {
     SlotRef done;
     if (halError error = device_->events().acquire(&done)) return error;
     std::lock_guard<std::mutex> lock(mutex_);
-    Recording* recording = nullptr;
-    if (halError error = idleRecordingLocked(&recording)) {
+    std::optional<Recording> recording;
+    if (halError error = takeIdleRecordingLocked(&recording)) {
         // The driver would not record another list now (out of memory, say): the operations
         // one by one still run the launch.
         plugin::log(HAL_LOG_WARN,
                     "a graph launch appends its operations one by one: recording another "
                     "command list failed (halError %d)",
                     static_cast<int>(error));
-        recording = nullptr;
-    }
-    if (recording == nullptr) {
         const halError replayed = replay(plugin::toHandle(&stream));
         // What was appended before a failure still runs: the launch's end follows it either way,
         // so that the graph outlives it.
@@ -284,17 +294,14 @@ halError Graph::launch(Stream& stream) {
         if (marked == HAL_SUCCESS) lastLaunch_ = std::move(done);
         return replayed != HAL_SUCCESS ? replayed : marked;
     }
-    const Driver& driver = *device_->driver;
-    if (halError error = stream.appendCommand(
-            "zeCommandListImmediateAppendCommandListsExp", [&](ze_command_list_handle_t immediate) {
-                return driver.submitCommandList(immediate, recording->list, done->event);
-            })) {
-        return error;
+    const halError submitted = stream.submitRegularList(recording->list, done);
+    if (submitted == HAL_SUCCESS) {
+        recording->lastRun = done;
+        lastLaunch_ = std::move(done);
     }
-    done->submitted = true;
-    recording->lastRun = done;
-    lastLaunch_ = std::move(done);
-    return HAL_SUCCESS;
+    // Last in launch order; one that was not submitted is as idle as it was.
+    recordings_.push_back(std::move(*recording));
+    return submitted;
 }
 
 bool Graph::isFinished() {
@@ -329,11 +336,8 @@ halError graphCreate(halPluginDevice deviceHandle, const halPluginGraphDesc* des
     Device& device = plugin::fromHandle<Device>(deviceHandle);
     reapRetiredGraphs(device, false);
     if (!device.driver->submitsCommandLists()) {
-        return plugin::fail(HAL_ERROR_NOT_SUPPORTED,
-                            "the Level Zero driver lacks %s "
-                            "(zeCommandListImmediateAppendCommandListsExp), or the loader can "
-                            "neither call it nor translate its handles (zelLoaderTranslateHandle)",
-                            ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME);
+        return plugin::fail(HAL_ERROR_NOT_SUPPORTED, "no native Level Zero graphs: %s",
+                            device.driver->commandListSubmissionMissing());
     }
     auto graph = std::make_unique<Graph>(&device);
     if (halError error = plugin::forEachGraphOp(

@@ -6,6 +6,7 @@
 
 #include "device.hpp"
 #include "engine/copy.hpp"
+#include "engine/translate.hpp"
 #include "entries.hpp"
 #include "error.hpp"
 #include "stream.hpp"
@@ -46,8 +47,10 @@ halError memAllocDevice(halPluginDevice handle, size_t size, void** ptr) {
                            "zeMemAllocDevice", size);
 }
 
-halError memFreeDevice(halPluginDevice device, void* ptr) {
-    POLYHAL_ZE_RETURN_IF_ERROR(zeMemFree, plugin::fromHandle<Device>(device).driver->context, ptr);
+halError memFreeDevice(halPluginDevice handle, void* ptr) {
+    Driver& driver = *plugin::fromHandle<Device>(handle).driver;
+    driver.ipcExports.release(ptr);
+    POLYHAL_ZE_RETURN_IF_ERROR(zeMemFree, driver.context, ptr);
     return HAL_SUCCESS;
 }
 
@@ -64,10 +67,23 @@ halError memFreeHost(halPluginDevice device, void* ptr) {
     return HAL_SUCCESS;
 }
 
-// One call serves every kind: Level Zero copies between any memory its device can reach.
-halError memcpyAsync(halPluginStream stream, void* dst, const void* src, size_t count,
-                     halMemcpyKind /*kind*/) {
-    return plugin::fromHandle<Stream>(stream).appendCopy(Copy::linear(dst, src, count));
+// One call serves every kind: Level Zero copies between any memory its device can reach. A
+// source in pageable host memory is staged (Stream::appendStagedCopy): the device would read it
+// only when the copy runs, and hal.h lets the caller reuse it once the call returns.
+halError memcpyAsync(halPluginStream handle, void* dst, const void* src, size_t count,
+                     halMemcpyKind kind) {
+    Stream& stream = plugin::fromHandle<Stream>(handle);
+    const bool mayBeHost = kind != HAL_MEMCPY_DEVICE_TO_DEVICE && kind != HAL_MEMCPY_DEVICE_TO_HOST;
+    if (count > 0 && mayBeHost) {
+        auto properties = describedAs<ze_memory_allocation_properties_t>(
+            ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES);
+        POLYHAL_ZE_RETURN_IF_ERROR(zeMemGetAllocProperties, stream.device().driver->context, src,
+                                   &properties, nullptr);
+        if (properties.type == ZE_MEMORY_TYPE_UNKNOWN) {
+            return stream.appendStagedCopy(dst, src, count);
+        }
+    }
+    return stream.appendCopy(Copy::linear(dst, src, count));
 }
 
 // One region copy; a box beyond the 32-bit region fields goes a row at a time.
@@ -104,13 +120,16 @@ halError memsetAsync(halPluginStream stream, void* dst, unsigned char value, siz
 // Sharing device memory with other processes: Level Zero's IPC memory handles (zeMemGetIpcHandle,
 // zeMemOpenIpcHandle, zeMemCloseIpcHandle), carried as they are in the plugin's part of polyhal's
 // handle. `base` is an allocation exactly as memAllocDevice returned it, which Level Zero
-// requires.
+// requires; it is exported once, and its handle put back when it is freed (engine/ipc_exports).
 halError ipcMemGetHandle(halPluginDevice device, void* base, halPluginIpcHandle* handle) {
     static_assert(sizeof(ze_ipc_mem_handle_t) <= sizeof handle->bytes,
                   "Level Zero's handle must fit the plugin's part");
     ze_ipc_mem_handle_t exported{};
-    POLYHAL_ZE_RETURN_IF_ERROR(zeMemGetIpcHandle,
-                               plugin::fromHandle<Device>(device).driver->context, base, &exported);
+    if (halError error =
+            check(plugin::fromHandle<Device>(device).driver->ipcExports.handleOf(base, &exported),
+                  "zeMemGetIpcHandle")) {
+        return error;
+    }
     std::memset(handle->bytes, 0, sizeof handle->bytes);
     std::memcpy(handle->bytes, &exported, sizeof exported);
     return HAL_SUCCESS;

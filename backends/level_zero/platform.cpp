@@ -58,7 +58,10 @@ halError discoverDriver(ze_driver_handle_t handle, Platform* platform) {
 }  // namespace
 
 Driver::Driver(ze_driver_handle_t handle, ze_context_handle_t context)
-    : handle(handle), context(context), events(std::make_unique<EventSlotPool>(context)) {}
+    : handle(handle),
+      context(context),
+      events(std::make_unique<EventSlotPool>(context)),
+      ipcExports(context) {}
 
 Driver::~Driver() {
     events.reset();
@@ -69,64 +72,48 @@ Driver::~Driver() {
 }
 
 // An extension the driver does not offer (or fails to list) only costs native graphs.
+//
+// Intel's driver lists the extension (compute-runtime level_zero/core/source/driver/
+// driver_handle_helper.cpp:58) but hands its function to the loader only, in the CommandListExp
+// dispatch table (level_zero/api/core/ze_core_loader.cpp:313): zeDriverGetExtensionFunctionAddress
+// does not know it (driver/extension_function_address.cpp:26-178). Loaders from 1.16 on
+// (specification 1.9.1) export it, and reach the driver with their handles translated; with an
+// older loader there is no way to call it.
 void Driver::findCommandListSubmission() {
     uint32_t count = 0;
-    if (ze.zeDriverGetExtensionProperties.address(handle, &count, nullptr) != ZE_RESULT_SUCCESS) {
-        return;
+    if (ze.zeDriverGetExtensionProperties.address(handle, &count, nullptr) == ZE_RESULT_SUCCESS) {
+        std::vector<ze_driver_extension_properties_t> extensions(count);
+        if (ze.zeDriverGetExtensionProperties.address(handle, &count, extensions.data()) ==
+            ZE_RESULT_SUCCESS) {
+            offersImmediateAppend_ = std::any_of(
+                extensions.begin(), extensions.begin() + count, [](const auto& extension) {
+                    return std::strncmp(extension.name, ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME,
+                                        sizeof extension.name) == 0;
+                });
+        }
     }
-    std::vector<ze_driver_extension_properties_t> extensions(count);
-    if (ze.zeDriverGetExtensionProperties.address(handle, &count, extensions.data()) !=
-        ZE_RESULT_SUCCESS) {
-        return;
-    }
-    offersImmediateAppend_ =
-        std::any_of(extensions.begin(), extensions.begin() + count, [](const auto& extension) {
-            return std::strncmp(extension.name, ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME,
-                                sizeof extension.name) == 0;
-        });
-    void* function = nullptr;
-    if (offersImmediateAppend_ && ze.zeDriverGetExtensionFunctionAddress.address(
-                                      handle, "zeCommandListImmediateAppendCommandListsExp",
-                                      &function) == ZE_RESULT_SUCCESS) {
-        driverSubmit_ = reinterpret_cast<DriverSubmit>(function);
-    }
-    if (!submitsCommandLists()) {
-        plugin::log(HAL_LOG_DEBUG,
-                    "Level Zero driver %p: no %s (offered: %s): its graphs are replayed",
-                    static_cast<void*>(handle), ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME,
-                    offersImmediateAppend_ ? "yes" : "no");
+    submitsCommandLists_ =
+        offersImmediateAppend_ && ze.zeCommandListImmediateAppendCommandListsExp.address != nullptr;
+    if (!submitsCommandLists_) {
+        plugin::log(HAL_LOG_INFO, "Level Zero driver %p: graphs are replayed: %s",
+                    static_cast<void*>(handle), commandListSubmissionMissing());
     }
 }
 
-bool Driver::submitsCommandLists() const {
-    if (!offersImmediateAppend_) return false;
-    return ze.zeCommandListImmediateAppendCommandListsExp.address != nullptr ||
-           (driverSubmit_ != nullptr && ze.zelLoaderTranslateHandle.address != nullptr);
+const char* Driver::commandListSubmissionMissing() const {
+    if (!offersImmediateAppend_) {
+        return "the driver does not offer " ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME;
+    }
+    return "the Level Zero loader (libze_loader.so.1) does not export "
+           "zeCommandListImmediateAppendCommandListsExp, which loaders from 1.16 on do (Intel's "
+           "driver hands the function to the loader only)";
 }
 
-// Through the loader's export where it has one, which reaches the driver through the loader's
-// layers. An older loader only hands out the driver's own function, which knows nothing of the
-// loader: where the loader wraps handles (with more than one driver installed, or
-// ZE_ENABLE_LOADER_INTERCEPT), they are translated to the driver's first.
-ze_result_t Driver::submitCommandList(ze_command_list_handle_t immediate,
-                                      ze_command_list_handle_t list,
-                                      ze_event_handle_t signal) const {
-    if (ze.zeCommandListImmediateAppendCommandListsExp.address != nullptr) {
-        return ze.zeCommandListImmediateAppendCommandListsExp.address(immediate, 1, &list, signal,
-                                                                      0, nullptr);
-    }
-    void* handles[] = {immediate, list, signal};
-    const zel_handle_type_t types[] = {ZEL_HANDLE_COMMAND_LIST, ZEL_HANDLE_COMMAND_LIST,
-                                       ZEL_HANDLE_EVENT};
-    for (size_t i = 0; i < 3; ++i) {
-        if (handles[i] == nullptr) continue;
-        const ze_result_t result =
-            ze.zelLoaderTranslateHandle.address(types[i], handles[i], &handles[i]);
-        if (result != ZE_RESULT_SUCCESS) return result;
-    }
-    auto* driverList = static_cast<ze_command_list_handle_t>(handles[1]);
-    return driverSubmit_(static_cast<ze_command_list_handle_t>(handles[0]), 1, &driverList,
-                         static_cast<ze_event_handle_t>(handles[2]), 0, nullptr);
+ze_result_t Driver::submitCommandLists(ze_command_list_handle_t immediate,
+                                       std::vector<ze_command_list_handle_t>& lists,
+                                       ze_event_handle_t signal) const {
+    return ze.zeCommandListImmediateAppendCommandListsExp.address(
+        immediate, static_cast<uint32_t>(lists.size()), lists.data(), signal, 0, nullptr);
 }
 
 const Platform& platform() {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/event_pool.hpp"
+#include "engine/ipc_exports.hpp"
 #include "symbols.hpp"
 
 namespace polyhal::level_zero {
@@ -25,24 +26,26 @@ class Driver {
     const ze_driver_handle_t handle;
     const ze_context_handle_t context;
     std::unique_ptr<EventSlotPool> events;
+    IpcExports ipcExports;  // of device allocations in `context`
     // Whether the loader hands out handles of its own for the driver's (with more than one driver
     // installed, or ZE_ENABLE_LOADER_INTERCEPT); set by initialize().
     bool loaderWrapsHandles = false;
 
-    // Whether the driver offers ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME and this process can
-    // call it; set by initialize(). Without it, graphs are replayed.
-    bool submitsCommandLists() const;
-    // Submits the closed regular list `list` in `immediate`'s order, `signal` signalling once it
-    // has run: zeCommandListImmediateAppendCommandListsExp.
-    ze_result_t submitCommandList(ze_command_list_handle_t immediate, ze_command_list_handle_t list,
-                                  ze_event_handle_t signal) const;
+    // Whether the driver offers ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME and the loader exports
+    // its function; set by initialize(). Without it, graphs are replayed, and
+    // commandListSubmissionMissing() says why.
+    bool submitsCommandLists() const { return submitsCommandLists_; }
+    const char* commandListSubmissionMissing() const;
+    // Submits the closed regular lists `lists` in `immediate`'s order, `signal` signalling once
+    // they have run: zeCommandListImmediateAppendCommandListsExp.
+    ze_result_t submitCommandLists(ze_command_list_handle_t immediate,
+                                   std::vector<ze_command_list_handle_t>& lists,
+                                   ze_event_handle_t signal) const;
     void findCommandListSubmission();
 
   private:
-    using DriverSubmit = decltype(&zeCommandListImmediateAppendCommandListsExp);
     bool offersImmediateAppend_ = false;
-    DriverSubmit driverSubmit_ =
-        nullptr;  // the driver's own, from zeDriverGetExtensionFunctionAddress
+    bool submitsCommandLists_ = false;
 };
 
 struct Platform {

@@ -14,13 +14,19 @@
 
 #ifndef ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME
 // Level Zero 1.9's extension, which the 1.4 headers lack: closed regular command lists submitted
-// in an immediate command list's order. Loaders from 1.9 on export the function.
+// in an immediate command list's order. Loaders from 1.16 on (specification 1.9.1) export the
+// function; Intel's driver hands it out through the loader only (platform.cpp).
 #define ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME "ZE_experimental_immediate_command_list_append"
 extern "C" ze_result_t ZE_APICALL zeCommandListImmediateAppendCommandListsExp(
     ze_command_list_handle_t hCommandListImmediate, uint32_t numCommandLists,
     ze_command_list_handle_t* phCommandLists, ze_event_handle_t hSignalEvent,
     uint32_t numWaitEvents, ze_event_handle_t* phWaitEvents);
 #endif
+
+// Level Zero 1.6's release of an IPC memory handle, which the 1.4 headers lack (declared as newer
+// headers declare it, so that the two agree). Loaders from 1.10 on export it.
+extern "C" ze_result_t ZE_APICALL zeMemPutIpcHandle(ze_context_handle_t hContext,
+                                                    ze_ipc_mem_handle_t handle);
 
 // clang-format off
 #define POLYHAL_LEVEL_ZERO_SYMBOLS(X, X_OR, OPTIONAL, OPTIONAL_OR)                        \
@@ -74,6 +80,7 @@ extern "C" ze_result_t ZE_APICALL zeCommandListImmediateAppendCommandListsExp(
     X(zeKernelSetIndirectAccess,              zeKernelSetIndirectAccess)                  \
     OPTIONAL(zeCommandListImmediateAppendCommandListsExp,                                 \
              zeCommandListImmediateAppendCommandListsExp)                                 \
+    OPTIONAL(zeMemPutIpcHandle,               zeMemPutIpcHandle)                          \
     OPTIONAL(zelLoaderTranslateHandle,        zelLoaderTranslateHandle)
 // clang-format on
 

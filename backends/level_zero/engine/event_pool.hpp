@@ -15,6 +15,7 @@
 #include <level_zero/ze_api.h>
 #include <polyhal/hal.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -36,6 +37,10 @@ struct EventSlot {
     // after zeEventHostReset, so that no one is ever handed a signalled slot. Written only by
     // the holder that submits, before it shares the slot.
     bool submitted = false;
+    // Set while the command that signals the slot is in a stream's work held on the host (a
+    // regular list not yet submitted, stream.hpp): a wait for it must not be placed in a ring,
+    // where it would hold every list of the engine until the host releases that work.
+    std::atomic<bool> heldBack{false};
 
     // Records that a barrier signalling `acknowledgement` waits on this slot.
     void addWaitAcknowledgement(SlotRef acknowledgement);

@@ -54,7 +54,12 @@ void HostFuncThread::execute(const HostFuncCall& call) noexcept {
                       resultName(waited), resultDescription(waited));
         stream_->setAsyncError(toHalError(waited), message);
     }
-    // Signalled even when the function did not run, so the stream does not wait forever.
+    // Released, or signalled, even when the function did not run, so the stream does not wait
+    // forever.
+    if (call.holdsLaterWork) {
+        stream_->releaseHeld();
+        return;
+    }
     const ze_result_t signalled = ze.zeEventHostSignal.address(call.finished->event);
     if (signalled != ZE_RESULT_SUCCESS) {
         std::snprintf(message, sizeof message, "after a host function: zeEventHostSignal: %s (%s)",

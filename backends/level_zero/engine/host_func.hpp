@@ -1,9 +1,10 @@
 // Host functions in stream order.
 //
-// launchHostFunc appends, in one step, a barrier that signals `started` once the earlier work
-// has finished and a barrier that holds later work until `finished` has signalled. The stream's
-// host-function thread waits for `started` on the host, runs the function and signals
-// `finished` from the host (zeEventHostSignal).
+// launchHostFunc appends a barrier that signals `started` once the earlier work has finished,
+// and holds the stream's later work on the host (stream.hpp). The stream's host-function thread
+// waits for `started` on the host, runs the function and releases the held work. Where the driver
+// cannot submit held work (no zeCommandListImmediateAppendCommandListsExp), a barrier holds the
+// later work on the device until `finished`, which the thread signals from the host.
 #ifndef POLYHAL_BACKENDS_LEVEL_ZERO_ENGINE_HOST_FUNC_HPP_
 #define POLYHAL_BACKENDS_LEVEL_ZERO_ENGINE_HOST_FUNC_HPP_
 
@@ -24,7 +25,12 @@ struct HostFuncCall {
     halHostFn fn = nullptr;
     void* userData = nullptr;
     SlotRef started;
+    // Whether the stream holds its later work on the host, to be released once the function
+    // has run (Stream::releaseHeld). Otherwise the stream's later work waits on the device for
+    // `finished`, which the thread signals.
+    bool holdsLaterWork = false;
     SlotRef finished;
+    SlotRef kept;  // a slot the function uses, kept alive until it has run
 };
 
 // The thread that runs one stream's host functions, in submission order.

@@ -1,18 +1,21 @@
-// Command lists. An immediate one runs its commands on a thread of its own, asynchronously to the
-// caller, in order across barriers and in reverse order between them (see run()). A regular one
-// records commands until closed; zeCommandListImmediateAppendCommandListsExp queues copies of them
-// on an immediate list, where they run as the immediate list's own.
+// Command lists. An immediate one runs its commands on a ring's thread (its own, or its engine's
+// with shared rings), asynchronously to the caller, in order across barriers and in reverse order
+// between them (see run()). A regular one records commands until closed;
+// zeCommandListImmediateAppendCommandListsExp queues copies of them on an immediate list, where
+// they run as the immediate list's own.
 //
 // Rules: a command list is used from one thread at a time, only with events and memory of its
 // own context, and destroyed only once its commands have finished; memory a command uses is not
 // freed before the command has run. A regular list is not appended to once closed, is submitted
 // only closed, to an immediate list of its context, device and command queue group, and only
 // once its previous submission has finished (Level Zero lets no list be submitted while the
-// device may still run it), with its kernels and memory alive. The double records no events in
-// regular lists.
+// device may still run it), with its kernels and memory alive. The events of a regular list's
+// commands are checked when it is submitted, as an immediate list's are when appended: a list
+// that signals an event can run again only once the event has been reset.
 #include <chrono>
 #include <cstring>
 #include <thread>
+#include <tuple>
 
 #include "driver_double.hpp"
 #include "entries.hpp"
@@ -50,25 +53,29 @@ void expectSameContext(ze_command_list_handle_t list, ze_event_handle_t event, c
 
 // Commands (barriers aside) run so far, by command queue group.
 std::map<uint32_t, uint64_t> commandsRunOn;
-// Submissions of regular lists so far (zeCommandListImmediateAppendCommandListsExp calls).
+// Submissions of regular lists so far (zeCommandListImmediateAppendCommandListsExp calls), and
+// the regular lists they submitted.
 uint64_t submissions = 0;
+uint64_t listsSubmitted = 0;
 
-// Runs the list's commands. Level Zero 1.4 orders commands only across barriers, so commands
+// Runs the ring's commands. Level Zero 1.4 orders commands only across barriers, so commands
 // queued one after another with no barrier between them run last first: a caller that relies
-// on order without a barrier sees wrong results.
-void run(ze_command_list_handle_t list) {
+// on order without a barrier sees wrong results. A command waiting for events holds every
+// command queued after it on the ring, of any list.
+void run(Ring* ring) {
     State& shared = state();
     std::unique_lock<std::mutex> lock(shared.mutex);
     for (;;) {
-        list->wake.wait(lock, [&] { return list->stopping || !list->queue.empty(); });
-        if (list->queue.empty()) return;
+        ring->wake.wait(lock, [&] { return ring->stopping || !ring->queue.empty(); });
+        if (ring->queue.empty()) return;
         std::vector<Command> batch;
-        batch.push_back(std::move(list->queue.front()));
-        list->queue.pop_front();
-        while (batch.front().work && !list->queue.empty() && list->queue.front().work &&
-               list->queue.front().waits.empty()) {
-            batch.push_back(std::move(list->queue.front()));
-            list->queue.pop_front();
+        batch.push_back(std::move(ring->queue.front()));
+        ring->queue.pop_front();
+        while (batch.front().work && !ring->queue.empty() && ring->queue.front().work &&
+               ring->queue.front().waits.empty() &&
+               ring->queue.front().queuedOn == batch.front().queuedOn) {
+            batch.push_back(std::move(ring->queue.front()));
+            ring->queue.pop_front();
         }
         const std::vector<ze_event_handle_t>& waits = batch.front().waits;
         shared.eventsChanged.wait(lock, [&] {
@@ -80,16 +87,16 @@ void run(ze_command_list_handle_t list) {
         for (ze_event_handle_t event : waits) --event->pendingWaits;
         lock.unlock();
         // Copy engines start late, so that work ordered after a copy only by chance shows.
-        if (!list->computeCapable) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        if (!ring->computeCapable) std::this_thread::sleep_for(std::chrono::milliseconds(1));
         for (auto command = batch.rbegin(); command != batch.rend(); ++command) {
             if (command->work) command->work();
         }
         lock.lock();
         for (const Command& command : batch) {
-            if (command.work) ++commandsRunOn[list->ordinal];
+            if (command.work) ++commandsRunOn[ring->ordinal];
             if (command.runOf != nullptr) --command.runOf->submittedPending;
             for (uintptr_t base : command.uses) --shared.allocations.at(base).pendingUses;
-            --list->inFlight;
+            --command.queuedOn->inFlight;
             if (command.signal != nullptr) {
                 --command.signal->pendingSignals;
                 command.signal->signalled = true;
@@ -117,9 +124,34 @@ void queueLocked(ze_command_list_handle_t list, Command command, uint32_t numWai
         ++waitEvents[i]->pendingWaits;
         command.waits.push_back(waitEvents[i]);
     }
-    list->queue.push_back(std::move(command));
+    command.queuedOn = list;
+    list->ring->queue.push_back(std::move(command));
     ++list->inFlight;
-    list->wake.notify_one();
+    list->ring->wake.notify_one();
+}
+
+Ring* startRing(uint32_t ordinal) {
+    auto* ring = new Ring;
+    ring->ordinal = ordinal;
+    ring->computeCapable = ordinal == 0;
+    ring->thread = std::thread(run, ring);
+    return ring;
+}
+
+// The ring of an immediate list created on engine `index` of group `ordinal` of `device`: with
+// shared rings, the engine's one, started with its first list and kept until the process exits;
+// otherwise one of the list's own. Callers hold the mutex.
+//
+// compute-runtime gives every immediate list the command stream receiver of its engine
+// (level_zero/core/source/cmdlist/cmdlist.cpp:533, device/device.cpp:1936), unless secondary
+// contexts are enabled (device.cpp:1896, 1965), which they are not by default
+// (shared/source/os_interface/product_helper.inl:440).
+Ring* ringFor(ze_device_handle_t device, uint32_t ordinal, uint32_t index) {
+    if (!sharedRings()) return startRing(ordinal);
+    static std::map<std::tuple<ze_device_handle_t, uint32_t, uint32_t>, Ring*> rings;
+    Ring*& ring = rings[{device, ordinal, index}];
+    if (ring == nullptr) ring = startRing(ordinal);
+    return ring;
 }
 
 }  // namespace
@@ -136,11 +168,11 @@ ze_result_t append(ze_command_list_handle_t list, Command command, uint32_t numW
         breach("%s: command list %p was closed; a closed list is not appended to until reset",
                command.call, static_cast<void*>(list));
     }
-    if (command.signal != nullptr || numWaitEvents > 0) {
-        breach(
-            "%s: the double does not model events in regular command lists (each run would "
-            "need them reset); extend it before a plugin records any",
-            command.call);
+    // Events are checked when the list is submitted, as the immediate list's own commands'.
+    if (command.signal != nullptr) expectSameContext(list, command.signal, command.call);
+    for (uint32_t i = 0; i < numWaitEvents; ++i) {
+        expectSameContext(list, waitEvents[i], command.call);
+        command.waits.push_back(waitEvents[i]);
     }
     list->recorded.push_back(std::move(command));
     return ZE_RESULT_SUCCESS;
@@ -240,10 +272,15 @@ ze_result_t ZE_APICALL commandListImmediateAppendCommandLists(
     }
     for (size_t i = 0; i < run.size(); ++i) {
         if (run[i].runOf != nullptr) ++run[i].runOf->submittedPending;
-        queueLocked(immediate, std::move(run[i]), i == 0 ? numWaitEvents : 0,
-                    i == 0 ? waitEvents : nullptr);
+        // The submission's waits go to its first command, with that command's own.
+        std::vector<ze_event_handle_t> waits = std::move(run[i].waits);
+        run[i].waits.clear();
+        if (i == 0) waits.insert(waits.end(), waitEvents, waitEvents + numWaitEvents);
+        queueLocked(immediate, std::move(run[i]), static_cast<uint32_t>(waits.size()),
+                    waits.data());
     }
     ++submissions;
+    listsSubmitted += numCommandLists;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -264,7 +301,7 @@ ze_result_t ZE_APICALL commandListCreateImmediate(ze_context_handle_t context,
     created->ordinal = desc->ordinal;
     created->index = desc->index;
     created->computeCapable = desc->ordinal == 0;
-    created->thread = std::thread(run, created);
+    created->ring = ringFor(device, desc->ordinal, desc->index);
     addHandle(created, Kind::CommandList);
     *list = created;
     return ZE_RESULT_SUCCESS;
@@ -292,10 +329,15 @@ ze_result_t ZE_APICALL commandListDestroy(ze_command_list_handle_t list) {
                 static_cast<void*>(list), list->inFlight);
         }
         removeHandle(list);
-        list->stopping = true;
-        list->wake.notify_one();
+        if (sharedRings()) {
+            delete list;
+            return ZE_RESULT_SUCCESS;
+        }
+        list->ring->stopping = true;
+        list->ring->wake.notify_one();
     }
-    list->thread.join();
+    list->ring->thread.join();
+    delete list->ring;
     delete list;
     return ZE_RESULT_SUCCESS;
 }
@@ -486,4 +528,10 @@ extern "C" __attribute__((visibility("default"))) uint64_t zedoubleCommandsRunOn
 extern "C" __attribute__((visibility("default"))) uint64_t zedoubleCommandListSubmissions() {
     std::lock_guard<std::mutex> lock(zedouble::state().mutex);
     return zedouble::submissions;
+}
+
+// For tests: how many regular command lists those submissions held.
+extern "C" __attribute__((visibility("default"))) uint64_t zedoubleRegularListsSubmitted() {
+    std::lock_guard<std::mutex> lock(zedouble::state().mutex);
+    return zedouble::listsSubmitted;
 }

@@ -6,6 +6,7 @@
 #include <level_zero/zet_ddi.h>
 
 #include "entries.hpp"
+#include "newer_ddi.hpp"
 
 #define ZEDOUBLE_EXPORT extern "C" __attribute__((visibility("default"))) ze_result_t ZE_APICALL
 
@@ -122,8 +123,11 @@ ZEDOUBLE_EXPORT zeGetKernelProcAddrTable(ze_api_version_t version, ze_kernel_ddi
     });
 }
 
+// A caller of Level Zero 1.6 or later (a loader from 1.10 on) passes the longer table, with
+// zeMemPutIpcHandle (compute-runtime: level_zero/api/core/ze_core_loader.cpp:59); Debian's loader
+// passes the 1.4 one.
 ZEDOUBLE_EXPORT zeGetMemProcAddrTable(ze_api_version_t version, ze_mem_dditable_t* table) {
-    return fillTable(version, table, [](auto& t) {
+    const ze_result_t result = fillTable(version, table, [](auto& t) {
         t.pfnAllocDevice = memAllocDevice;
         t.pfnAllocHost = memAllocHost;
         t.pfnFree = memFree;
@@ -131,6 +135,21 @@ ZEDOUBLE_EXPORT zeGetMemProcAddrTable(ze_api_version_t version, ze_mem_dditable_
         t.pfnGetIpcHandle = memGetIpcHandle;
         t.pfnOpenIpcHandle = memOpenIpcHandle;
         t.pfnCloseIpcHandle = memCloseIpcHandle;
+    });
+    if (result == ZE_RESULT_SUCCESS && version >= kApiVersion1_6) {
+        reinterpret_cast<MemTable1_6*>(table)->pfnPutIpcHandle = memPutIpcHandle;
+    }
+    return result;
+}
+
+// Level Zero 1.9's table, which Debian's loader never asks for: a loader from 1.16 on calls
+// zeCommandListImmediateAppendCommandListsExp through it (compute-runtime:
+// level_zero/api/core/ze_core_loader.cpp:300-313).
+ZEDOUBLE_EXPORT zeGetCommandListExpProcAddrTable(ze_api_version_t version,
+                                                 CommandListExpTable1_9* table) {
+    if (version < kApiVersion1_9) return ZE_RESULT_ERROR_UNSUPPORTED_VERSION;
+    return fillTable(version, table, [](auto& t) {
+        t.pfnImmediateAppendCommandListsExp = commandListImmediateAppendCommandLists;
     });
 }
 

@@ -2,12 +2,15 @@
 //
 // The double has one driver with POLYHAL_ZE_DOUBLE_DEVICES GPU devices (default 1), each with
 // POLYHAL_ZE_DOUBLE_MEMORY bytes of device memory (default 1 GiB), two command queue groups
-// (compute and copy with four queues, copy-only with two) and peer access between them all. It
-// offers ZE_experimental_immediate_command_list_append unless
-// POLYHAL_ZE_DOUBLE_NO_IMMEDIATE_APPEND is set.
+// (compute and copy with four queues, copy-only with two; with shared rings, see sharedRings())
+// and peer access between them all. It
+// offers ZE_experimental_immediate_command_list_append as compute-runtime does, reached as there
+// through the loader only (driverGetExtensionFunctionAddress below).
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "driver_double.hpp"
 #include "entries.hpp"
@@ -99,32 +102,26 @@ ze_result_t ZE_APICALL driverGetIpcProperties(ze_driver_handle_t,
     return ZE_RESULT_SUCCESS;
 }
 
-bool offersImmediateAppend() {
-    static const bool offered = std::getenv("POLYHAL_ZE_DOUBLE_NO_IMMEDIATE_APPEND") == nullptr;
-    return offered;
-}
-
 ze_result_t ZE_APICALL driverGetExtensionProperties(ze_driver_handle_t, uint32_t* count,
                                                     ze_driver_extension_properties_t* extensions) {
-    std::vector<ze_driver_extension_properties_t> offered(1);
+    std::vector<ze_driver_extension_properties_t> offered(2);
     std::strncpy(offered[0].name, ZE_RELAXED_ALLOCATION_LIMITS_EXP_NAME,
                  sizeof offered[0].name - 1);
     offered[0].version = ZE_RELAXED_ALLOCATION_LIMITS_EXP_VERSION_CURRENT;
-    if (offersImmediateAppend()) {
-        offered.emplace_back();
-        std::strncpy(offered[1].name, kImmediateAppendExtension, sizeof offered[1].name - 1);
-        offered[1].version = ZE_MAKE_VERSION(1, 0);
-    }
+    // compute-runtime lists it (level_zero/core/source/driver/driver_handle_helper.cpp:58).
+    std::strncpy(offered[1].name, kImmediateAppendExtension, sizeof offered[1].name - 1);
+    offered[1].version = ZE_MAKE_VERSION(1, 0);
     return fillList(count, extensions, offered);
 }
 
-ze_result_t ZE_APICALL driverGetExtensionFunctionAddress(ze_driver_handle_t, const char* name,
+// compute-runtime hands out only the functions of its own list here
+// (level_zero/core/source/driver/extension_function_address.cpp:26-178), which has no
+// zeCommandListImmediateAppendCommandListsExp: that one reaches the driver only through the
+// loader, from its CommandListExp dispatch table (level_zero/api/core/ze_core_loader.cpp:313;
+// ddi.cpp here). Anything else is an invalid argument (driver_handle.cpp:156-161).
+ze_result_t ZE_APICALL driverGetExtensionFunctionAddress(ze_driver_handle_t, const char*,
                                                          void** function) {
-    if (offersImmediateAppend() &&
-        std::strcmp(name, "zeCommandListImmediateAppendCommandListsExp") == 0) {
-        *function = reinterpret_cast<void*>(commandListImmediateAppendCommandLists);
-        return ZE_RESULT_SUCCESS;
-    }
+    *function = nullptr;
     return ZE_RESULT_ERROR_INVALID_ARGUMENT;
 }
 
@@ -206,17 +203,39 @@ ze_result_t ZE_APICALL deviceGetCommandQueueGroupProperties(
     groups[0].flags =
         ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE | ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY;
     groups[0].maxMemoryFillPatternSize = 128;
-    groups[0].numQueues = kComputeQueues;
+    groups[0].numQueues = queueCount(0);
     if (*count > 1) {
         groups[1].flags = ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY;
         groups[1].maxMemoryFillPatternSize = 4;
-        groups[1].numQueues = kCopyQueues;
+        groups[1].numQueues = queueCount(1);
     }
     return ZE_RESULT_SUCCESS;
 }
 
+bool sharedRings() {
+    static const bool shared = std::getenv("POLYHAL_ZE_DOUBLE_SHARED_RINGS") != nullptr;
+    return shared;
+}
+
+namespace {
+
+// Engines per command queue group: four compute and two copy engines, or with shared rings
+// what POLYHAL_ZE_DOUBLE_SHARED_RINGS says (default one of each, as DG2, Meteor Lake and Lunar
+// Lake expose).
+std::pair<uint32_t, uint32_t> engineCounts() {
+    static const std::pair<uint32_t, uint32_t> counts = [] {
+        if (!sharedRings()) return std::make_pair(kComputeQueues, kCopyQueues);
+        unsigned compute = 1, copy = 1;
+        std::sscanf(std::getenv("POLYHAL_ZE_DOUBLE_SHARED_RINGS"), "%u,%u", &compute, &copy);
+        return std::make_pair(std::max(compute, 1u), std::max(copy, 1u));
+    }();
+    return counts;
+}
+
+}  // namespace
+
 uint32_t queueCount(uint32_t ordinal) {
-    return ordinal == 0 ? kComputeQueues : ordinal == 1 ? kCopyQueues : 0;
+    return ordinal == 0 ? engineCounts().first : ordinal == 1 ? engineCounts().second : 0;
 }
 
 ze_result_t ZE_APICALL deviceCanAccessPeer(ze_device_handle_t, ze_device_handle_t,

@@ -40,6 +40,7 @@ struct Allocation {
     int pendingUses = 0;        // appended commands using it that have not finished
     int file = -1;              // device memory: its memory file, which IPC handles name
     bool imported = false;      // opened with zeMemOpenIpcHandle: closed, never freed
+    int ipcHandles = 0;         // zeMemGetIpcHandle calls not yet put back (zeMemPutIpcHandle)
 };
 
 struct State {
@@ -136,8 +137,21 @@ struct Command {
     ze_event_handle_t signal = nullptr;
     std::function<void()> work;   // null for barriers
     std::vector<uintptr_t> uses;  // the allocations it reads or writes, by base address
-    ze_command_list_handle_t runOf = nullptr;  // the regular list it is a submitted copy of
-    ze_kernel_handle_t kernel = nullptr;       // the kernel a launch runs
+    ze_command_list_handle_t runOf = nullptr;     // the regular list it is a submitted copy of
+    ze_kernel_handle_t kernel = nullptr;          // the kernel a launch runs
+    ze_command_list_handle_t queuedOn = nullptr;  // the immediate list it was queued on
+};
+
+// Where the commands of immediate lists run, one thread each: a ring of its own per immediate
+// list, or, in the shared-ring mode (sharedRings()), one per engine, which every immediate list
+// of that engine (command queue group and index) submits to, as compute-runtime does.
+struct Ring {
+    uint32_t ordinal = 0;
+    bool computeCapable = false;
+    std::deque<Command> queue;
+    bool stopping = false;
+    std::condition_variable wake;
+    std::thread thread;
 };
 
 }  // namespace zedouble
@@ -154,12 +168,9 @@ struct _ze_command_list_handle_t {
     bool closed = false;
     std::vector<zedouble::Command> recorded;
     size_t submittedPending = 0;
-    std::deque<zedouble::Command> queue;
-    size_t inFlight = 0;  // queued or running
-    bool stopping = false;
-    std::condition_variable wake;
+    zedouble::Ring* ring = nullptr;      // an immediate list's; its own unless rings are shared
+    size_t inFlight = 0;                 // queued or running
     std::atomic<bool> appending{false};  // a thread is inside an append call
-    std::thread thread;
 };
 
 namespace zedouble {
@@ -172,9 +183,9 @@ void expectSignallable(ze_event_handle_t event, const char* call);
 ze_result_t append(ze_command_list_handle_t list, Command command, uint32_t numWaitEvents,
                    ze_event_handle_t* waitEvents);
 
-// Whether the driver offers ZE_experimental_immediate_command_list_append (unless
-// POLYHAL_ZE_DOUBLE_NO_IMMEDIATE_APPEND is set).
-bool offersImmediateAppend();
+// Whether immediate lists of one engine share one ring (POLYHAL_ZE_DOUBLE_SHARED_RINGS set: its
+// value "<compute engines>,<copy engines>", default "1,1", says how many engines each group has).
+bool sharedRings();
 
 // The device's description, as the double reports it.
 uint64_t deviceMemoryBytes();

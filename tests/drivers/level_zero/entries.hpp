@@ -45,6 +45,8 @@ ze_result_t ZE_APICALL memGetIpcHandle(ze_context_handle_t, const void*, ze_ipc_
 ze_result_t ZE_APICALL memOpenIpcHandle(ze_context_handle_t, ze_device_handle_t,
                                         ze_ipc_mem_handle_t, ze_ipc_memory_flags_t, void**);
 ze_result_t ZE_APICALL memCloseIpcHandle(ze_context_handle_t, const void*);
+// zeMemPutIpcHandle (Level Zero 1.6), reached through the loader's Mem table.
+ze_result_t ZE_APICALL memPutIpcHandle(ze_context_handle_t, ze_ipc_mem_handle_t);
 
 // events.cpp
 ze_result_t ZE_APICALL eventPoolCreate(ze_context_handle_t, const ze_event_pool_desc_t*,
@@ -67,7 +69,7 @@ ze_result_t ZE_APICALL commandListCreate(ze_context_handle_t, ze_device_handle_t
                                          const ze_command_list_desc_t*, ze_command_list_handle_t*);
 ze_result_t ZE_APICALL commandListClose(ze_command_list_handle_t);
 ze_result_t ZE_APICALL commandListDestroy(ze_command_list_handle_t);
-// zeCommandListImmediateAppendCommandListsExp, reached through zeDriverGetExtensionFunctionAddress.
+// zeCommandListImmediateAppendCommandListsExp, reached through the loader's CommandListExp table.
 ze_result_t ZE_APICALL commandListImmediateAppendCommandLists(
     ze_command_list_handle_t immediate, uint32_t numCommandLists, ze_command_list_handle_t* lists,
     ze_event_handle_t signal, uint32_t numWaitEvents, ze_event_handle_t* waitEvents);

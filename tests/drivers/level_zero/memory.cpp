@@ -5,6 +5,11 @@
 // second mapping. Host memory (zeMemAllocHost) is ordinary host memory. An IPC handle names a
 // device allocation's memory file (tests/drivers/common/ipc_mappings.hpp); another process maps
 // that file twice in the same way.
+//
+// IPC handles are counted as compute-runtime counts them: each zeMemGetIpcHandle of an allocation
+// takes a reference to its one exported handle (level_zero/core/source/context/context.cpp:
+// 2232-2239), zeMemPutIpcHandle drops one (825-860), and zeMemFree drops only one where the
+// allocation came from its device memory pool (584-585), the rest leaking the exported handle.
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,6 +22,8 @@
 
 namespace zedouble {
 namespace {
+
+uint64_t ipcHandlesPutBack = 0;  // successful zeMemPutIpcHandle calls, for tests
 
 uint64_t deviceBytesInUse(ze_device_handle_t device) {
     uint64_t used = 0;
@@ -148,6 +155,13 @@ ze_result_t ZE_APICALL memFree(ze_context_handle_t context, void* ptr) {
             "zeMemCloseIpcHandle, never freed",
             ptr);
     }
+    if (found->second.ipcHandles > 1) {
+        breach(
+            "zeMemFree: %p is freed with %d IPC handle references outstanding, and a free drops "
+            "one: put the others back with zeMemPutIpcHandle (or take one handle per "
+            "allocation)",
+            ptr, found->second.ipcHandles);
+    }
     release(found, context, "zeMemFree", "freed");
     return ZE_RESULT_SUCCESS;
 }
@@ -181,11 +195,12 @@ ze_result_t ZE_APICALL memGetIpcHandle(ze_context_handle_t context, const void* 
         breach("zeMemGetIpcHandle: %p is not the base of a device allocation (zeMemAllocDevice)",
                ptr);
     }
-    const Allocation& allocation = found->second;
+    Allocation& allocation = found->second;
     if (allocation.context != context) {
         breach("zeMemGetIpcHandle: %p was allocated in context %p, exported in context %p", ptr,
                static_cast<void*>(allocation.context), static_cast<void*>(context));
     }
+    ++allocation.ipcHandles;
     struct stat info {};
     fstat(allocation.file, &info);
     const polyhal::doubles::IpcName name{polyhal::doubles::kIpcNameMagic,
@@ -243,6 +258,32 @@ ze_result_t ZE_APICALL memOpenIpcHandle(ze_context_handle_t context, ze_device_h
     return ZE_RESULT_SUCCESS;
 }
 
+// A handle this process exported and has not put back as often as it took it.
+ze_result_t ZE_APICALL memPutIpcHandle(ze_context_handle_t context, ze_ipc_mem_handle_t handle) {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    expectLive(context, Kind::Context, "zeMemPutIpcHandle");
+    polyhal::doubles::IpcName name;
+    std::memcpy(&name, handle.data, sizeof name);
+    const bool ours = name.magic == polyhal::doubles::kIpcNameMagic &&
+                      name.pid == static_cast<uint32_t>(getpid());
+    for (auto& [base, allocation] : state().allocations) {
+        if (!ours || allocation.file != name.file || allocation.imported) continue;
+        if (allocation.context != context) {
+            breach("zeMemPutIpcHandle: the handle of %p is put back in context %p, not its own %p",
+                   allocation.base, static_cast<void*>(context),
+                   static_cast<void*>(allocation.context));
+        }
+        if (allocation.ipcHandles == 0) {
+            breach("zeMemPutIpcHandle: the handle of %p is put back more often than it was taken",
+                   allocation.base);
+        }
+        --allocation.ipcHandles;
+        ++ipcHandlesPutBack;
+        return ZE_RESULT_SUCCESS;
+    }
+    breach("zeMemPutIpcHandle: the handle names no live allocation this process exported");
+}
+
 // Only what zeMemOpenIpcHandle returned is closed, once no command uses it any more.
 ze_result_t ZE_APICALL memCloseIpcHandle(ze_context_handle_t context, const void* ptr) {
     std::lock_guard<std::mutex> lock(state().mutex);
@@ -259,3 +300,9 @@ ze_result_t ZE_APICALL memCloseIpcHandle(ze_context_handle_t context, const void
 }
 
 }  // namespace zedouble
+
+// For tests: how many IPC handles have been put back.
+extern "C" __attribute__((visibility("default"))) uint64_t zedoubleIpcHandlesPutBack() {
+    std::lock_guard<std::mutex> lock(zedouble::state().mutex);
+    return zedouble::ipcHandlesPutBack;
+}

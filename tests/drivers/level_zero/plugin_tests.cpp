@@ -1,6 +1,7 @@
 // The level_zero plugin, loaded as the core loads it, against the driver double behind Debian's
 // loader (two devices, POLYHAL_ZE_DOUBLE_DEVICES=2): entries the conformance suite cannot reach
-// through the core.
+// through the core. The cases tagged [debian_loader] run with Debian's loader 1.8 alone, the
+// others with the newer-loader stand-in in front of it (newer_loader/).
 #include <dlfcn.h>
 
 #include <polyhal/plugin.h>
@@ -282,15 +283,20 @@ TEST_CASE("copies run on a copy engine, in stream order with the rest", "[engine
 
 namespace {
 
-// The double's count of regular command lists submitted to immediate ones.
-uint64_t commandListSubmissions() {
+// One of the double's counters, by the name of its function.
+uint64_t doubleCounter(const char* name) {
+    plugin();  // the loader loads the double when the plugin initialises
     void* driver = dlopen(std::getenv("ZE_ENABLE_ALT_DRIVERS"), RTLD_NOW | RTLD_NOLOAD);
     REQUIRE(driver != nullptr);
-    using Submissions = uint64_t (*)();
-    const auto submissions =
-        reinterpret_cast<Submissions>(dlsym(driver, "zedoubleCommandListSubmissions"));
-    REQUIRE(submissions != nullptr);
-    return submissions();
+    using Counter = uint64_t (*)();
+    const auto counter = reinterpret_cast<Counter>(dlsym(driver, name));
+    REQUIRE(counter != nullptr);
+    return counter();
+}
+
+// The double's count of regular command lists submitted to immediate ones.
+uint64_t commandListSubmissions() {
+    return doubleCounter("zedoubleCommandListSubmissions");
 }
 
 void countRelease(void* releases) {
@@ -402,7 +408,8 @@ TEST_CASE("a graph launches as one submission of a regular command list, its ope
     for (halPluginStream stream : streams) REQUIRE(ze.streamDestroy(stream) == HAL_SUCCESS);
 }
 
-TEST_CASE("a launch never submits a recording that may still run, and never blocks", "[graph]") {
+TEST_CASE("a launch never submits a recording that may still run, never blocks, and stays native",
+          "[graph]") {
     const halPluginDispatchTable& ze = plugin();
     GraphOfEveryKind scenario;
     halPluginStream stream = nullptr;
@@ -412,13 +419,19 @@ TEST_CASE("a launch never submits a recording that may still run, and never bloc
     scenario.value = 0xBAD;  // the replayed launches, too, use the value the graph took
     scenario.clearResults();
 
-    // Behind a held stream every submitted recording is still pending: the double ends the run
-    // if one is submitted again. Four recordings, then the operations one by one.
+    // Behind a host function the stream's work is held on the host, then submitted as one: every
+    // launch's recording, each followed by a list that begins with the launch's end, after the
+    // list holding the work before them. The double ends the run if a recording that may still
+    // run is submitted again. However many launches are in flight, none is replayed.
+    constexpr int kLaunches = 9;
     Gate gate;
     REQUIRE(ze.launchHostFunc(stream, Gate::hold, &gate) == HAL_SUCCESS);
     const uint64_t before = commandListSubmissions();
-    for (int launch = 0; launch < 6; ++launch) REQUIRE_PLUGIN_OK(ze.graphLaunch(graph, stream));
-    CHECK(commandListSubmissions() == before + 4);
+    const uint64_t listsBefore = doubleCounter("zedoubleRegularListsSubmitted");
+    for (int launch = 0; launch < kLaunches; ++launch) {
+        REQUIRE_PLUGIN_OK(ze.graphLaunch(graph, stream));
+    }
+    CHECK(commandListSubmissions() == before);
     CHECK(ze.streamQuery(stream) == HAL_ERROR_NOT_READY);
 
     // Destroyed with its launches pending: released only once they have run.
@@ -426,6 +439,8 @@ TEST_CASE("a launch never submits a recording that may still run, and never bloc
     CHECK(scenario.releases == 0);
     gate.open = true;
     REQUIRE(ze.deviceSynchronize(scenario.device) == HAL_SUCCESS);
+    CHECK(commandListSubmissions() == before + 1);
+    CHECK(doubleCounter("zedoubleRegularListsSubmitted") == listsBefore + 2 * kLaunches + 1);
     CHECK(scenario.releases == 1);
     scenario.checkResults();
     REQUIRE(ze.streamDestroy(stream) == HAL_SUCCESS);
@@ -499,6 +514,98 @@ TEST_CASE("graphs a recorded command list cannot run as the eager calls would ar
     }
     CHECK(graph == nullptr);
     CHECK(releases == 0);
+    REQUIRE(ze.memFreeDevice(device, memory) == HAL_SUCCESS);
+    ze.deviceClose(device);
+}
+
+namespace {
+
+// Exports one allocation twice (the handles are one) and frees it; the double ends the run if
+// the free leaves an IPC handle reference behind.
+void exportTwiceAndFree() {
+    const halPluginDispatchTable& ze = plugin();
+    REQUIRE(ze.ipcMemGetHandle != nullptr);
+    halPluginDevice device = nullptr;
+    REQUIRE(ze.deviceOpen(0, &device) == HAL_SUCCESS);
+    void* memory = nullptr;
+    REQUIRE(ze.memAllocDevice(device, 4096, &memory) == HAL_SUCCESS);
+    halPluginIpcHandle first{}, second{};
+    REQUIRE_PLUGIN_OK(ze.ipcMemGetHandle(device, memory, &first));
+    REQUIRE_PLUGIN_OK(ze.ipcMemGetHandle(device, memory, &second));
+    CHECK(std::memcmp(first.bytes, second.bytes, sizeof first.bytes) == 0);
+    REQUIRE(ze.memFreeDevice(device, memory) == HAL_SUCCESS);
+    ze.deviceClose(device);
+}
+
+}  // namespace
+
+TEST_CASE("an allocation exported many times takes one IPC handle, put back when it is freed",
+          "[ipc]") {
+    const uint64_t before = doubleCounter("zedoubleIpcHandlesPutBack");
+    exportTwiceAndFree();
+    CHECK(doubleCounter("zedoubleIpcHandlesPutBack") == before + 1);
+}
+
+TEST_CASE("without zeMemPutIpcHandle, the free drops an allocation's one IPC handle",
+          "[ipc][debian_loader]") {
+    const uint64_t before = doubleCounter("zedoubleIpcHandlesPutBack");
+    exportTwiceAndFree();
+    CHECK(doubleCounter("zedoubleIpcHandlesPutBack") == before);
+}
+
+TEST_CASE(
+    "without the loader's zeCommandListImmediateAppendCommandListsExp, graphs are declined "
+    "naming it",
+    "[graph][debian_loader]") {
+    const halPluginDispatchTable& ze = plugin();
+    halPluginDevice device = nullptr;
+    REQUIRE(ze.deviceOpen(0, &device) == HAL_SUCCESS);
+    void* memory = nullptr;
+    REQUIRE(ze.memAllocDevice(device, 256, &memory) == HAL_SUCCESS);
+    halPluginGraphOp op{};
+    op.kind = HAL_PLUGIN_GRAPH_OP_MEMSET;
+    op.params.memset = {memory, 256, 1};
+    halPluginGraphDesc desc{};
+    desc.size = sizeof desc;
+    desc.ops = &op;
+    desc.numOps = 1;
+    desc.opSize = sizeof op;
+    halPluginGraph graph = nullptr;
+    CHECK(ze.graphCreate(device, &desc, &graph) == HAL_ERROR_NOT_SUPPORTED);
+    CHECK(graph == nullptr);
+    CHECK_THAT(polyhal::doubles::lastPluginError(),
+               Catch::Contains("does not export zeCommandListImmediateAppendCommandListsExp") &&
+                   Catch::Contains("1.16"));
+    REQUIRE(ze.memFreeDevice(device, memory) == HAL_SUCCESS);
+    ze.deviceClose(device);
+}
+
+TEST_CASE("a copy from pageable memory may reuse the source as soon as the call returns",
+          "[copies]") {
+    const halPluginDispatchTable& ze = plugin();
+    halPluginDevice device = nullptr;
+    REQUIRE(ze.deviceOpen(0, &device) == HAL_SUCCESS);
+    halPluginStream stream = nullptr;
+    REQUIRE(ze.streamCreate(device, 0, 0, &stream) == HAL_SUCCESS);
+    constexpr size_t kBytes = 4096;
+    void* memory = nullptr;
+    REQUIRE(ze.memAllocDevice(device, kBytes, &memory) == HAL_SUCCESS);
+    std::vector<unsigned char> source(kBytes, 0x5A);
+    std::vector<unsigned char> back(kBytes, 0);
+
+    // The copy cannot run before the gate opens; the double reads pageable memory when it runs.
+    Gate gate;
+    REQUIRE(ze.launchHostFunc(stream, Gate::hold, &gate) == HAL_SUCCESS);
+    REQUIRE_PLUGIN_OK(
+        ze.memcpyAsync(stream, memory, source.data(), kBytes, HAL_MEMCPY_HOST_TO_DEVICE));
+    std::fill(source.begin(), source.end(), 0xEE);
+    gate.open = true;
+    REQUIRE_PLUGIN_OK(
+        ze.memcpyAsync(stream, back.data(), memory, kBytes, HAL_MEMCPY_DEVICE_TO_HOST));
+    REQUIRE(ze.streamSynchronize(stream) == HAL_SUCCESS);
+    CHECK(back == std::vector<unsigned char>(kBytes, 0x5A));
+
+    REQUIRE(ze.streamDestroy(stream) == HAL_SUCCESS);
     REQUIRE(ze.memFreeDevice(device, memory) == HAL_SUCCESS);
     ze.deviceClose(device);
 }

@@ -1,6 +1,8 @@
 // Each rule of the Level Zero driver double fires: a deliberately wrong call sequence, made
 // through Debian's loader with the validation layer on, in a child process that must die with
-// the double's message (or, for a host access to device memory, with a fault).
+// the double's message (or, for a host access to device memory, with a fault). The functions newer
+// than Debian's loader come from the newer-loader stand-in (newer_loader/), found by name.
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -141,10 +143,24 @@ struct Session {
         using Submit =
             ze_result_t(ZE_APICALL*)(ze_command_list_handle_t, uint32_t, ze_command_list_handle_t*,
                                      ze_event_handle_t, uint32_t, ze_event_handle_t*);
-        void* function = nullptr;
-        EXPECT_ZE(zeDriverGetExtensionFunctionAddress(
-            driver, "zeCommandListImmediateAppendCommandListsExp", &function));
-        return reinterpret_cast<Submit>(function)(immediate, 1, &list, signal, 0, nullptr);
+        const auto function =
+            reinterpret_cast<Submit>(loaderFunction("zeCommandListImmediateAppendCommandListsExp"));
+        return function(immediate, 1, &list, signal, 0, nullptr);
+    }
+
+    // zeMemPutIpcHandle, from the newer loader.
+    ze_result_t putIpcHandle(ze_ipc_mem_handle_t handle) const {
+        using Put = ze_result_t(ZE_APICALL*)(ze_context_handle_t, ze_ipc_mem_handle_t);
+        return reinterpret_cast<Put>(loaderFunction("zeMemPutIpcHandle"))(context, handle);
+    }
+
+    static void* loaderFunction(const char* name) {
+        void* function = dlsym(RTLD_DEFAULT, name);
+        if (function == nullptr) {
+            std::fprintf(stderr, "scenario setup failed: the loader does not export %s\n", name);
+            std::_Exit(3);
+        }
+        return function;
     }
 
     void* deviceMemory(ze_context_handle_t in, size_t size) const {
@@ -565,5 +581,115 @@ TEST_CASE(
                              zeMemCloseIpcHandle(session.context, opened);
                          }),
                          "is closed while 1 appended command(s) using it have not finished");
+    }
+}
+
+TEST_CASE("the driver hands zeCommandListImmediateAppendCommandListsExp to the loader only",
+          "[rules][loader]") {
+    const ChildOutcome outcome = runInChild([] {
+        Session session;
+        uint32_t count = 0;
+        EXPECT_ZE(zeDriverGetExtensionProperties(session.driver, &count, nullptr));
+        std::vector<ze_driver_extension_properties_t> extensions(count);
+        EXPECT_ZE(zeDriverGetExtensionProperties(session.driver, &count, extensions.data()));
+        bool listed = false;
+        for (const auto& extension : extensions) {
+            listed = listed ||
+                     std::string(extension.name) == "ZE_experimental_immediate_command_list_append";
+        }
+        void* function = &session;
+        const ze_result_t result = zeDriverGetExtensionFunctionAddress(
+            session.driver, "zeCommandListImmediateAppendCommandListsExp", &function);
+        if (!listed || result != ZE_RESULT_ERROR_INVALID_ARGUMENT || function != nullptr) {
+            std::fprintf(stderr, "listed %d, zeDriverGetExtensionFunctionAddress 0x%x, %p\n",
+                         listed, static_cast<unsigned>(result), function);
+            std::_Exit(4);
+        }
+    });
+    INFO(outcome.stderrText);
+    CHECK(outcome.exited);
+}
+
+TEST_CASE("IPC handles taken are put back, or dropped by the free one at a time", "[rules][ipc]") {
+    SECTION("two handles taken, none put back, the allocation freed: one leaks") {
+        expectBrokenRule(runInChild([] {
+                             Session session;
+                             void* memory = session.deviceMemory(session.context, 4096);
+                             ze_ipc_mem_handle_t handle;
+                             EXPECT_ZE(zeMemGetIpcHandle(session.context, memory, &handle));
+                             EXPECT_ZE(zeMemGetIpcHandle(session.context, memory, &handle));
+                             zeMemFree(session.context, memory);
+                         }),
+                         "freed with 2 IPC handle references outstanding");
+    }
+    SECTION("a handle put back more often than it was taken") {
+        expectBrokenRule(runInChild([] {
+                             Session session;
+                             void* memory = session.deviceMemory(session.context, 4096);
+                             ze_ipc_mem_handle_t handle;
+                             EXPECT_ZE(zeMemGetIpcHandle(session.context, memory, &handle));
+                             EXPECT_ZE(session.putIpcHandle(handle));
+                             session.putIpcHandle(handle);
+                         }),
+                         "put back more often than it was taken");
+    }
+    SECTION("handles put back, or one dropped by the free, leak nothing") {
+        const ChildOutcome outcome = runInChild([] {
+            Session session;
+            void* memory = session.deviceMemory(session.context, 4096);
+            ze_ipc_mem_handle_t handle;
+            EXPECT_ZE(zeMemGetIpcHandle(session.context, memory, &handle));
+            EXPECT_ZE(zeMemGetIpcHandle(session.context, memory, &handle));
+            EXPECT_ZE(session.putIpcHandle(handle));
+            EXPECT_ZE(zeMemFree(session.context, memory));
+        });
+        INFO(outcome.stderrText);
+        CHECK(outcome.exited);
+    }
+}
+
+namespace {
+
+// Two immediate lists on compute engine 0: the first waits for an event only the host signals,
+// the second signals `after` at once. Exits 0 when `after` has signalled within 20 ms exactly
+// when `expectStall` is false, and ends with both lists drained.
+void waitBesideHostWait(bool expectStall) {
+    Session session;
+    uint32_t groups = 1;
+    ze_command_queue_group_properties_t compute{};
+    compute.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES;
+    EXPECT_ZE(zeDeviceGetCommandQueueGroupProperties(session.device, &groups, &compute));
+    ze_event_handle_t host = session.newEvent();
+    ze_event_handle_t after = session.newEvent();
+    ze_command_list_handle_t waiting = session.newList();
+    ze_command_list_handle_t other = session.newList();
+    EXPECT_ZE(zeCommandListAppendBarrier(waiting, nullptr, 1, &host));
+    EXPECT_ZE(zeCommandListAppendBarrier(other, after, 0, nullptr));
+    const bool stalled = zeEventHostSynchronize(after, 20'000'000) == ZE_RESULT_NOT_READY;
+    EXPECT_ZE(zeEventHostSignal(host));
+    EXPECT_ZE(zeEventHostSynchronize(after, UINT64_MAX));
+    if (stalled != expectStall) {
+        std::fprintf(stderr, "%u compute engine(s); the other list %s\n", compute.numQueues,
+                     stalled ? "stalled" : "ran");
+        std::_Exit(4);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("with shared rings, a wait on one list of an engine holds every list of the engine",
+          "[rules][rings]") {
+    SECTION("shared rings: one compute engine, and the other list waits for the host") {
+        const ChildOutcome outcome = runInChild([] {
+            setenv("POLYHAL_ZE_DOUBLE_SHARED_RINGS", "1,1", 1);
+            waitBesideHostWait(true);
+        });
+        INFO(outcome.stderrText);
+        CHECK(outcome.exited);
+    }
+    SECTION("a ring per list: the other list runs") {
+        const ChildOutcome outcome = runInChild([] { waitBesideHostWait(false); });
+        INFO(outcome.stderrText);
+        CHECK(outcome.exited);
     }
 }

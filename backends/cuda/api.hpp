@@ -5,7 +5,9 @@
 
 #include <polyhal/plugin.h>
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 
 #include "gpu_common/engine/graph_node.hpp"
 #include "gpu_common/engine/vendor_call.hpp"
@@ -122,9 +124,26 @@ struct CudaApi {
     // image) whose tables or sections run past its end, a fatbin whose header says it is longer;
     // anything else is PTX text, read up to its NUL. nullptr when nothing is wrong.
     static const char* imageProblem(const unsigned char* image, size_t size) noexcept;
-    static halError checkArguments(Function function, const halKernelArg* args,
+    // What a launch checks, read once per function when it is looked up (describeKernel), so
+    // that a launch calls no cuFuncGetParamInfo or cuFuncGetAttribute.
+    struct KernelInfo {
+        // The parameters' sizes in declaration order (cuFuncGetParamInfo, CUDA 12.4); none on
+        // older drivers, whose launches go unchecked. The driver's failure to say, if it failed,
+        // is reported by every launch.
+        bool parametersKnown = false;
+        CUresult parameterQuery = CUDA_SUCCESS;
+        uint32_t parameterCount = 0;
+        std::unique_ptr<size_t[]> parameterSizes;
+        // CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, and the dynamic shared memory the function may
+        // use (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES), which launches only ever raise.
+        size_t staticSharedBytes = 0;
+        std::atomic<size_t> dynamicSharedLimit{0};
+    };
+    static halError describeKernel(Function function, KernelInfo* info) noexcept;
+    static halError checkArguments(const KernelInfo& info, const halKernelArg* args,
                                    uint32_t numArgs) noexcept;
-    static halError allowDynamicSharedMemory(Function function, size_t bytes) noexcept;
+    static halError allowDynamicSharedMemory(Function function, KernelInfo& info,
+                                             size_t bytes) noexcept;
 };
 
 // Every entry pushes its device's context onto the thread's context stack and pops it before

@@ -20,7 +20,9 @@
 //   toPointer(), toDevicePointer()                 between void* and the vendor's device pointer
 //   memcpyAsync(), memcpy2DAsync(), launchHostFunc()
 //                                                  what the vendors do in different ways
-//   checkArguments(), allowDynamicSharedMemory()   what a launch checks and sets up first
+//   KernelInfo, describeKernel(), checkArguments(), allowDynamicSharedMemory()
+//                                                  what a launch checks and sets up first, read
+//                                                  once per function when it is looked up
 //   Graph, GraphNode, GraphExec, UserObject, HostNodeParams, kUserObjectNoDestructorSync,
 //   kGraphUserObjectMove, kNativeGraphsSince, kExecDestroyWaitsForLaunches,
 //   kHostToHostCopyNodes, kAttributeMaxPitch, memoryKind(), addNode(), instantiate()

@@ -53,6 +53,11 @@ int primaryContextRetains(int device) {
     return driver().get<int (*)(int)>("polyhalCudaDoublePrimaryContextRetains")(device);
 }
 
+// How often the driver function `name` was called since the process started.
+uint64_t driverCalls(const char* name) {
+    return driver().get<uint64_t (*)(const char*)>("polyhalCudaDoubleCalls")(name);
+}
+
 CUcontext currentContext() {
     CUcontext context = nullptr;
     REQUIRE(driver().get<CUresult (*)(CUcontext*)>("cuCtxGetCurrent")(&context) == CUDA_SUCCESS);
@@ -256,6 +261,34 @@ TEST_CASE("a kernel with static shared memory gets the dynamic shared memory it 
     unsetenv("POLYHAL_CUDA_DOUBLE_STATIC_SHARED");
     REQUIRE_OK(found);
     CHECK(blockSumOfBytes(sum, 40 * 1024, 2) == 256u * 0x02020202u);
+    REQUIRE_OK(halModuleUnload(module));
+}
+
+// What a launch checks is read from the driver once per function, when it is looked up: the
+// parameters (cuFuncGetParamInfo, once each) and the shared memory attributes. Launches of a
+// function already launched, with as much dynamic shared memory, ask nothing.
+TEST_CASE("launches ask the driver nothing about their function after its first launch",
+          "[cuda][kernel]") {
+    REQUIRE_OK(halInit());
+    REQUIRE_OK(halSetDevice(0));
+    const std::string image = testKernels();
+    if (image.empty()) return;
+    halModule module = nullptr;
+    halFunction sum = nullptr;
+    REQUIRE_OK(halModuleLoadData(&module, image.data(), image.size()));
+    REQUIRE_OK(halModuleGetFunction(&sum, module, "block_sum"));
+    constexpr size_t kDynamicShared = 64 * 1024;  // above 48 KiB: opted in at the first launch
+    CHECK(blockSumOfBytes(sum, kDynamicShared, 1) == 256u * 0x01010101u);
+    const uint64_t parameterQueries = driverCalls("cuFuncGetParamInfo");
+    const uint64_t attributeQueries = driverCalls("cuFuncGetAttribute");
+    const uint64_t attributeChanges = driverCalls("cuFuncSetAttribute");
+    for (int launch = 0; launch < 3; ++launch) {
+        CHECK(blockSumOfBytes(sum, kDynamicShared, 2) == 256u * 0x02020202u);
+        CHECK(blockSumOfBytes(sum, 256 * sizeof(uint32_t), 3) == 256u * 0x03030303u);
+    }
+    CHECK(driverCalls("cuFuncGetParamInfo") == parameterQueries);
+    CHECK(driverCalls("cuFuncGetAttribute") == attributeQueries);
+    CHECK(driverCalls("cuFuncSetAttribute") == attributeChanges);
     REQUIRE_OK(halModuleUnload(module));
 }
 

@@ -176,6 +176,23 @@ halError CudaApi::allowDynamicSharedMemory(CUfunction function, KernelInfo& info
     return HAL_SUCCESS;
 }
 
+// CUDA C++ Programming Guide, "Function Parameters": kernel parameters are limited to 32,764
+// bytes on devices of compute capability 7.0 and newer with CUDA 12.1 and newer drivers and
+// toolkits, to 4 KiB otherwise (CUDA 12.1 release notes: "Kernel parameter limit increased from
+// 4 KB to 32764 bytes"). A module built by an older toolkit keeps its own 4 KiB limit, which its
+// kernels' declared parameters already respect.
+uint64_t CudaApi::maxKernelArgumentBytes(CUdevice device) noexcept {
+    constexpr uint64_t kClassicLimit = 4096;
+    int version = 0;
+    int major = 0;
+    if (symbols.driverGetVersion.address(&version) != CUDA_SUCCESS ||
+        symbols.deviceGetAttribute.address(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                           device) != CUDA_SUCCESS) {
+        return kClassicLimit;
+    }
+    return version >= 12010 && major >= 7 ? 32764 : kClassicLimit;
+}
+
 // CU_POINTER_ATTRIBUTE_MEMORY_TYPE: pageable memory, which the driver does not know, is
 // CUDA_ERROR_INVALID_VALUE; managed memory is CU_MEMORYTYPE_DEVICE, and graph nodes take it as the
 // eager calls do.

@@ -144,6 +144,9 @@ struct CudaApi {
                                    uint32_t numArgs) noexcept;
     static halError allowDynamicSharedMemory(Function function, KernelInfo& info,
                                              size_t bytes) noexcept;
+    // The largest sum of one launch's argument sizes: 32764 bytes from CUDA 12.1 on Volta and
+    // newer, else 4096.
+    static uint64_t maxKernelArgumentBytes(NativeDevice device) noexcept;
 };
 
 // Every entry pushes its device's context onto the thread's context stack and pops it before

@@ -28,6 +28,7 @@
     X(init,                  cuInit)                                                 \
     X(getErrorName,          cuGetErrorName)                                         \
     X(getErrorString,        cuGetErrorString)                                       \
+    X(driverGetVersion,      cuDriverGetVersion)                                     \
     X(deviceGetCount,        cuDeviceGetCount)                                       \
     X(deviceGet,             cuDeviceGet)                                            \
     X(deviceGetName,         cuDeviceGetName)                                        \

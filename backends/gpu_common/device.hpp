@@ -105,6 +105,7 @@ halError deviceGetInfo(halPluginDevice handle, halPluginDeviceInfo* info) noexce
     filled.computeUnits = static_cast<uint32_t>(computeUnits);
     filled.maxThreadsPerBlock = static_cast<uint32_t>(maxThreadsPerBlock);
     filled.maxSharedMemoryPerBlock = static_cast<uint64_t>(maxSharedMemoryPerBlock);
+    filled.maxKernelArgumentBytes = Api::maxKernelArgumentBytes(device.native);
     filled.capabilities = HAL_DEVICE_CAP_TIMING_EVENTS | HAL_DEVICE_CAP_HOST_FUNCTIONS |
                           HAL_DEVICE_CAP_KERNELS | HAL_DEVICE_CAP_NATIVE_HANDLES |
                           HAL_DEVICE_CAP_PEER_COPY;

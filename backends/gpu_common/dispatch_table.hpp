@@ -18,6 +18,8 @@
 //                                                  restoring what was current
 //                                                  (engine/current_device.hpp)
 //   toPointer(), toDevicePointer()                 between void* and the vendor's device pointer
+//   maxKernelArgumentBytes()                       the largest sum of one launch's argument sizes
+//                                                  (0: the core's default)
 //   memcpyAsync(), memcpy2DAsync(), launchHostFunc()
 //                                                  what the vendors do in different ways
 //   KernelInfo, describeKernel(), checkArguments(), allowDynamicSharedMemory()

@@ -140,6 +140,9 @@ struct HipApi {
     static halError checkArguments(const KernelInfo&, const halKernelArg*, uint32_t) noexcept {
         return HAL_SUCCESS;
     }
+    // HIP documents no limit on a launch's argument sizes for polyhal to report: 0 leaves the
+    // core's default, CUDA's classic 4096 bytes.
+    static uint64_t maxKernelArgumentBytes(NativeDevice) noexcept { return 0; }
     // A HIP kernel may use dynamic shared memory up to the device's maximum without opting in.
     static halError allowDynamicSharedMemory(Function, KernelInfo&, size_t) noexcept {
         return HAL_SUCCESS;

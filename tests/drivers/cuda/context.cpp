@@ -50,6 +50,7 @@ CUresult CUDAAPI cuDeviceGetAttribute(int* value, CUdevice_attribute attribute, 
     case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: *value = 1; break;
     case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: *value = 1; break;
     case CU_DEVICE_ATTRIBUTE_MAX_PITCH: *value = kMaxPitch; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *value = kComputeCapabilityMajor; break;
 #if POLYHAL_CUDA_DOUBLE_VERSION >= 12000
     case CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED: *value = ipcEventsSupported(device); break;
 #endif

@@ -264,6 +264,18 @@ TEST_CASE("a kernel with static shared memory gets the dynamic shared memory it 
     REQUIRE_OK(halModuleUnload(module));
 }
 
+// CUDA 12.1 raised the kernel parameter limit from 4 KiB to 32764 bytes on Volta and newer (the
+// double is a Hopper GPU); the driver_11.8 run sees the classic limit.
+TEST_CASE("a device reports its driver's kernel parameter limit", "[cuda][kernel_limits]") {
+    REQUIRE_OK(halInit());
+    int version = 0;
+    REQUIRE(driver().get<CUresult (*)(int*)>("cuDriverGetVersion")(&version) == CUDA_SUCCESS);
+    halDeviceProperties properties{};
+    properties.size = sizeof properties;
+    REQUIRE_OK(halGetDeviceProperties(0, &properties));
+    CHECK(properties.maxKernelArgumentBytes == (version >= 12010 ? 32764u : 4096u));
+}
+
 // What a launch checks is read from the driver once per function, when it is looked up: the
 // parameters (cuFuncGetParamInfo, once each) and the shared memory attributes. Launches of a
 // function already launched, with as much dynamic shared memory, ask nothing.

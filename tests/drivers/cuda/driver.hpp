@@ -59,6 +59,8 @@ constexpr int kGreatestPriority = -5;
 constexpr int kDefaultMaxDynamicShared = 48 * 1024;
 constexpr int kOptInMaxShared = 227 * 1024;
 constexpr int kMaxThreadsPerBlock = 1024;
+// A Hopper GPU (compute capability 9.0).
+constexpr int kComputeCapabilityMajor = 9;
 // The largest pitch a copy node takes (CU_DEVICE_ATTRIBUTE_MAX_PITCH): GPUs report 2^31 - 1; the
 // double reports 1 MiB, so that tests reach it with small copies.
 constexpr int kMaxPitch = 1 << 20;

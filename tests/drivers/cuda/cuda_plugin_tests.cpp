@@ -103,6 +103,9 @@ TEST_CASE("halInit retains no device's primary context; first use retains only t
     REQUIRE_OK(halGetDeviceProperties(1, &properties));
     CHECK(primaryContextRetains(0) == 0);
     CHECK(primaryContextRetains(1) == 0);
+    // Not even for a moment: a primary context holds hundreds of MB of device memory, and a
+    // device in exclusive-process mode may belong to another process.
+    CHECK(driverCalls("cuDevicePrimaryCtxRetain") == 0);
 
     REQUIRE_OK(halSetDevice(0));
     void* memory = nullptr;
@@ -110,6 +113,18 @@ TEST_CASE("halInit retains no device's primary context; first use retains only t
     CHECK(primaryContextRetains(0) == 1);
     CHECK(primaryContextRetains(1) == 0);
     REQUIRE_OK(halFree(memory));
+
+    // The priority range is read from the device in use: asking for it is device 1's first use.
+    CHECK((properties.capabilities & HAL_DEVICE_CAP_STREAM_PRIORITIES) != 0);
+    REQUIRE_OK(halSetDevice(1));
+    int least = 1;
+    int greatest = 1;
+    REQUIRE_OK(halGetStreamPriorityRange(&least, &greatest));
+    CHECK(least == 0);
+    CHECK(greatest == -5);  // the double's range, as current NVIDIA GPUs report it
+    CHECK(primaryContextRetains(1) == 1);
+    CHECK(driverCalls("cuDevicePrimaryCtxRetain") == 2);
+    REQUIRE_OK(halSetDevice(0));
 }
 
 TEST_CASE("every polyhal call leaves the calling thread's CUDA context as it found it",

@@ -111,7 +111,8 @@ halError CudaApi::describeKernel(CUfunction function, KernelInfo* info) noexcept
     if (symbols.functionGetParameterInfo.address != nullptr) {
         info->parameterQuery = readParameters(function, info);
         if (info->parameterQuery == CUDA_ERROR_OUT_OF_MEMORY) {
-            return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "no host memory for a kernel's parameters");
+            return plugin::fail(HAL_ERROR_OUT_OF_MEMORY,
+                                "no host memory for a kernel's parameters");
         }
     }
     int staticBytes = 0;

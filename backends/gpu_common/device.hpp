@@ -63,8 +63,7 @@ void deviceClose(halPluginDevice handle) noexcept {
 // mode may belong to another process). A device whose context cannot be had fails, and the core
 // then gives it no priorities.
 template <class Api>
-halError deviceGetStreamPriorityRange(halPluginDevice handle, int* least,
-                                      int* greatest) noexcept {
+halError deviceGetStreamPriorityRange(halPluginDevice handle, int* least, int* greatest) noexcept {
     const Device<Api>& device = plugin::fromHandle<Device<Api>>(handle);
     const CurrentDevice<Api> current(device);
     if (halError error = current.error()) {

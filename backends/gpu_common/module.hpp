@@ -88,7 +88,8 @@ halError moduleGetFunction(halPluginModule handle, const char* name,
         std::snprintf(detail, sizeof detail, "no kernel '%.256s' in the module", name);
         return failCall<Api>(Api::toHalError(result), result, getFunction.name, detail);
     }
-    auto object = std::unique_ptr<Function<Api>>(new (std::nothrow) Function<Api>{native, {}, nullptr});
+    auto object =
+        std::unique_ptr<Function<Api>>(new (std::nothrow) Function<Api>{native, {}, nullptr});
     if (object == nullptr) {
         return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "no host memory for kernel '%.256s'", name);
     }
@@ -152,8 +153,8 @@ halError launchKernel(halPluginStream streamHandle, halPluginFunction functionHa
     if (halError error = checkLaunch<Api>(function, dynamicSharedBytes, args, numArgs)) {
         return error;
     }
-    return call<Api>(Api::symbols.launchKernel, function.native, grid.x, grid.y, grid.z, block.x, block.y,
-                     block.z, static_cast<unsigned>(dynamicSharedBytes), stream.native,
+    return call<Api>(Api::symbols.launchKernel, function.native, grid.x, grid.y, grid.z, block.x,
+                     block.y, block.z, static_cast<unsigned>(dynamicSharedBytes), stream.native,
                      params.get(), static_cast<void**>(nullptr));
 }
 

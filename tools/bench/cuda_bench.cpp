@@ -20,8 +20,8 @@
 // (tests/drivers/cuda; LD_LIBRARY_PATH=<build>/tests/drivers/cuda/cuda_driver), which measures
 // the host cost polyhal adds without a GPU; the double has no memory pools, so
 // BM_AllocFree_Cuda is skipped there.
-// POLYHAL_BACKEND defaults to "cuda". The kernel image is the CTS's (backends/cuda/cts_kernels), found
-// in POLYHAL_BENCH_CUDA_KERNELS or the build tree.
+// POLYHAL_BACKEND defaults to "cuda". The kernel image is the CTS's (backends/cuda/cts_kernels),
+// found in POLYHAL_BENCH_CUDA_KERNELS or the build tree.
 #include <benchmark/benchmark.h>
 #include <cuda.h>
 #include <dlfcn.h>

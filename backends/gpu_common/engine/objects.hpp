@@ -10,8 +10,8 @@
 
 #include <atomic>
 #include <mutex>
-#include <utility>
 #include <polyhal/plugin_support.hpp>
+#include <utility>
 
 namespace polyhal::gpu {
 
@@ -77,8 +77,7 @@ struct Module {
     // Takes `function` into the module's list; any thread may add one at any time.
     void add(Function<Api>* function) noexcept {
         function->next = functions.load(std::memory_order_relaxed);
-        while (!functions.compare_exchange_weak(function->next, function,
-                                                std::memory_order_release,
+        while (!functions.compare_exchange_weak(function->next, function, std::memory_order_release,
                                                 std::memory_order_relaxed)) {
         }
     }

@@ -20,7 +20,8 @@ namespace {
 
 // Calls of each driver function since the start (polyhalCudaDoubleCalls), by the function's
 // __func__, which is one array per function; guarded by g_mutex.
-std::unordered_map<const char*, uint64_t>& g_calls = *new std::unordered_map<const char*, uint64_t>();
+std::unordered_map<const char*, uint64_t>& g_calls =
+    *new std::unordered_map<const char*, uint64_t>();
 
 size_t environmentSize(const char* name, size_t fallback) {
     const char* value = std::getenv(name);

@@ -95,6 +95,24 @@ struct CudaApi {
     static halError enterContext(Context context, Context* previous, bool* switched) noexcept;
     static void leaveContext(Context previous) noexcept;
 
+    // Stream capture by other code in the process (the application, PyTorch's CUDA graphs):
+    // while any thread captures in CU_STREAM_CAPTURE_MODE_GLOBAL, the driver refuses the
+    // "potentially unsafe" calls (cuStreamQuery, cuEventQuery, cuMemAlloc, synchronisations) of
+    // every thread in the default interaction mode, and invalidates that capture. polyhal captures
+    // nothing with the driver and uses only streams it created, so each entry runs with the
+    // calling thread relaxed (cuThreadExchangeStreamCaptureMode), as PyTorch's caching allocator
+    // does, and puts the thread's own mode back (engine/current_device.hpp).
+    class RelaxedCapture {
+      public:
+        RelaxedCapture() noexcept { symbols.exchangeCaptureMode.address(&previous_); }
+        ~RelaxedCapture() { symbols.exchangeCaptureMode.address(&previous_); }
+        RelaxedCapture(const RelaxedCapture&) = delete;
+        RelaxedCapture& operator=(const RelaxedCapture&) = delete;
+
+      private:
+        CUstreamCaptureMode previous_ = CU_STREAM_CAPTURE_MODE_RELAXED;
+    };
+
     static void* toPointer(DevicePointer pointer) noexcept {
         return reinterpret_cast<void*>(static_cast<uintptr_t>(pointer));
     }

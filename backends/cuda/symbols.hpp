@@ -39,6 +39,7 @@
     X(contextGetCurrent,     cuCtxGetCurrent)                                        \
     X(contextPushCurrent,    cuCtxPushCurrent_v2)                                    \
     X(contextPopCurrent,     cuCtxPopCurrent_v2)                                     \
+    X(exchangeCaptureMode,   cuThreadExchangeStreamCaptureMode)                      \
     X(streamPriorityRange,   cuCtxGetStreamPriorityRange)                            \
     X(deviceSynchronize,     cuCtxSynchronize)                                       \
     X(memGetInfo,            cuMemGetInfo_v2)                                        \

@@ -140,6 +140,9 @@ struct HipApi {
     static halError checkArguments(const KernelInfo&, const halKernelArg*, uint32_t) noexcept {
         return HAL_SUCCESS;
     }
+    // HIP's stream capture interaction (hipThreadExchangeStreamCaptureMode) is not modelled by
+    // the HIP double yet: entries leave the thread's mode as it is.
+    struct RelaxedCapture {};
     // HIP documents no limit on a launch's argument sizes for polyhal to report: 0 leaves the
     // core's default, CUDA's classic 4096 bytes.
     static uint64_t maxKernelArgumentBytes(NativeDevice) noexcept { return 0; }

@@ -188,7 +188,7 @@ CUresult CUDAAPI cuCtxGetStreamPriorityRange(int* least, int* greatest) {
 
 // Waits for every stream of the current context, destroyed ones still draining included.
 CUresult CUDAAPI cuCtxSynchronize() {
-    ENTER();
+    ENTER_UNSAFE_DURING_CAPTURE();
     CUctx_st* context = requireCurrent(__func__);
     std::vector<std::shared_ptr<CUstream_st>> streams;
     {

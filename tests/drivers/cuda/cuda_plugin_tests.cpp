@@ -279,6 +279,57 @@ TEST_CASE("a kernel with static shared memory gets the dynamic shared memory it 
     REQUIRE_OK(halModuleUnload(module));
 }
 
+// Another library captures a CUDA graph in global mode on a stream of its own (as PyTorch's CUDA
+// graphs do) while polyhal works on another thread: polyhal's queries, allocations and
+// synchronisations must neither fail nor invalidate that capture.
+TEST_CASE("polyhal's calls leave another library's global capture valid", "[cuda][capture]") {
+    REQUIRE_OK(halInit());
+    REQUIRE_OK(halSetDevice(0));
+    halStream stream = nullptr;
+    halEvent event = nullptr;
+    REQUIRE_OK(halCreateStream(&stream));
+    REQUIRE_OK(halCreateEvent(&event));
+    std::promise<void> begun;
+    std::promise<void> polyhalDone;
+    std::future<CUresult> ended = std::async(std::launch::async, [&] {
+        const auto& d = driver();
+        CUcontext context = nullptr;
+        CUstream captured = nullptr;
+        CUgraph graph = nullptr;
+        d.get<CUresult (*)(CUcontext*, CUdevice)>("cuDevicePrimaryCtxRetain")(&context, 0);
+        d.get<CUresult (*)(CUcontext)>("cuCtxSetCurrent")(context);
+        d.get<CUresult (*)(CUstream*, unsigned, int)>("cuStreamCreateWithPriority")(
+            &captured, CU_STREAM_NON_BLOCKING, 0);
+        const CUresult capturing = d.get<CUresult (*)(CUstream, CUstreamCaptureMode)>(
+            "cuStreamBeginCapture_v2")(captured, CU_STREAM_CAPTURE_MODE_GLOBAL);
+        begun.set_value();
+        polyhalDone.get_future().wait();
+        const CUresult result =
+            capturing != CUDA_SUCCESS
+                ? capturing
+                : d.get<CUresult (*)(CUstream, CUgraph*)>("cuStreamEndCapture")(captured, &graph);
+        d.get<CUresult (*)(CUstream)>("cuStreamDestroy_v2")(captured);
+        d.get<CUresult (*)(CUdevice)>("cuDevicePrimaryCtxRelease_v2")(0);
+        return result;
+    });
+    begun.get_future().wait();
+    void* block = nullptr;
+    CHECK(halMallocAsync(&block, 1 << 20, stream) == HAL_SUCCESS);
+    CHECK(halFreeAsync(block, stream) == HAL_SUCCESS);
+    CHECK(halRecordEvent(event, stream) == HAL_SUCCESS);
+    // Done or not yet, but asked without failing.
+    const halError eventState = halQueryEvent(event);
+    CHECK((eventState == HAL_SUCCESS || eventState == HAL_ERROR_NOT_READY));
+    const halError streamState = halQueryStream(stream);
+    CHECK((streamState == HAL_SUCCESS || streamState == HAL_ERROR_NOT_READY));
+    CHECK(halSynchronizeStream(stream) == HAL_SUCCESS);
+    CHECK(halSynchronizeDevice() == HAL_SUCCESS);
+    polyhalDone.set_value();
+    CHECK(ended.get() == CUDA_SUCCESS);
+    REQUIRE_OK(halDestroyEvent(event));
+    REQUIRE_OK(halDestroyStream(stream));
+}
+
 // CUDA 12.1 raised the kernel parameter limit from 4 KiB to 32764 bytes on Volta and newer (the
 // double is a Hopper GPU); the driver_11.8 run sees the classic limit.
 TEST_CASE("a device reports its driver's kernel parameter limit", "[cuda][kernel_limits]") {

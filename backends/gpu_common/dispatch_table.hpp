@@ -17,6 +17,8 @@
 //   enterContext(), leaveContext()                 making it current on a thread for one entry and
 //                                                  restoring what was current
 //                                                  (engine/current_device.hpp)
+//   RelaxedCapture                                 what an entry's calls do about stream capture by
+//                                                  other code (CUDA: relaxed for the entry)
 //   toPointer(), toDevicePointer()                 between void* and the vendor's device pointer
 //   maxKernelArgumentBytes()                       the largest sum of one launch's argument sizes
 //                                                  (0: the core's default)

@@ -26,8 +26,8 @@
 #
 # Usage: tools/gpu-acceptance.sh [--backend NAME] [--skips BACKEND] [--stage NAME]... [--filter SPEC] [--build-dir DIR] [OUTPUT_DIR]
 #   --backend NAME   POLYHAL_BACKEND for every step (default cuda); cpu for a dry run without a GPU
-#   --skips BACKEND  apply backends/BACKEND/cts_skips.txt (default: the backend's own); the CI's
-#                    dry run is --backend cpu --skips cuda
+#   --skips BACKEND  apply backends/BACKEND/cts_skips.txt (default: the backend's own, if it has
+#                    one); the CI's dry run is --backend cpu --skips cuda
 #   --stage NAME     build, cts or bench; may be repeated (default: all three, in that order)
 #   --filter SPEC    a Catch2 test spec: the cts step runs only its cases (minus the skips), and
 #                    the pool and python steps do not run (a rerun of a few cases)

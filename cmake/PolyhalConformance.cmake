@@ -1,6 +1,7 @@
 # The conformance suite's runs, registered by the backends that it tests.
 include_guard(GLOBAL)
 include(GNUInstallDirs)
+include(${CMAKE_CURRENT_LIST_DIR}/PolyhalCtsSpec.cmake)
 
 # The suite's kernel images: each backend's cts_kernels/ folder puts its own in the build tree's
 # ${POLYHAL_CTS_KERNEL_BUILD_DIR}/<backend> and installs them into
@@ -13,10 +14,9 @@ set(POLYHAL_CTS_KERNEL_INSTALL_DIR ${CMAKE_INSTALL_DATADIR}/polyhal/cts-kernels)
 #
 # Registers one CTest run of polyhal-cts against BACKEND; a backend's CMakeLists.txt registers its
 # own (the CTS target is made later, under tests/; CTest resolves the name when it generates). If
-# the backend's folder has a cts_skips.txt, the tests it lists are excluded; each line there is
-# "<exact test case name> # <reason>" (lines starting with '#' are comments), and every skip is
-# printed at configure time with its reason. IGNORE_SKIPS runs FILTER's cases even where the skip
-# list names them: a case that leaves the device unusable runs alone, in a run of its own.
+# the backend's folder has a cts_skips.txt, the tests it lists are excluded (polyhal_cts_spec in
+# PolyhalCtsSpec.cmake, which tools/gpu-acceptance.sh shares). IGNORE_SKIPS runs FILTER's cases
+# even where the skip list names them: a case that leaves the device unusable runs alone, in a run of its own.
 function(polyhal_add_cts_run)
   if(NOT POLYHAL_BUILD_TESTS)
     return()
@@ -25,39 +25,14 @@ function(polyhal_add_cts_run)
   if(NOT ARG_NAME OR NOT ARG_BACKEND)
     message(FATAL_ERROR "polyhal_add_cts_run needs NAME and BACKEND")
   endif()
-  # Catch2 reads a comma as "or" and a space as "and": every exclusion is added to each
-  # alternative of the filter, and commas inside test names are escaped.
-  set(exclusions "")
   set(skip_list ${PROJECT_SOURCE_DIR}/backends/${ARG_BACKEND}/cts_skips.txt)
-  if(EXISTS ${skip_list} AND NOT ARG_IGNORE_SKIPS)
-    set(skipped 0)
-    file(STRINGS ${skip_list} lines)
-    foreach(line IN LISTS lines)
-      if(line MATCHES "^[ \t]*(#|$)")
-        continue()
-      endif()
-      if(NOT line MATCHES "^([^#]*[^# \t])[ \t]*#[ \t]*(.+)$")
-        message(FATAL_ERROR "${skip_list}: '${line}' gives no reason (\"name # reason\")")
-      endif()
-      set(name "${CMAKE_MATCH_1}")
-      set(reason "${CMAKE_MATCH_2}")
-      string(REPLACE "," "\\," escaped "${name}")
-      string(APPEND exclusions " ~\"${escaped}\"")
-      message(VERBOSE "${ARG_NAME} skips \"${name}\": ${reason}")
-      math(EXPR skipped "${skipped} + 1")
-    endforeach()
+  if(ARG_IGNORE_SKIPS OR NOT EXISTS ${skip_list})
+    set(skip_list "")
+  endif()
+  polyhal_cts_spec(spec skipped SKIP_LIST "${skip_list}" FILTER "${ARG_FILTER}")
+  if(skip_list)
     message(STATUS "${ARG_NAME} skips ${skipped} case(s) listed in ${skip_list} "
                    "(--log-level=VERBOSE names them)")
-  endif()
-  set(spec "")
-  if(ARG_FILTER)
-    string(REPLACE "," ";" alternatives "${ARG_FILTER}")
-    foreach(alternative IN LISTS alternatives)
-      list(APPEND spec "${alternative}${exclusions}")
-    endforeach()
-    list(JOIN spec "," spec)
-  else()
-    string(STRIP "${exclusions}" spec)
   endif()
   # --warn NoTests: a filter that matches nothing fails instead of passing empty.
   if(spec)

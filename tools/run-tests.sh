@@ -3,7 +3,8 @@
 # (tools/install-deps.sh test):
 #   default   the optimised build with every backend required (a missing package fails the
 #             configure): unit tests, the conformance suite on every backend it can run, loader
-#             tests, the example;
+#             tests, the example; then tools/gpu-acceptance.sh's conformance stage, dry (the CPU
+#             backend with the CUDA skip list);
 #   bindings  the Python and Rust bindings' tests on that build;
 #   sdk       install, the out-of-tree plugin template, the installed conformance suite on it;
 #   minimal   the example built and run with every optional backend OFF and their headers hidden,
@@ -23,7 +24,14 @@ stages=("$@")
 
 run_stage() {
     case $1 in
-        default | asan | tsan) cmake --workflow --preset "$1" ;;
+        default)
+            cmake --workflow --preset default
+            # The GPU acceptance run's conformance stage, dry, on that build: the CPU backend with
+            # the CUDA skip list; it fails unless it ran every case it had to.
+            tools/gpu-acceptance.sh --backend cpu --skips cuda --stage cts --build-dir build/default \
+                build/default/gpu-acceptance-dry-run
+            ;;
+        asan | tsan) cmake --workflow --preset "$1" ;;
         bindings) bindings/run-tests.sh build/default ;;
         sdk) examples/plugin-template/check-sdk.sh build/default ;;
         minimal) tools/check-minimal-build.sh ;;

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <variant>
 
 #include "api.hpp"
@@ -52,17 +53,35 @@ const char* fatbinEntriesProblem(const unsigned char* image, uint64_t at, uint64
 }
 
 // The number of parameters `function` declares, found by asking for each in turn.
-CUresult countParameters(CUfunction function, uint32_t from, size_t* count) noexcept {
-    size_t index = from;
-    for (;; ++index) {
+CUresult countParameters(CUfunction function, uint32_t* count) noexcept {
+    for (uint32_t index = 0;; ++index) {
         size_t offset = 0;
         size_t size = 0;
         const CUresult result =
             CudaApi::symbols.functionGetParameterInfo.address(function, index, &offset, &size);
-        if (result == CUDA_ERROR_INVALID_VALUE) break;  // no parameter `index`
+        if (result == CUDA_ERROR_INVALID_VALUE) {  // no parameter `index`
+            *count = index;
+            return CUDA_SUCCESS;
+        }
         if (result != CUDA_SUCCESS) return result;
     }
-    *count = index;
+}
+
+// The parameters' sizes, into `info`.
+CUresult readParameters(CUfunction function, CudaApi::KernelInfo* info) noexcept {
+    uint32_t count = 0;
+    if (const CUresult result = countParameters(function, &count)) return result;
+    info->parameterSizes.reset(new (std::nothrow) size_t[count > 0 ? count : 1]);
+    if (info->parameterSizes == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+    for (uint32_t i = 0; i < count; ++i) {
+        size_t offset = 0;
+        if (const CUresult result = CudaApi::symbols.functionGetParameterInfo.address(
+                function, i, &offset, &info->parameterSizes[i])) {
+            return result;
+        }
+    }
+    info->parameterCount = count;
+    info->parametersKnown = true;
     return CUDA_SUCCESS;
 }
 
@@ -86,37 +105,50 @@ const char* CudaApi::imageProblem(const unsigned char* image, size_t size) noexc
 
 // The driver reads kernelParams[i] for each parameter the kernel declares, at its declared size,
 // whatever the caller passed. cuFuncGetParamInfo (CUDA 12.4) says what the kernel declares;
-// older drivers cannot say, and the arguments go unchecked there.
-halError CudaApi::checkArguments(CUfunction function, const halKernelArg* args,
+// older drivers cannot say, and the arguments go unchecked there. Read once, here, with the
+// function's shared memory attributes (allowDynamicSharedMemory).
+halError CudaApi::describeKernel(CUfunction function, KernelInfo* info) noexcept {
+    if (symbols.functionGetParameterInfo.address != nullptr) {
+        info->parameterQuery = readParameters(function, info);
+        if (info->parameterQuery == CUDA_ERROR_OUT_OF_MEMORY) {
+            return plugin::fail(HAL_ERROR_OUT_OF_MEMORY,
+                                "no host memory for a kernel's parameters");
+        }
+    }
+    int staticBytes = 0;
+    int dynamicLimit = 0;
+    if (halError error = gpu::call<CudaApi>(symbols.functionGetAttribute, &staticBytes,
+                                            CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function)) {
+        return error;
+    }
+    if (halError error =
+            gpu::call<CudaApi>(symbols.functionGetAttribute, &dynamicLimit,
+                               CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, function)) {
+        return error;
+    }
+    info->staticSharedBytes = static_cast<size_t>(staticBytes);
+    info->dynamicSharedLimit.store(static_cast<size_t>(dynamicLimit), std::memory_order_relaxed);
+    return HAL_SUCCESS;
+}
+
+halError CudaApi::checkArguments(const KernelInfo& info, const halKernelArg* args,
                                  uint32_t numArgs) noexcept {
-    const auto& getInfo = symbols.functionGetParameterInfo;
-    if (getInfo.address == nullptr) return HAL_SUCCESS;
+    if (info.parameterQuery != CUDA_SUCCESS) {
+        return gpu::failCall<CudaApi>(toHalError(info.parameterQuery), info.parameterQuery,
+                                      symbols.functionGetParameterInfo.name);
+    }
+    if (!info.parametersKnown) return HAL_SUCCESS;
+    if (info.parameterCount != numArgs) {
+        return plugin::fail(HAL_ERROR_INVALID_VALUE,
+                            "the kernel has %u parameters, %u arguments were given",
+                            info.parameterCount, numArgs);
+    }
     for (uint32_t i = 0; i < numArgs; ++i) {
-        size_t offset = 0;
-        size_t size = 0;
-        const CUresult result = getInfo.address(function, i, &offset, &size);
-        if (result == CUDA_ERROR_INVALID_VALUE) {
-            return plugin::fail(HAL_ERROR_INVALID_VALUE,
-                                "the kernel has %u parameters, %u arguments were given", i,
-                                numArgs);
-        }
-        if (result != CUDA_SUCCESS) {
-            return gpu::failCall<CudaApi>(toHalError(result), result, getInfo.name);
-        }
-        if (size != args[i].size) {
+        if (info.parameterSizes[i] != args[i].size) {
             return plugin::fail(HAL_ERROR_INVALID_VALUE,
                                 "argument %u is %zu bytes, the kernel's parameter %u is %zu bytes",
-                                i, args[i].size, i, size);
+                                i, args[i].size, i, info.parameterSizes[i]);
         }
-    }
-    size_t declared = 0;
-    if (const CUresult result = countParameters(function, numArgs, &declared)) {
-        return gpu::failCall<CudaApi>(toHalError(result), result, getInfo.name);
-    }
-    if (declared != numArgs) {
-        return plugin::fail(HAL_ERROR_INVALID_VALUE,
-                            "the kernel has %zu parameters, %u arguments were given", declared,
-                            numArgs);
     }
     return HAL_SUCCESS;
 }
@@ -124,28 +156,42 @@ halError CudaApi::checkArguments(CUfunction function, const halKernelArg* args,
 // A kernel's static and dynamic shared memory together get 48 KiB unless it opts in to more, up
 // to the device's maximum (which deviceGetInfo reports): its default dynamic limit is 48 KiB
 // less its static shared memory. The limit only ever rises, under a lock, so that a concurrent
-// launch of the same kernel never sees it lowered below what it needs.
-halError CudaApi::allowDynamicSharedMemory(CUfunction function, size_t bytes) noexcept {
+// launch of the same kernel never sees it lowered below what it needs; nothing else changes it
+// (polyhal hands out no CUfunction).
+halError CudaApi::allowDynamicSharedMemory(CUfunction function, KernelInfo& info,
+                                           size_t bytes) noexcept {
     constexpr size_t kDefaultLimit = 48 * 1024;
-    if (bytes == 0) return HAL_SUCCESS;
-    int staticBytes = 0;
-    if (halError error = gpu::call<CudaApi>(symbols.functionGetAttribute, &staticBytes,
-                                            CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function)) {
-        return error;
+    if (bytes == 0 || bytes + info.staticSharedBytes <= kDefaultLimit ||
+        bytes <= info.dynamicSharedLimit.load(std::memory_order_acquire)) {
+        return HAL_SUCCESS;
     }
-    if (bytes + static_cast<size_t>(staticBytes) <= kDefaultLimit) return HAL_SUCCESS;
     static std::mutex raising;
     const std::lock_guard<std::mutex> lock(raising);
-    int limit = 0;
-    if (halError error =
-            gpu::call<CudaApi>(symbols.functionGetAttribute, &limit,
-                               CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, function)) {
+    if (bytes <= info.dynamicSharedLimit.load(std::memory_order_relaxed)) return HAL_SUCCESS;
+    if (halError error = gpu::call<CudaApi>(symbols.functionSetAttribute, function,
+                                            CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                            static_cast<int>(bytes))) {
         return error;
     }
-    if (static_cast<size_t>(limit) >= bytes) return HAL_SUCCESS;
-    return gpu::call<CudaApi>(symbols.functionSetAttribute, function,
-                              CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                              static_cast<int>(bytes));
+    info.dynamicSharedLimit.store(bytes, std::memory_order_release);
+    return HAL_SUCCESS;
+}
+
+// CUDA C++ Programming Guide, "Function Parameters": kernel parameters are limited to 32,764
+// bytes on devices of compute capability 7.0 and newer with CUDA 12.1 and newer drivers and
+// toolkits, to 4 KiB otherwise (CUDA 12.1 release notes: "Kernel parameter limit increased from
+// 4 KB to 32764 bytes"). A module built by an older toolkit keeps its own 4 KiB limit, which its
+// kernels' declared parameters already respect.
+uint64_t CudaApi::maxKernelArgumentBytes(CUdevice device) noexcept {
+    constexpr uint64_t kClassicLimit = 4096;
+    int version = 0;
+    int major = 0;
+    if (symbols.driverGetVersion.address(&version) != CUDA_SUCCESS ||
+        symbols.deviceGetAttribute.address(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                           device) != CUDA_SUCCESS) {
+        return kClassicLimit;
+    }
+    return version >= 12010 && major >= 7 ? 32764 : kClassicLimit;
 }
 
 // CU_POINTER_ATTRIBUTE_MEMORY_TYPE: pageable memory, which the driver does not know, is
@@ -196,7 +242,7 @@ CUresult addCopyNode(const gpu::NodeSite<CudaApi>& site, const gpu::CopyRows& ro
 CUresult addKernelNode(const gpu::NodeSite<CudaApi>& site, const gpu::KernelLaunch& launch,
                        CUgraphNode* node) noexcept {
     // No `extra`; no CUkernel and no context: the function's.
-    const CUDA_KERNEL_NODE_PARAMS kernel{gpu::fromFunctionHandle<CudaApi>(launch.function),
+    const CUDA_KERNEL_NODE_PARAMS kernel{gpu::nativeFunction<CudaApi>(launch.function),
                                          launch.grid.x,
                                          launch.grid.y,
                                          launch.grid.z,

@@ -5,7 +5,9 @@
 
 #include <polyhal/plugin.h>
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 
 #include "gpu_common/engine/graph_node.hpp"
 #include "gpu_common/engine/vendor_call.hpp"
@@ -93,6 +95,24 @@ struct CudaApi {
     static halError enterContext(Context context, Context* previous, bool* switched) noexcept;
     static void leaveContext(Context previous) noexcept;
 
+    // Stream capture by other code in the process (the application, PyTorch's CUDA graphs):
+    // while any thread captures in CU_STREAM_CAPTURE_MODE_GLOBAL, the driver refuses the
+    // "potentially unsafe" calls (cuStreamQuery, cuEventQuery, cuMemAlloc, synchronisations) of
+    // every thread in the default interaction mode, and invalidates that capture. polyhal captures
+    // nothing with the driver and uses only streams it created, so each entry runs with the
+    // calling thread relaxed (cuThreadExchangeStreamCaptureMode), as PyTorch's caching allocator
+    // does, and puts the thread's own mode back (engine/current_device.hpp).
+    class RelaxedCapture {
+      public:
+        RelaxedCapture() noexcept { symbols.exchangeCaptureMode.address(&previous_); }
+        ~RelaxedCapture() { symbols.exchangeCaptureMode.address(&previous_); }
+        RelaxedCapture(const RelaxedCapture&) = delete;
+        RelaxedCapture& operator=(const RelaxedCapture&) = delete;
+
+      private:
+        CUstreamCaptureMode previous_ = CU_STREAM_CAPTURE_MODE_RELAXED;
+    };
+
     static void* toPointer(DevicePointer pointer) noexcept {
         return reinterpret_cast<void*>(static_cast<uintptr_t>(pointer));
     }
@@ -122,9 +142,29 @@ struct CudaApi {
     // image) whose tables or sections run past its end, a fatbin whose header says it is longer;
     // anything else is PTX text, read up to its NUL. nullptr when nothing is wrong.
     static const char* imageProblem(const unsigned char* image, size_t size) noexcept;
-    static halError checkArguments(Function function, const halKernelArg* args,
+    // What a launch checks, read once per function when it is looked up (describeKernel), so
+    // that a launch calls no cuFuncGetParamInfo or cuFuncGetAttribute.
+    struct KernelInfo {
+        // The parameters' sizes in declaration order (cuFuncGetParamInfo, CUDA 12.4); none on
+        // older drivers, whose launches go unchecked. The driver's failure to say, if it failed,
+        // is reported by every launch.
+        bool parametersKnown = false;
+        CUresult parameterQuery = CUDA_SUCCESS;
+        uint32_t parameterCount = 0;
+        std::unique_ptr<size_t[]> parameterSizes;
+        // CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, and the dynamic shared memory the function may
+        // use (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES), which launches only ever raise.
+        size_t staticSharedBytes = 0;
+        std::atomic<size_t> dynamicSharedLimit{0};
+    };
+    static halError describeKernel(Function function, KernelInfo* info) noexcept;
+    static halError checkArguments(const KernelInfo& info, const halKernelArg* args,
                                    uint32_t numArgs) noexcept;
-    static halError allowDynamicSharedMemory(Function function, size_t bytes) noexcept;
+    static halError allowDynamicSharedMemory(Function function, KernelInfo& info,
+                                             size_t bytes) noexcept;
+    // The largest sum of one launch's argument sizes: 32764 bytes from CUDA 12.1 on Volta and
+    // newer, else 4096.
+    static uint64_t maxKernelArgumentBytes(NativeDevice device) noexcept;
 };
 
 // Every entry pushes its device's context onto the thread's context stack and pops it before

@@ -28,6 +28,7 @@
     X(init,                  cuInit)                                                 \
     X(getErrorName,          cuGetErrorName)                                         \
     X(getErrorString,        cuGetErrorString)                                       \
+    X(driverGetVersion,      cuDriverGetVersion)                                     \
     X(deviceGetCount,        cuDeviceGetCount)                                       \
     X(deviceGet,             cuDeviceGet)                                            \
     X(deviceGetName,         cuDeviceGetName)                                        \
@@ -38,6 +39,7 @@
     X(contextGetCurrent,     cuCtxGetCurrent)                                        \
     X(contextPushCurrent,    cuCtxPushCurrent_v2)                                    \
     X(contextPopCurrent,     cuCtxPopCurrent_v2)                                     \
+    X(exchangeCaptureMode,   cuThreadExchangeStreamCaptureMode)                      \
     X(streamPriorityRange,   cuCtxGetStreamPriorityRange)                            \
     X(deviceSynchronize,     cuCtxSynchronize)                                       \
     X(memGetInfo,            cuMemGetInfo_v2)                                        \

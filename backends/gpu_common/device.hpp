@@ -57,27 +57,21 @@ void deviceClose(halPluginDevice handle) noexcept {
     Api::releaseContext(device->native, device->context);
 }
 
-// The stream priority range is a property of a context. A device not yet in use lends its
-// context for the query only (CUDA: retained and released again, so a device never used holds
-// no memory afterwards); a device whose context cannot be had (one in exclusive-process mode
-// that another process holds) reports no priorities rather than failing.
+// The stream priority range is a property of a context (cuCtxGetStreamPriorityRange), so it is
+// read from the device in use, when the core first needs it: halInit opens no device for it (a
+// CUDA primary context holds hundreds of MB of device memory, and a device in exclusive-process
+// mode may belong to another process). A device whose context cannot be had fails, and the core
+// then gives it no priorities.
 template <class Api>
-void queryStreamPriorities(const Device<Api>& device, int* least, int* greatest) noexcept {
-    *least = *greatest = 0;
-    typename Api::Context context{};
-    if (Api::retainContext(device.native, &context) != HAL_SUCCESS) {
+halError deviceGetStreamPriorityRange(halPluginDevice handle, int* least, int* greatest) noexcept {
+    const Device<Api>& device = plugin::fromHandle<Device<Api>>(handle);
+    const CurrentDevice<Api> current(device);
+    if (halError error = current.error()) {
         plugin::log(HAL_LOG_WARN, "device %d: no stream priorities: its context is unavailable",
                     static_cast<int>(device.native));
-        return;
+        return error;
     }
-    {
-        const ContextScope<Api> scope(context);
-        if (scope.error() != HAL_SUCCESS ||
-            Api::symbols.streamPriorityRange.address(least, greatest) != Api::kSuccess) {
-            *least = *greatest = 0;
-        }
-    }
-    Api::releaseContext(device.native, context);
+    return call<Api>(Api::symbols.streamPriorityRange, least, greatest);
 }
 
 template <class Api>
@@ -105,15 +99,16 @@ halError deviceGetInfo(halPluginDevice handle, halPluginDeviceInfo* info) noexce
     filled.computeUnits = static_cast<uint32_t>(computeUnits);
     filled.maxThreadsPerBlock = static_cast<uint32_t>(maxThreadsPerBlock);
     filled.maxSharedMemoryPerBlock = static_cast<uint64_t>(maxSharedMemoryPerBlock);
+    filled.maxKernelArgumentBytes = Api::maxKernelArgumentBytes(device.native);
     filled.capabilities = HAL_DEVICE_CAP_TIMING_EVENTS | HAL_DEVICE_CAP_HOST_FUNCTIONS |
                           HAL_DEVICE_CAP_KERNELS | HAL_DEVICE_CAP_NATIVE_HANDLES |
                           HAL_DEVICE_CAP_PEER_COPY;
     if (hasIpcMemory<Api>()) filled.capabilities |= HAL_DEVICE_CAP_IPC_MEMORY;
     if (deviceSharesEvents<Api>(device.native)) filled.capabilities |= HAL_DEVICE_CAP_IPC_EVENTS;
-    queryStreamPriorities(device, &filled.leastStreamPriority, &filled.greatestStreamPriority);
-    if (filled.leastStreamPriority != filled.greatestStreamPriority) {
-        filled.capabilities |= HAL_DEVICE_CAP_STREAM_PRIORITIES;
-    }
+    // Every device has stream priorities: CUDA's from compute capability 3.5, the oldest the
+    // supported drivers (11.0 and newer) run; HIP's on every device. The range itself is read
+    // when first needed (deviceGetStreamPriorityRange).
+    filled.capabilities |= HAL_DEVICE_CAP_STREAM_PRIORITIES;
     // A core built against an older, smaller halPluginDeviceInfo gets the members it knows.
     const size_t size = info->size < sizeof filled ? info->size : sizeof filled;
     filled.size = info->size;

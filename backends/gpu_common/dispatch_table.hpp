@@ -17,10 +17,16 @@
 //   enterContext(), leaveContext()                 making it current on a thread for one entry and
 //                                                  restoring what was current
 //                                                  (engine/current_device.hpp)
+//   RelaxedCapture                                 what an entry's calls do about stream capture by
+//                                                  other code (CUDA: relaxed for the entry)
 //   toPointer(), toDevicePointer()                 between void* and the vendor's device pointer
+//   maxKernelArgumentBytes()                       the largest sum of one launch's argument sizes
+//                                                  (0: the core's default)
 //   memcpyAsync(), memcpy2DAsync(), launchHostFunc()
 //                                                  what the vendors do in different ways
-//   checkArguments(), allowDynamicSharedMemory()   what a launch checks and sets up first
+//   KernelInfo, describeKernel(), checkArguments(), allowDynamicSharedMemory()
+//                                                  what a launch checks and sets up first, read
+//                                                  once per function when it is looked up
 //   Graph, GraphNode, GraphExec, UserObject, HostNodeParams, kUserObjectNoDestructorSync,
 //   kGraphUserObjectMove, kNativeGraphsSince, kExecDestroyWaitsForLaunches,
 //   kHostToHostCopyNodes, kAttributeMaxPitch, memoryKind(), addNode(), instantiate()

@@ -137,7 +137,7 @@ class GraphBuilder {
         case HAL_PLUGIN_GRAPH_OP_KERNEL: {
             const auto& kernel = op.params.kernel;
             if (halError error =
-                    checkLaunch<Api>(fromFunctionHandle<Api>(kernel.function),
+                    checkLaunch<Api>(plugin::fromHandle<Function<Api>>(kernel.function),
                                      kernel.dynamicSharedBytes, kernel.args, kernel.numArgs)) {
                 return error;
             }

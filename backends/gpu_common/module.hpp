@@ -21,7 +21,7 @@ halError moduleLoadData(halPluginDevice deviceHandle, const void* image, size_t 
                         halPluginModule* handle) noexcept {
     const Device<Api>* device = &plugin::fromHandle<Device<Api>>(deviceHandle);
     const auto& vendor = Api::symbols;
-    auto module = std::unique_ptr<Module<Api>>(new (std::nothrow) Module<Api>{device, {}});
+    auto module = std::unique_ptr<Module<Api>>(new (std::nothrow) Module<Api>(device));
     if (module == nullptr) {
         return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "no host memory for a module");
     }
@@ -73,10 +73,11 @@ halError moduleUnload(halPluginModule handle) noexcept {
     return call<Api>(Api::symbols.moduleUnload, module->native);
 }
 
+// The function, with what its launches check (Api::describeKernel), goes with its module.
 template <class Api>
 halError moduleGetFunction(halPluginModule handle, const char* name,
                            halPluginFunction* function) noexcept {
-    const Module<Api>& module = plugin::fromHandle<Module<Api>>(handle);
+    Module<Api>& module = plugin::fromHandle<Module<Api>>(handle);
     const CurrentDevice<Api> current(*module.device);
     if (halError error = current.error()) return error;
     const auto& getFunction = Api::symbols.moduleGetFunction;
@@ -87,7 +88,14 @@ halError moduleGetFunction(halPluginModule handle, const char* name,
         std::snprintf(detail, sizeof detail, "no kernel '%.256s' in the module", name);
         return failCall<Api>(Api::toHalError(result), result, getFunction.name, detail);
     }
-    *function = toFunctionHandle<Api>(native);
+    auto object =
+        std::unique_ptr<Function<Api>>(new (std::nothrow) Function<Api>{native, {}, nullptr});
+    if (object == nullptr) {
+        return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "no host memory for kernel '%.256s'", name);
+    }
+    if (halError error = Api::describeKernel(native, &object->info)) return error;
+    *function = plugin::toHandle(object.get());
+    module.add(object.release());
     return HAL_SUCCESS;
 }
 
@@ -123,12 +131,13 @@ class KernelParams {
 };
 
 // It reads each parameter at the size the kernel declares, as many as it declares, so the
-// arguments are checked against the kernel first where the vendor can say (Api::checkArguments).
+// arguments are checked against the kernel first where the vendor can say (Api::checkArguments),
+// from what was read when the kernel was looked up.
 template <class Api>
-halError checkLaunch(typename Api::Function function, size_t dynamicSharedBytes,
-                     const halKernelArg* args, uint32_t numArgs) noexcept {
-    if (halError error = Api::checkArguments(function, args, numArgs)) return error;
-    return Api::allowDynamicSharedMemory(function, dynamicSharedBytes);
+halError checkLaunch(Function<Api>& function, size_t dynamicSharedBytes, const halKernelArg* args,
+                     uint32_t numArgs) noexcept {
+    if (halError error = Api::checkArguments(function.info, args, numArgs)) return error;
+    return Api::allowDynamicSharedMemory(function.native, function.info, dynamicSharedBytes);
 }
 
 template <class Api>
@@ -136,7 +145,7 @@ halError launchKernel(halPluginStream streamHandle, halPluginFunction functionHa
                       halDim3 block, size_t dynamicSharedBytes, const halKernelArg* args,
                       uint32_t numArgs) noexcept {
     const Stream<Api>& stream = plugin::fromHandle<Stream<Api>>(streamHandle);
-    const typename Api::Function function = fromFunctionHandle<Api>(functionHandle);
+    Function<Api>& function = plugin::fromHandle<Function<Api>>(functionHandle);
     KernelParams params;
     if (halError error = params.init(args, numArgs)) return error;
     const CurrentDevice<Api> current(*stream.device);
@@ -144,8 +153,8 @@ halError launchKernel(halPluginStream streamHandle, halPluginFunction functionHa
     if (halError error = checkLaunch<Api>(function, dynamicSharedBytes, args, numArgs)) {
         return error;
     }
-    return call<Api>(Api::symbols.launchKernel, function, grid.x, grid.y, grid.z, block.x, block.y,
-                     block.z, static_cast<unsigned>(dynamicSharedBytes), stream.native,
+    return call<Api>(Api::symbols.launchKernel, function.native, grid.x, grid.y, grid.z, block.x,
+                     block.y, block.z, static_cast<unsigned>(dynamicSharedBytes), stream.native,
                      params.get(), static_cast<void**>(nullptr));
 }
 

@@ -142,7 +142,7 @@ hipError_t addCopyNode(const gpu::NodeSite<HipApi>& site, const gpu::CopyRows& r
 hipError_t addKernelNode(const gpu::NodeSite<HipApi>& site, const gpu::KernelLaunch& launch,
                          hipGraphNode_t* node) noexcept {
     hipKernelNodeParams kernel{};
-    kernel.func = static_cast<void*>(gpu::fromFunctionHandle<HipApi>(launch.function));
+    kernel.func = static_cast<void*>(gpu::nativeFunction<HipApi>(launch.function));
     kernel.gridDim = dim3(launch.grid.x, launch.grid.y, launch.grid.z);
     kernel.blockDim = dim3(launch.block.x, launch.block.y, launch.block.z);
     kernel.sharedMemBytes = static_cast<unsigned>(launch.dynamicSharedBytes);

@@ -133,12 +133,23 @@ struct HipApi {
     static const char* imageProblem(const unsigned char* image, size_t size) noexcept;
 
     // HIP has no counterpart of cuFuncGetParamInfo for module kernels: the arguments go
-    // unchecked, and the runtime reads each parameter at the size the kernel declares.
-    static halError checkArguments(Function, const halKernelArg*, uint32_t) noexcept {
+    // unchecked, and the runtime reads each parameter at the size the kernel declares. Nothing
+    // is read when a kernel is looked up.
+    struct KernelInfo {};
+    static halError describeKernel(Function, KernelInfo*) noexcept { return HAL_SUCCESS; }
+    static halError checkArguments(const KernelInfo&, const halKernelArg*, uint32_t) noexcept {
         return HAL_SUCCESS;
     }
+    // HIP's stream capture interaction (hipThreadExchangeStreamCaptureMode) is not modelled by
+    // the HIP double yet: entries leave the thread's mode as it is.
+    struct RelaxedCapture {};
+    // HIP documents no limit on a launch's argument sizes for polyhal to report: 0 leaves the
+    // core's default, CUDA's classic 4096 bytes.
+    static uint64_t maxKernelArgumentBytes(NativeDevice) noexcept { return 0; }
     // A HIP kernel may use dynamic shared memory up to the device's maximum without opting in.
-    static halError allowDynamicSharedMemory(Function, size_t) noexcept { return HAL_SUCCESS; }
+    static halError allowDynamicSharedMemory(Function, KernelInfo&, size_t) noexcept {
+        return HAL_SUCCESS;
+    }
 };
 
 // Every entry makes its device current and sets the thread's previous device again before

@@ -90,9 +90,11 @@ HAL_API halError halStreamWaitEvent(halStream streamHandle, halEvent eventHandle
 
 HAL_API halError halGetStreamPriorityRange(int* least, int* greatest) {
     return apiCall([&] {
-        const Device* device = currentDevice();
-        if (least != nullptr) *least = device->info.leastStreamPriority;
-        if (greatest != nullptr) *greatest = device->info.greatestStreamPriority;
+        int leastPriority = 0;
+        int greatestPriority = 0;
+        currentDevice()->streamPriorityRange(&leastPriority, &greatestPriority);
+        if (least != nullptr) *least = leastPriority;
+        if (greatest != nullptr) *greatest = greatestPriority;
         return HAL_SUCCESS;
     });
 }

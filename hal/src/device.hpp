@@ -44,11 +44,38 @@ struct Device {
     bool supports(halDeviceCapability capability) const {
         return (info.capabilities & capability) != 0;
     }
-    int clampPriority(int priority) const {
-        if (priority < info.greatestStreamPriority) return info.greatestStreamPriority;
-        if (priority > info.leastStreamPriority) return info.leastStreamPriority;
+
+    // The stream priority range: deviceGetInfo's, or, where the plugin reads it only from a
+    // device in use (deviceGetStreamPriorityRange), read the first time it is needed, so that
+    // halInit opens no device for it. An inverted range or a failure is no priorities (0, 0).
+    void streamPriorityRange(int* least, int* greatest) {
+        std::call_once(streamPrioritiesRead, [this] {
+            streamPriorities[0] = info.leastStreamPriority;
+            streamPriorities[1] = info.greatestStreamPriority;
+            if (vtable->deviceGetStreamPriorityRange != nullptr &&
+                vtable->deviceGetStreamPriorityRange(native, &streamPriorities[0],
+                                                     &streamPriorities[1]) != HAL_SUCCESS) {
+                streamPriorities[0] = streamPriorities[1] = 0;
+            }
+            if (streamPriorities[1] > streamPriorities[0]) {
+                streamPriorities[0] = streamPriorities[1] = 0;
+            }
+        });
+        *least = streamPriorities[0];
+        *greatest = streamPriorities[1];
+    }
+    int clampPriority(int priority) {
+        int least = 0;
+        int greatest = 0;
+        streamPriorityRange(&least, &greatest);
+        if (priority < greatest) return greatest;
+        if (priority > least) return least;
         return priority;
     }
+
+  private:
+    std::once_flag streamPrioritiesRead;
+    int streamPriorities[2] = {0, 0};  // least, greatest
 };
 
 }  // namespace polyhal

@@ -64,9 +64,6 @@ halError openDevices(Runtime& rt) {
             if (device->info.maxKernelArgumentBytes == 0) {
                 device->info.maxKernelArgumentBytes = kDefaultMaxKernelArgumentBytes;
             }
-            if (device->info.greatestStreamPriority > device->info.leastStreamPriority) {
-                device->info.greatestStreamPriority = device->info.leastStreamPriority = 0;
-            }
             device->poolDevice = std::make_unique<PoolDevice>(*device);
             device->pool = std::make_unique<allocator::DevicePool>(*device->poolDevice);
             logger().info("device {}: {} ({} backend, device {})", device->ordinal,

@@ -14,9 +14,14 @@
 // stopped, so that queues stay short; both sides drain alike.
 //
 // libcuda.so.1 is opened with dlopen, never linked: the program builds wherever cuda.h is, and
-// without a driver every benchmark is skipped with the driver's (or polyhal's) message.
-// POLYHAL_BACKEND defaults to "cuda". The kernel image is the CTS's (backends/cuda/cts_kernels), found
-// in POLYHAL_BENCH_CUDA_KERNELS or the build tree.
+// without a driver every benchmark is skipped with the driver's (or polyhal's) message. The
+// driver side calls what the cuda plugin calls (cuStreamCreateWithPriority, cuMemHostAlloc,
+// cuMemcpyAsync, cuModuleLoadDataEx), so the program also runs against the libcuda.so.1 double
+// (tests/drivers/cuda; LD_LIBRARY_PATH=<build>/tests/drivers/cuda/cuda_driver), which measures
+// the host cost polyhal adds without a GPU; the double has no memory pools, so
+// BM_AllocFree_Cuda is skipped there.
+// POLYHAL_BACKEND defaults to "cuda". The kernel image is the CTS's (backends/cuda/cts_kernels),
+// found in POLYHAL_BENCH_CUDA_KERNELS or the build tree.
 #include <benchmark/benchmark.h>
 #include <cuda.h>
 #include <dlfcn.h>
@@ -48,19 +53,19 @@ struct Driver {
     decltype(&::cuDeviceGet) deviceGet = nullptr;
     decltype(&::cuDevicePrimaryCtxRetain) primaryCtxRetain = nullptr;
     decltype(&::cuCtxSetCurrent) ctxSetCurrent = nullptr;
-    decltype(&::cuStreamCreate) streamCreate = nullptr;
+    decltype(&::cuStreamCreateWithPriority) streamCreateWithPriority = nullptr;
     decltype(&::cuStreamQuery) streamQuery = nullptr;
     decltype(&::cuStreamSynchronize) streamSynchronize = nullptr;
     decltype(&::cuEventCreate) eventCreate = nullptr;
     decltype(&::cuEventRecord) eventRecord = nullptr;
     decltype(&::cuMemAlloc) memAlloc = nullptr;
-    decltype(&::cuMemAllocHost) memAllocHost = nullptr;
-    decltype(&::cuMemcpyHtoDAsync) memcpyHtoDAsync = nullptr;
+    decltype(&::cuMemHostAlloc) memHostAlloc = nullptr;
+    decltype(&::cuMemcpyAsync) memcpyAsync = nullptr;
     decltype(&::cuMemAllocAsync) memAllocAsync = nullptr;
     decltype(&::cuMemFreeAsync) memFreeAsync = nullptr;
     decltype(&::cuDeviceGetDefaultMemPool) deviceGetDefaultMemPool = nullptr;
     decltype(&::cuMemPoolSetAttribute) memPoolSetAttribute = nullptr;
-    decltype(&::cuModuleLoadData) moduleLoadData = nullptr;
+    decltype(&::cuModuleLoadDataEx) moduleLoadDataEx = nullptr;
     decltype(&::cuModuleGetFunction) moduleGetFunction = nullptr;
     decltype(&::cuLaunchKernel) launchKernel = nullptr;
 };
@@ -75,6 +80,8 @@ struct DirectCuda {
     CUfunction emptyKernel = nullptr;
     CUdeviceptr kernelData = 0;
     std::string error;
+    // Why BM_AllocFree_Cuda is skipped (a driver without memory pools), or empty.
+    std::string poolError;
 };
 
 // The polyhal side's objects; `error` says why the polyhal benchmarks are skipped.
@@ -116,6 +123,33 @@ bool resolve(void* library, const char* symbol, Function* function, std::string*
 #define POLYHAL_BENCH_RESOLVE(member, name) \
     resolve(library, POLYHAL_BENCH_SYMBOL(name), &cuda.driver.member, &cuda.error)
 
+// The stream-ordered allocator's functions and the device's default pool, which a driver
+// without memory pools (or the vendor-driver double) lacks: only BM_AllocFree_Cuda needs them.
+void openDriverPool(void* library, CUdevice device, DirectCuda* cuda) {
+    Driver& d = cuda->driver;
+    if (!resolve(library, POLYHAL_BENCH_SYMBOL(cuMemAllocAsync), &d.memAllocAsync,
+                 &cuda->poolError) ||
+        !resolve(library, POLYHAL_BENCH_SYMBOL(cuMemFreeAsync), &d.memFreeAsync,
+                 &cuda->poolError) ||
+        !resolve(library, POLYHAL_BENCH_SYMBOL(cuDeviceGetDefaultMemPool),
+                 &d.deviceGetDefaultMemPool, &cuda->poolError) ||
+        !resolve(library, POLYHAL_BENCH_SYMBOL(cuMemPoolSetAttribute), &d.memPoolSetAttribute,
+                 &cuda->poolError)) {
+        return;
+    }
+    // Like polyhal's pool (and PyTorch's), the driver's pool keeps what it has reserved
+    // instead of returning it to the system at every synchronisation.
+    CUmemoryPool pool = nullptr;
+    cuuint64_t keepEverything = UINT64_MAX;
+    CUresult status = d.deviceGetDefaultMemPool(&pool, device);
+    if (status != CUDA_SUCCESS) {
+        cuda->poolError = driverError(d, status, "cuDeviceGetDefaultMemPool");
+        return;
+    }
+    status = d.memPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keepEverything);
+    if (status != CUDA_SUCCESS) cuda->poolError = driverError(d, status, "cuMemPoolSetAttribute");
+}
+
 DirectCuda openDirectCuda() {
     DirectCuda cuda;
     void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -130,19 +164,15 @@ DirectCuda openDirectCuda() {
         POLYHAL_BENCH_RESOLVE(deviceGet, cuDeviceGet) &&
         POLYHAL_BENCH_RESOLVE(primaryCtxRetain, cuDevicePrimaryCtxRetain) &&
         POLYHAL_BENCH_RESOLVE(ctxSetCurrent, cuCtxSetCurrent) &&
-        POLYHAL_BENCH_RESOLVE(streamCreate, cuStreamCreate) &&
+        POLYHAL_BENCH_RESOLVE(streamCreateWithPriority, cuStreamCreateWithPriority) &&
         POLYHAL_BENCH_RESOLVE(streamQuery, cuStreamQuery) &&
         POLYHAL_BENCH_RESOLVE(streamSynchronize, cuStreamSynchronize) &&
         POLYHAL_BENCH_RESOLVE(eventCreate, cuEventCreate) &&
         POLYHAL_BENCH_RESOLVE(eventRecord, cuEventRecord) &&
         POLYHAL_BENCH_RESOLVE(memAlloc, cuMemAlloc) &&
-        POLYHAL_BENCH_RESOLVE(memAllocHost, cuMemAllocHost) &&
-        POLYHAL_BENCH_RESOLVE(memcpyHtoDAsync, cuMemcpyHtoDAsync) &&
-        POLYHAL_BENCH_RESOLVE(memAllocAsync, cuMemAllocAsync) &&
-        POLYHAL_BENCH_RESOLVE(memFreeAsync, cuMemFreeAsync) &&
-        POLYHAL_BENCH_RESOLVE(deviceGetDefaultMemPool, cuDeviceGetDefaultMemPool) &&
-        POLYHAL_BENCH_RESOLVE(memPoolSetAttribute, cuMemPoolSetAttribute) &&
-        POLYHAL_BENCH_RESOLVE(moduleLoadData, cuModuleLoadData) &&
+        POLYHAL_BENCH_RESOLVE(memHostAlloc, cuMemHostAlloc) &&
+        POLYHAL_BENCH_RESOLVE(memcpyAsync, cuMemcpyAsync) &&
+        POLYHAL_BENCH_RESOLVE(moduleLoadDataEx, cuModuleLoadDataEx) &&
         POLYHAL_BENCH_RESOLVE(moduleGetFunction, cuModuleGetFunction) &&
         POLYHAL_BENCH_RESOLVE(launchKernel, cuLaunchKernel);
     if (!resolved) return cuda;
@@ -157,22 +187,15 @@ DirectCuda openDirectCuda() {
     if (!step(d.init(0), "cuInit") || !step(d.deviceGet(&device, 0), "cuDeviceGet") ||
         !step(d.primaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain") ||
         !step(d.ctxSetCurrent(context), "cuCtxSetCurrent") ||
-        !step(d.streamCreate(&cuda.stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate") ||
+        !step(d.streamCreateWithPriority(&cuda.stream, CU_STREAM_NON_BLOCKING, 0),
+              "cuStreamCreateWithPriority") ||
         !step(d.eventCreate(&cuda.event, CU_EVENT_DISABLE_TIMING), "cuEventCreate") ||
         !step(d.memAlloc(&cuda.device, kSmallCopyBytes), "cuMemAlloc") ||
-        !step(d.memAllocHost(&cuda.pinned, kSmallCopyBytes), "cuMemAllocHost") ||
+        !step(d.memHostAlloc(&cuda.pinned, kSmallCopyBytes, 0), "cuMemHostAlloc") ||
         !step(d.memAlloc(&cuda.kernelData, kKernelDataBytes), "cuMemAlloc")) {
         return cuda;
     }
-    // Like polyhal's pool (and PyTorch's), the driver's pool keeps what it has reserved
-    // instead of returning it to the system at every synchronisation.
-    CUmemoryPool pool = nullptr;
-    cuuint64_t keepEverything = UINT64_MAX;
-    if (!step(d.deviceGetDefaultMemPool(&pool, device), "cuDeviceGetDefaultMemPool") ||
-        !step(d.memPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keepEverything),
-              "cuMemPoolSetAttribute")) {
-        return cuda;
-    }
+    openDriverPool(library, device, &cuda);
     const std::string path = kernelImagePath();
     if (path.empty()) {
         cuda.error = "no CUDA conformance kernels (cts_kernels.fatbin or .ptx) found";
@@ -182,7 +205,8 @@ DirectCuda openDirectCuda() {
     std::vector<char> image((std::istreambuf_iterator<char>(file)), {});
     image.push_back('\0');  // PTX is loaded as a NUL-terminated string
     CUmodule module = nullptr;
-    if (step(d.moduleLoadData(&module, image.data()), "cuModuleLoadData")) {
+    if (step(d.moduleLoadDataEx(&module, image.data(), 0, nullptr, nullptr),
+             "cuModuleLoadDataEx")) {
         step(d.moduleGetFunction(&cuda.emptyKernel, module, "fill_u32"), "cuModuleGetFunction");
     }
     return cuda;
@@ -308,8 +332,8 @@ void BM_MemcpySmall_Cuda(benchmark::State& state) {
     enqueueLoop(
         state,
         [&] {
-            return d.memcpyHtoDAsync(cuda->device, cuda->pinned, kSmallCopyBytes, cuda->stream) ==
-                   CUDA_SUCCESS;
+            return d.memcpyAsync(cuda->device, reinterpret_cast<CUdeviceptr>(cuda->pinned),
+                                 kSmallCopyBytes, cuda->stream) == CUDA_SUCCESS;
         },
         [&] { return d.streamSynchronize(cuda->stream) == CUDA_SUCCESS; });
     state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(kSmallCopyBytes));
@@ -364,6 +388,10 @@ void BM_AllocFree_Polyhal(benchmark::State& state) {
 void BM_AllocFree_Cuda(benchmark::State& state) {
     DirectCuda* cuda = requireCuda(state);
     if (cuda == nullptr) return;
+    if (!cuda->poolError.empty()) {
+        state.SkipWithError(cuda->poolError.c_str());
+        return;
+    }
     const Driver& d = cuda->driver;
     const auto size = static_cast<size_t>(state.range(0));
     enqueueLoop(

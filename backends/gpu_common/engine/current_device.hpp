@@ -33,6 +33,9 @@ class ContextScope {
     halError error_ = HAL_SUCCESS;
 
   private:
+    // First made, last undone: every vendor call of the scope, the device's activation included,
+    // is made with the thread's capture interaction relaxed (Api::RelaxedCapture).
+    typename Api::RelaxedCapture relaxed_;
     typename Api::Context previous_{};
     bool switched_ = false;
 };

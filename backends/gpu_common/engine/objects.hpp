@@ -2,14 +2,16 @@
 //
 // Each object remembers its device, because the vendor API acts on the calling thread's current
 // device (CUDA: context), which every entry makes current for the call (current_device.hpp).
-// Objects never change after creation, except a device's activation (once, under its mutex), so
-// any thread may use them at once.
+// Objects never change after creation, except a device's activation (once, under its mutex), a
+// module's list of functions (lock-free) and a function's raised shared memory limit (under the
+// Api's lock), so any thread may use them at once.
 #ifndef POLYHAL_BACKENDS_GPU_COMMON_ENGINE_OBJECTS_HPP_
 #define POLYHAL_BACKENDS_GPU_COMMON_ENGINE_OBJECTS_HPP_
 
 #include <atomic>
 #include <mutex>
 #include <polyhal/plugin_support.hpp>
+#include <utility>
 
 namespace polyhal::gpu {
 
@@ -48,19 +50,47 @@ struct Stream {
 };
 template <class Api>
 using Event = DeviceObject<Api, typename Api::Event, halPluginEvent>;
-template <class Api>
-using Module = DeviceObject<Api, typename Api::Module, halPluginModule>;
 
-// A function handle is the one handle that is not an object's address (plugin::toHandle and
-// plugin::fromHandle do not apply): it is the vendor's own function handle, which the vendor
-// module owns and frees, so an object of its own would need the module to track and free it too.
+// A kernel: the vendor's function handle (which its module owns) and what every launch checks,
+// read from the vendor once, when the kernel is looked up (Api::KernelInfo, Api::describeKernel),
+// so that a launch asks the vendor nothing before launching.
 template <class Api>
-halPluginFunction toFunctionHandle(typename Api::Function function) noexcept {
-    return reinterpret_cast<halPluginFunction>(function);
-}
+struct Function {
+    using Handle = halPluginFunction;
+    typename Api::Function native;
+    typename Api::KernelInfo info;
+    Function* next;  // the module's next function
+};
+
+// A loaded module and the functions looked up in it, which go with it.
 template <class Api>
-typename Api::Function fromFunctionHandle(halPluginFunction handle) noexcept {
-    return reinterpret_cast<typename Api::Function>(handle);
+struct Module {
+    using Handle = halPluginModule;
+    explicit Module(const Device<Api>* owner) noexcept : device(owner) {}
+    Module(const Module&) = delete;
+    Module& operator=(const Module&) = delete;
+    ~Module() {
+        for (Function<Api>* function = functions.load(); function != nullptr;) {
+            delete std::exchange(function, function->next);
+        }
+    }
+    // Takes `function` into the module's list; any thread may add one at any time.
+    void add(Function<Api>* function) noexcept {
+        function->next = functions.load(std::memory_order_relaxed);
+        while (!functions.compare_exchange_weak(function->next, function, std::memory_order_release,
+                                                std::memory_order_relaxed)) {
+        }
+    }
+
+    const Device<Api>* device;
+    typename Api::Module native{};
+    std::atomic<Function<Api>*> functions{nullptr};
+};
+
+// The vendor's handle of the function behind a plugin function handle.
+template <class Api>
+typename Api::Function nativeFunction(halPluginFunction handle) noexcept {
+    return plugin::fromHandle<Function<Api>>(handle).native;
 }
 
 }  // namespace polyhal::gpu

@@ -46,7 +46,7 @@ extern "C" {
 #endif
 
 #define HAL_PLUGIN_ABI_VERSION_MAJOR 1u
-#define HAL_PLUGIN_ABI_VERSION_MINOR 5u
+#define HAL_PLUGIN_ABI_VERSION_MINOR 6u
 #define HAL_PLUGIN_MAKE_VERSION(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
 #define HAL_PLUGIN_VERSION_MAJOR(version) ((uint32_t)(version) >> 16)
 #define HAL_PLUGIN_VERSION_MINOR(version) ((uint32_t)(version)&0xffffu)
@@ -105,6 +105,7 @@ typedef struct halPluginDeviceInfo {
     uint32_t maxThreadsPerBlock;
     uint64_t maxSharedMemoryPerBlock;
     uint64_t capabilities; /* halDeviceCapability bits the device really supports */
+    /* The stream priority range; not read from a plugin with deviceGetStreamPriorityRange. */
     int leastStreamPriority;
     int greatestStreamPriority;
     /* Largest sum of the argument sizes of one launch the device accepts (the vendor's kernel
@@ -405,6 +406,15 @@ typedef struct halPluginDispatchTable {
      * The module of one of its kernels may have been unloaded before: the core launches no graph
      * whose kernels are gone, but destroys it, so the executable must not need them then. */
     halError (*graphDestroy)(halPluginGraph graph);
+
+    /* ---- ABI 1.6 ---- */
+    /* Optional. The stream priority range of `device`, for a plugin that can read it only from
+     * a device in use (CUDA: from its context, which costs device memory): the core asks once,
+     * the first time it needs the range (halGetStreamPriorityRange, stream creation), and the
+     * plugin may open the device then; deviceGetInfo's leastStreamPriority and
+     * greatestStreamPriority are then not read. A failure (a device whose context cannot be had)
+     * leaves the device without priorities (0, 0). */
+    halError (*deviceGetStreamPriorityRange)(halPluginDevice device, int* least, int* greatest);
 } halPluginDispatchTable;
 
 /* Every entry of halPluginDispatchTable, in table order, as
@@ -480,7 +490,8 @@ typedef struct halPluginDispatchTable {
     X(eventCompletionTime, HAL_PLUGIN_OPTIONAL, 0, HAL_PLUGIN_ALONE)                               \
     X(graphCreate, HAL_PLUGIN_OPTIONAL, 0, HAL_PLUGIN_GROUP_NATIVE_GRAPHS)                         \
     X(graphLaunch, HAL_PLUGIN_OPTIONAL, 0, HAL_PLUGIN_GROUP_NATIVE_GRAPHS)                         \
-    X(graphDestroy, HAL_PLUGIN_OPTIONAL, 0, HAL_PLUGIN_GROUP_NATIVE_GRAPHS)
+    X(graphDestroy, HAL_PLUGIN_OPTIONAL, 0, HAL_PLUGIN_GROUP_NATIVE_GRAPHS)                        \
+    X(deviceGetStreamPriorityRange, HAL_PLUGIN_OPTIONAL, 0, HAL_PLUGIN_ALONE)
 
 /* The entry point. `coreAbiVersion` is the core's HAL_PLUGIN_ABI_VERSION; `table->size` is the
  * core's sizeof(halPluginDispatchTable). A plugin of another major version returns

@@ -50,6 +50,7 @@ CUresult CUDAAPI cuDeviceGetAttribute(int* value, CUdevice_attribute attribute, 
     case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: *value = 1; break;
     case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: *value = 1; break;
     case CU_DEVICE_ATTRIBUTE_MAX_PITCH: *value = kMaxPitch; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *value = kComputeCapabilityMajor; break;
 #if POLYHAL_CUDA_DOUBLE_VERSION >= 12000
     case CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED: *value = ipcEventsSupported(device); break;
 #endif
@@ -187,7 +188,7 @@ CUresult CUDAAPI cuCtxGetStreamPriorityRange(int* least, int* greatest) {
 
 // Waits for every stream of the current context, destroyed ones still draining included.
 CUresult CUDAAPI cuCtxSynchronize() {
-    ENTER();
+    ENTER_UNSAFE_DURING_CAPTURE();
     CUctx_st* context = requireCurrent(__func__);
     std::vector<std::shared_ptr<CUstream_st>> streams;
     {

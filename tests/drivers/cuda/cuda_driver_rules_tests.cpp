@@ -609,3 +609,38 @@ TEST_CASE("user objects: what the driver refuses", "[cuda_double][rules][graph]"
                   }),
                   "cuGraphRetainUserObject: 2 references moved, more than the application holds");
 }
+
+// While one thread captures in global mode, another thread's potentially unsafe call (here
+// cuStreamQuery of a stream of its own) fails and invalidates the capture, unless that thread
+// relaxed its interaction mode first.
+TEST_CASE("a global capture refuses other threads' unsafe calls unless they are relaxed",
+          "[cuda_double][rules][capture]") {
+    for (const bool relaxed : {false, true}) {
+        INFO("the other thread relaxed: " << relaxed);
+        const ChildOutcome outcome = runInChild([relaxed] {
+            CUcontext context = useDevice(0);
+            CUstream captured = nullptr;
+            CUstream other = nullptr;
+            require(cuStreamCreateWithPriority(&captured, CU_STREAM_NON_BLOCKING, 0));
+            require(cuStreamCreateWithPriority(&other, CU_STREAM_NON_BLOCKING, 0));
+            require(cuStreamBeginCapture(captured, CU_STREAM_CAPTURE_MODE_GLOBAL));
+            CUresult query = CUDA_SUCCESS;
+            std::thread([&] {
+                require(cuCtxSetCurrent(context));
+                if (relaxed) {
+                    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+                    require(cuThreadExchangeStreamCaptureMode(&mode));
+                }
+                query = cuStreamQuery(other);
+            }).join();
+            CUgraph graph = nullptr;
+            const CUresult ended = cuStreamEndCapture(captured, &graph);
+            const bool expected =
+                relaxed ? query == CUDA_SUCCESS && ended == CUDA_SUCCESS && graph != nullptr
+                        : query == CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED &&
+                              ended == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+            std::_Exit(expected ? 0 : 2);
+        });
+        CHECK(outcome.exitCode == 0);
+    }
+}

@@ -53,6 +53,11 @@ int primaryContextRetains(int device) {
     return driver().get<int (*)(int)>("polyhalCudaDoublePrimaryContextRetains")(device);
 }
 
+// How often the driver function `name` was called since the process started.
+uint64_t driverCalls(const char* name) {
+    return driver().get<uint64_t (*)(const char*)>("polyhalCudaDoubleCalls")(name);
+}
+
 CUcontext currentContext() {
     CUcontext context = nullptr;
     REQUIRE(driver().get<CUresult (*)(CUcontext*)>("cuCtxGetCurrent")(&context) == CUDA_SUCCESS);
@@ -98,6 +103,9 @@ TEST_CASE("halInit retains no device's primary context; first use retains only t
     REQUIRE_OK(halGetDeviceProperties(1, &properties));
     CHECK(primaryContextRetains(0) == 0);
     CHECK(primaryContextRetains(1) == 0);
+    // Not even for a moment: a primary context holds hundreds of MB of device memory, and a
+    // device in exclusive-process mode may belong to another process.
+    CHECK(driverCalls("cuDevicePrimaryCtxRetain") == 0);
 
     REQUIRE_OK(halSetDevice(0));
     void* memory = nullptr;
@@ -105,6 +113,18 @@ TEST_CASE("halInit retains no device's primary context; first use retains only t
     CHECK(primaryContextRetains(0) == 1);
     CHECK(primaryContextRetains(1) == 0);
     REQUIRE_OK(halFree(memory));
+
+    // The priority range is read from the device in use: asking for it is device 1's first use.
+    CHECK((properties.capabilities & HAL_DEVICE_CAP_STREAM_PRIORITIES) != 0);
+    REQUIRE_OK(halSetDevice(1));
+    int least = 1;
+    int greatest = 1;
+    REQUIRE_OK(halGetStreamPriorityRange(&least, &greatest));
+    CHECK(least == 0);
+    CHECK(greatest == -5);  // the double's range, as current NVIDIA GPUs report it
+    CHECK(primaryContextRetains(1) == 1);
+    CHECK(driverCalls("cuDevicePrimaryCtxRetain") == 2);
+    REQUIRE_OK(halSetDevice(0));
 }
 
 TEST_CASE("every polyhal call leaves the calling thread's CUDA context as it found it",
@@ -256,6 +276,97 @@ TEST_CASE("a kernel with static shared memory gets the dynamic shared memory it 
     unsetenv("POLYHAL_CUDA_DOUBLE_STATIC_SHARED");
     REQUIRE_OK(found);
     CHECK(blockSumOfBytes(sum, 40 * 1024, 2) == 256u * 0x02020202u);
+    REQUIRE_OK(halModuleUnload(module));
+}
+
+// Another library captures a CUDA graph in global mode on a stream of its own (as PyTorch's CUDA
+// graphs do) while polyhal works on another thread: polyhal's queries, allocations and
+// synchronisations must neither fail nor invalidate that capture.
+TEST_CASE("polyhal's calls leave another library's global capture valid", "[cuda][capture]") {
+    REQUIRE_OK(halInit());
+    REQUIRE_OK(halSetDevice(0));
+    halStream stream = nullptr;
+    halEvent event = nullptr;
+    REQUIRE_OK(halCreateStream(&stream));
+    REQUIRE_OK(halCreateEvent(&event));
+    std::promise<void> begun;
+    std::promise<void> polyhalDone;
+    std::future<CUresult> ended = std::async(std::launch::async, [&] {
+        const auto& d = driver();
+        CUcontext context = nullptr;
+        CUstream captured = nullptr;
+        CUgraph graph = nullptr;
+        d.get<CUresult (*)(CUcontext*, CUdevice)>("cuDevicePrimaryCtxRetain")(&context, 0);
+        d.get<CUresult (*)(CUcontext)>("cuCtxSetCurrent")(context);
+        d.get<CUresult (*)(CUstream*, unsigned, int)>("cuStreamCreateWithPriority")(
+            &captured, CU_STREAM_NON_BLOCKING, 0);
+        const CUresult capturing = d.get<CUresult (*)(CUstream, CUstreamCaptureMode)>(
+            "cuStreamBeginCapture_v2")(captured, CU_STREAM_CAPTURE_MODE_GLOBAL);
+        begun.set_value();
+        polyhalDone.get_future().wait();
+        const CUresult result =
+            capturing != CUDA_SUCCESS
+                ? capturing
+                : d.get<CUresult (*)(CUstream, CUgraph*)>("cuStreamEndCapture")(captured, &graph);
+        d.get<CUresult (*)(CUstream)>("cuStreamDestroy_v2")(captured);
+        d.get<CUresult (*)(CUdevice)>("cuDevicePrimaryCtxRelease_v2")(0);
+        return result;
+    });
+    begun.get_future().wait();
+    void* block = nullptr;
+    CHECK(halMallocAsync(&block, 1 << 20, stream) == HAL_SUCCESS);
+    CHECK(halFreeAsync(block, stream) == HAL_SUCCESS);
+    CHECK(halRecordEvent(event, stream) == HAL_SUCCESS);
+    // Done or not yet, but asked without failing.
+    const halError eventState = halQueryEvent(event);
+    CHECK((eventState == HAL_SUCCESS || eventState == HAL_ERROR_NOT_READY));
+    const halError streamState = halQueryStream(stream);
+    CHECK((streamState == HAL_SUCCESS || streamState == HAL_ERROR_NOT_READY));
+    CHECK(halSynchronizeStream(stream) == HAL_SUCCESS);
+    CHECK(halSynchronizeDevice() == HAL_SUCCESS);
+    polyhalDone.set_value();
+    CHECK(ended.get() == CUDA_SUCCESS);
+    REQUIRE_OK(halDestroyEvent(event));
+    REQUIRE_OK(halDestroyStream(stream));
+}
+
+// CUDA 12.1 raised the kernel parameter limit from 4 KiB to 32764 bytes on Volta and newer (the
+// double is a Hopper GPU); the driver_11.8 run sees the classic limit.
+TEST_CASE("a device reports its driver's kernel parameter limit", "[cuda][kernel_limits]") {
+    REQUIRE_OK(halInit());
+    int version = 0;
+    REQUIRE(driver().get<CUresult (*)(int*)>("cuDriverGetVersion")(&version) == CUDA_SUCCESS);
+    halDeviceProperties properties{};
+    properties.size = sizeof properties;
+    REQUIRE_OK(halGetDeviceProperties(0, &properties));
+    CHECK(properties.maxKernelArgumentBytes == (version >= 12010 ? 32764u : 4096u));
+}
+
+// What a launch checks is read from the driver once per function, when it is looked up: the
+// parameters (cuFuncGetParamInfo, once each) and the shared memory attributes. Launches of a
+// function already launched, with as much dynamic shared memory, ask nothing.
+TEST_CASE("launches ask the driver nothing about their function after its first launch",
+          "[cuda][kernel]") {
+    REQUIRE_OK(halInit());
+    REQUIRE_OK(halSetDevice(0));
+    const std::string image = testKernels();
+    if (image.empty()) return;
+    halModule module = nullptr;
+    halFunction sum = nullptr;
+    REQUIRE_OK(halModuleLoadData(&module, image.data(), image.size()));
+    REQUIRE_OK(halModuleGetFunction(&sum, module, "block_sum"));
+    constexpr size_t kDynamicShared = 64 * 1024;  // above 48 KiB: opted in at the first launch
+    CHECK(blockSumOfBytes(sum, kDynamicShared, 1) == 256u * 0x01010101u);
+    const uint64_t parameterQueries = driverCalls("cuFuncGetParamInfo");
+    const uint64_t attributeQueries = driverCalls("cuFuncGetAttribute");
+    const uint64_t attributeChanges = driverCalls("cuFuncSetAttribute");
+    for (int launch = 0; launch < 3; ++launch) {
+        CHECK(blockSumOfBytes(sum, kDynamicShared, 2) == 256u * 0x02020202u);
+        CHECK(blockSumOfBytes(sum, 256 * sizeof(uint32_t), 3) == 256u * 0x03030303u);
+    }
+    CHECK(driverCalls("cuFuncGetParamInfo") == parameterQueries);
+    CHECK(driverCalls("cuFuncGetAttribute") == attributeQueries);
+    CHECK(driverCalls("cuFuncSetAttribute") == attributeChanges);
     REQUIRE_OK(halModuleUnload(module));
 }
 

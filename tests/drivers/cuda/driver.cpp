@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <unordered_map>
 
 #include "driver.hpp"
 
@@ -16,6 +17,11 @@ std::atomic<int> g_failingPushes{0};
 std::atomic<uint64_t> g_graphLaunches{0};
 
 namespace {
+
+// Calls of each driver function since the start (polyhalCudaDoubleCalls), by the function's
+// __func__, which is one array per function; guarded by g_mutex.
+std::unordered_map<const char*, uint64_t>& g_calls =
+    *new std::unordered_map<const char*, uint64_t>();
 
 size_t environmentSize(const char* name, size_t fallback) {
     const char* value = std::getenv(name);
@@ -37,6 +43,7 @@ CUresult enter(const char* function) {
                function);
     }
     std::lock_guard<std::mutex> lock(g_mutex);
+    ++g_calls[function];
     return g_initialized ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
 }
 
@@ -185,6 +192,17 @@ size_t polyhalCudaDoubleLiveHandles(const char* kind) {
 // How many cuGraphLaunch calls succeeded: a graph the plugin runs natively is launched here.
 uint64_t polyhalCudaDoubleGraphLaunches() {
     return g_graphLaunches.load();
+}
+
+// How often the driver function `name` ("cuFuncGetParamInfo", "cuDevicePrimaryCtxRetain" ...) was
+// called since the process started, successfully or not.
+uint64_t polyhalCudaDoubleCalls(const char* name) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    uint64_t calls = 0;
+    for (const auto& [function, count] : g_calls) {
+        if (std::strcmp(function, name) == 0) calls += count;
+    }
+    return calls;
 }
 
 // How often device `ordinal`'s primary context is retained (0: it does not exist).

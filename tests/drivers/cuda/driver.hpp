@@ -59,6 +59,8 @@ constexpr int kGreatestPriority = -5;
 constexpr int kDefaultMaxDynamicShared = 48 * 1024;
 constexpr int kOptInMaxShared = 227 * 1024;
 constexpr int kMaxThreadsPerBlock = 1024;
+// A Hopper GPU (compute capability 9.0).
+constexpr int kComputeCapabilityMajor = 9;
 // The largest pitch a copy node takes (CU_DEVICE_ATTRIBUTE_MAX_PITCH): GPUs report 2^31 - 1; the
 // double reports 1 MiB, so that tests reach it with small copies.
 constexpr int kMaxPitch = 1 << 20;
@@ -163,6 +165,10 @@ extern std::atomic<int> g_failingPushes;
 // Releases a primary context: its handles die, its streams drain, its memory goes.
 void destroyContext(std::unique_ptr<CUctx_st> context);
 
+// CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, and the offending captures invalidated, when a
+// potentially unsafe call may not be made now from the calling thread (capture.cpp).
+CUresult checkCaptureInteraction();
+
 // The checks cuLaunchKernel and cuGraphAddKernelNode share; `caller` names the rule's function.
 CUresult prepareLaunch(const char* caller, CUfunction function, halDim3 grid, halDim3 block,
                        unsigned sharedBytes, void** params, void** extra,
@@ -194,6 +200,15 @@ inline void* toPointer(CUdeviceptr pointer) {
 #define ENTER()                                                                             \
     do {                                                                                    \
         if (CUresult entered_ = ::polyhal::doubles::cuda::enter(__func__)) return entered_; \
+    } while (0)
+
+// ENTER() for a call that stream capture prohibits at times (capture.cpp).
+#define ENTER_UNSAFE_DURING_CAPTURE()                                                  \
+    do {                                                                               \
+        ENTER();                                                                       \
+        if (CUresult refused_ = ::polyhal::doubles::cuda::checkCaptureInteraction()) { \
+            return refused_;                                                           \
+        }                                                                              \
     } while (0)
 
 #endif  // POLYHAL_TESTS_DRIVERS_CUDA_DRIVER_HPP_

@@ -20,7 +20,7 @@ CUresult CUDAAPI cuMemGetInfo(size_t* free, size_t* total) {
 }
 
 CUresult CUDAAPI cuMemAlloc(CUdeviceptr* pointer, size_t size) {
-    ENTER();
+    ENTER_UNSAFE_DURING_CAPTURE();
     CUctx_st* context = requireCurrent(__func__);
     if (size == 0) return CUDA_ERROR_INVALID_VALUE;
     void* allocated = g_memory.heap(context->device).allocate(size);

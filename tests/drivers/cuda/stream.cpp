@@ -45,14 +45,14 @@ CUresult CUDAAPI cuStreamDestroy(CUstream stream) {
 }
 
 CUresult CUDAAPI cuStreamSynchronize(CUstream handle) {
-    ENTER();
+    ENTER_UNSAFE_DURING_CAPTURE();
     CUstream_st* stream = requireStream(__func__, handle);
     stream->timeline.synchronize();
     return stream->context->sticky.load();
 }
 
 CUresult CUDAAPI cuStreamQuery(CUstream handle) {
-    ENTER();
+    ENTER_UNSAFE_DURING_CAPTURE();
     CUstream_st* stream = requireStream(__func__, handle);
     if (CUresult sticky = stream->context->sticky.load()) return sticky;
     return stream->timeline.idle() ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
@@ -141,7 +141,7 @@ static std::shared_ptr<Marker> lastRecord(CUevent event) {
 }
 
 CUresult CUDAAPI cuEventQuery(CUevent event) {
-    ENTER();
+    ENTER_UNSAFE_DURING_CAPTURE();
     requireLive(__func__, event, kEvent);
     if (event->shared) {
         event->shared->requireUsable(kVendor, __func__);
@@ -154,7 +154,7 @@ CUresult CUDAAPI cuEventQuery(CUevent event) {
 }
 
 CUresult CUDAAPI cuEventSynchronize(CUevent event) {
-    ENTER();
+    ENTER_UNSAFE_DURING_CAPTURE();
     requireLive(__func__, event, kEvent);
     if (event->shared) {
         event->shared->requireUsable(kVendor, __func__);

@@ -53,8 +53,9 @@ std::string partialGroups(const halPluginDispatchTable& table) {
 void readBackendInfo(Backend& backend) {
     backend.info = {};
     backend.info.size = sizeof(halPluginBackendInfo);
-    if (backend.table.backendGetInfo == nullptr) return;
-    const halError status = backend.table.backendGetInfo(&backend.info);
+    if (backend.plugin.backendGetInfo == nullptr) return;
+    const halError status =
+        pluginResult(backend.plugin.backendGetInfo(&backend.info), "backendGetInfo");
     if (status != HAL_SUCCESS) {
         logger().warn("{}: backendGetInfo failed ({}); the backend is chosen only by name",
                       backend.location,
@@ -75,10 +76,11 @@ void readBackendInfo(Backend& backend) {
 
 // Calls the entry point and checks what the plugin filled in.
 halError negotiate(Backend& backend, halPluginEntryFn entry) {
-    halPluginDispatchTable& table = backend.table;
+    halPluginDispatchTable& table = backend.plugin;
     table = {};
     table.size = sizeof(halPluginDispatchTable);
-    const halError status = entry(HAL_PLUGIN_ABI_VERSION, &kHost, &table);
+    const halError status =
+        pluginResult(entry(HAL_PLUGIN_ABI_VERSION, &kHost, &table), HAL_PLUGIN_ENTRY_NAME);
     if (status != HAL_SUCCESS) {
         adoptPluginError(status, backend.location.c_str(), HAL_PLUGIN_ENTRY_NAME);
         return fail(
@@ -133,8 +135,15 @@ halError negotiate(Backend& backend, halPluginEntryFn entry) {
     return HAL_SUCCESS;
 }
 
-// Initialises the vendor runtime and makes sure there is at least one device.
+// Devices one backend may report: more than any machine has (16 GPUs split into 7 instances
+// each are 112), few enough that opening them all stays small. A plugin that answers INT_MAX
+// would otherwise have the core open devices until memory runs out.
+constexpr int kMaxDevicesPerBackend = 1024;
+
+// Starts the vendor runtime behind the guard and asks how many devices it has: the runtime
+// opens exactly that many (Backend::deviceCount), then checks that the answer still holds.
 halError initialize(Backend& backend) {
+    if (halError status = backend.guard.install(&backend.plugin, &backend.table)) return status;
     halError status = backend.table.initialize();
     if (status != HAL_SUCCESS) {
         return adoptPluginError(status, backend.name.c_str(), "initialize");
@@ -144,10 +153,22 @@ halError initialize(Backend& backend) {
     if (status != HAL_SUCCESS) {
         return adoptPluginError(status, backend.name.c_str(), "deviceGetCount");
     }
-    if (count <= 0) {
+    if (count < 0) {
+        return fail(HAL_ERROR_BACKEND_INCOMPATIBLE,
+                    "{} ({}): deviceGetCount answered {}, a negative number of devices",
+                    backend.name, backend.location, count);
+    }
+    if (count > kMaxDevicesPerBackend) {
+        return fail(HAL_ERROR_BACKEND_INCOMPATIBLE,
+                    "{} ({}): deviceGetCount answered {} devices, more than the {} a backend "
+                    "may have",
+                    backend.name, backend.location, count, kMaxDevicesPerBackend);
+    }
+    if (count == 0) {
         return fail(HAL_ERROR_NO_DEVICE, "{}: the backend loaded but reports no device",
                     backend.name);
     }
+    backend.deviceCount = count;
     return HAL_SUCCESS;
 }
 

@@ -42,10 +42,10 @@ bool isHalError(halError code) {
 halError pluginResult(halError code, const char* entry) {
     if (__builtin_expect(code == HAL_SUCCESS, 1) || isHalError(code)) return code;
     const uint32_t raw = enumBits(code);
-    std::string detail =
-        fmt::format("{} returned {} ({:#x}), which is not a halError (reported as "
-                    "HAL_ERROR_BACKEND)",
-                    entry, raw, raw);
+    std::string detail = fmt::format(
+        "{} returned {} ({:#x}), which is not a halError (reported as "
+        "HAL_ERROR_BACKEND)",
+        entry, raw, raw);
     if (!t_pluginError.empty()) detail += ": " + t_pluginError;
     t_pluginError = std::move(detail);
     return HAL_ERROR_BACKEND;

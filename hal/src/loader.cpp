@@ -238,8 +238,16 @@ bool isValidName(const std::string& name) {
     });
 }
 
-// A backend the user named: it loads, or initialisation fails saying why.
-halError loadNamed(const std::string& spec, std::unique_ptr<Backend>* out) {
+// What a POLYHAL_BACKEND entry names: a built-in backend, or a plugin file.
+struct Named {
+    std::string spec;
+    const BuiltinBackend* builtin = nullptr;
+    std::string path;  // the plugin file, when not built in
+};
+
+// Finds what `spec` names, or fails saying why; loads nothing.
+halError resolveNamed(const std::string& spec, Named* named) {
+    named->spec = spec;
     if (spec.find('/') != std::string::npos) {
         if (spec.front() != '/') {
             return fail(HAL_ERROR_INVALID_VALUE,
@@ -249,11 +257,10 @@ halError loadNamed(const std::string& spec, std::unique_ptr<Backend>* out) {
         if (!isRegularFile(spec)) {
             return fail(HAL_ERROR_BACKEND_NOT_FOUND, "plugin {} does not exist", spec);
         }
-        return loadFile(spec, out);
+        named->path = spec;
+        return HAL_SUCCESS;
     }
-    if (const BuiltinBackend* builtin = findBuiltinBackend(spec.c_str())) {
-        return loadBuiltin(*builtin, out);
-    }
+    if ((named->builtin = findBuiltinBackend(spec.c_str())) != nullptr) return HAL_SUCCESS;
     if (!isValidName(spec)) {
         return fail(HAL_ERROR_BACKEND_NOT_FOUND,
                     "POLYHAL_BACKEND entry '{}' is neither a backend name ([a-z0-9_]+) nor an "
@@ -261,14 +268,21 @@ halError loadNamed(const std::string& spec, std::unique_ptr<Backend>* out) {
                     spec, knownBackends());
     }
     std::string tried;
-    const std::string path = findPlugin(spec, &tried);
-    if (path.empty()) {
+    named->path = findPlugin(spec, &tried);
+    if (named->path.empty()) {
         return fail(HAL_ERROR_BACKEND_NOT_FOUND,
                     "backend '{}' not found. Known backends: {}; a plugin can also be named by "
                     "its absolute path. Tried:{}",
                     spec, knownBackends(), tried);
     }
-    return loadFile(path, out);
+    return HAL_SUCCESS;
+}
+
+// Do `a` and `b` name one backend: the same built-in one, or one plugin file however its path
+// is spelled (a symbolic link, "./", "..", a name found in a plugin folder)?
+bool sameBackend(const Named& a, const Named& b) {
+    if (a.builtin != nullptr || b.builtin != nullptr) return a.builtin == b.builtin;
+    return sameFile(a.path, b.path);
 }
 
 // No POLYHAL_BACKEND: the plugins in the plugin folders that ask to be chosen automatically
@@ -310,23 +324,35 @@ halError loadAutomatic(std::vector<std::unique_ptr<Backend>>* backends) {
 halError loadBackends(std::vector<std::unique_ptr<Backend>>* backends) {
     const char* selection = std::getenv("POLYHAL_BACKEND");
     if (selection == nullptr || *selection == '\0') return loadAutomatic(backends);
-    std::vector<std::string> seen;
+    std::vector<Named> seen;
     for (const std::string& spec : split(selection, ',')) {
         if (spec.empty()) {
             return fail(HAL_ERROR_INVALID_VALUE, "POLYHAL_BACKEND='{}' has an empty entry",
                         selection);
         }
-        if (std::find(seen.begin(), seen.end(), spec) != seen.end()) {
-            return fail(HAL_ERROR_INVALID_VALUE,
-                        "POLYHAL_BACKEND='{}' names '{}' twice; a backend is loaded once and "
-                        "already serves all of its devices",
-                        selection, spec);
+        Named named;
+        if (halError status = resolveNamed(spec, &named)) return status;
+        for (const Named& earlier : seen) {
+            if (earlier.spec == spec) {
+                return fail(HAL_ERROR_INVALID_VALUE,
+                            "POLYHAL_BACKEND='{}' names '{}' twice; a backend is loaded once "
+                            "and already serves all of its devices",
+                            selection, spec);
+            }
+            if (sameBackend(earlier, named)) {
+                return fail(HAL_ERROR_INVALID_VALUE,
+                            "POLYHAL_BACKEND='{}' names one plugin twice: '{}' and '{}' are the "
+                            "same file; a backend is loaded once and already serves all of its "
+                            "devices",
+                            selection, earlier.spec, spec);
+            }
         }
-        seen.push_back(spec);
         std::unique_ptr<Backend> backend;
-        const halError status = loadNamed(spec, &backend);
+        const halError status = named.builtin != nullptr ? loadBuiltin(*named.builtin, &backend)
+                                                         : loadFile(named.path, &backend);
         if (status != HAL_SUCCESS) return status;
         backends->push_back(std::move(backend));
+        seen.push_back(std::move(named));
     }
     return HAL_SUCCESS;
 }

@@ -35,9 +35,9 @@ void guardEntry(void (*)(Args...), void (**)(Args...)) {}
 
 template <size_t Slot>
 void fillTrampolines(const halPluginDispatchTable& plugin, halPluginDispatchTable* guarded) {
-#define POLYHAL_GUARD_ENTRY(entry, requirement, capabilities, group)          \
-    guardEntry<Slot, &halPluginDispatchTable::entry, plugin::EntryId::entry>( \
-        plugin.entry, &guarded->entry);
+#define POLYHAL_GUARD_ENTRY(entry, requirement, capabilities, group)                       \
+    guardEntry<Slot, &halPluginDispatchTable::entry, plugin::EntryId::entry>(plugin.entry, \
+                                                                             &guarded->entry);
     HAL_PLUGIN_ENTRIES(POLYHAL_GUARD_ENTRY)
 #undef POLYHAL_GUARD_ENTRY
 }

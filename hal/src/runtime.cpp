@@ -108,6 +108,9 @@ halError initializeSlow() {
             g_initStatus = fail(HAL_ERROR_UNKNOWN, "initialisation failed: {}", e.what());
         }
         if (g_initStatus == HAL_SUCCESS) {
+            // What went wrong on the way (a plugin automatic selection skipped, a trace that
+            // could not start) was logged; a successful initialisation leaves no error behind.
+            setLastErrorMessage({});
             g_ready.store(true, std::memory_order_release);
             return HAL_SUCCESS;
         }

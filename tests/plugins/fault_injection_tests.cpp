@@ -166,10 +166,9 @@ TEST_CASE("a plugin whose device count changes, is negative or is absurd is refu
     };
     for (const Case& c : cases) {
         std::string transcript;
-        const auto fields =
-            probe({"POLYHAL_BACKEND=" POLYHAL_FAULT_PLUGIN,
-                   std::string("POLYHAL_FAULT_DEVICE_COUNTS=") + c.counts},
-                  &transcript);
+        const auto fields = probe({"POLYHAL_BACKEND=" POLYHAL_FAULT_PLUGIN,
+                                   std::string("POLYHAL_FAULT_DEVICE_COUNTS=") + c.counts},
+                                  &transcript);
         INFO("POLYHAL_FAULT_DEVICE_COUNTS=" << c.counts << "\n" << transcript);
         REQUIRE(fields.at("exit") == "0");
         REQUIRE(fields.count("init") == 1);

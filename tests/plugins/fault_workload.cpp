@@ -35,8 +35,8 @@ bool ok(halError result, const char* call) {
     if (std::getenv("POLYHAL_FAULT_CODE") != nullptr &&
         message.find("injected fault in ") != std::string::npos &&
         message.find("which is not a halError") == std::string::npos) {
-        std::printf("violation: %s -> %s with message '%s', which does not name the code\n",
-                    call, halGetErrorName(result), message.c_str());
+        std::printf("violation: %s -> %s with message '%s', which does not name the code\n", call,
+                    halGetErrorName(result), message.c_str());
         ++g_violations;
     }
     if (message.find("injected fault in ") == std::string::npos &&

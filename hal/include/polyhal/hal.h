@@ -901,7 +901,8 @@ HAL_API halError halCheckSetCallSite(const char* site);
  *
  * POLYHAL_TRACE=<path> starts a trace when polyhal initialises and completes it when the
  * process exits; a path that cannot be written is logged and the program runs untraced.
- * POLYHAL_TRACE_MAX_EVENTS caps the records a trace keeps (default 4194304); the records
+ * POLYHAL_TRACE_MAX_EVENTS (a whole number from 1 to 2^64-1; anything else refuses the trace
+ * as a path that cannot be written) caps the records a trace keeps (default 4194304); the records
  * beyond, and any a thread produced faster than they could be written, are dropped, and the
  * file then ends with a "trace truncated" marker and "truncated": true in its otherData.
  * While no trace is written, tracing costs a predictable branch on one flag at each of the few
@@ -909,8 +910,9 @@ HAL_API halError halCheckSetCallSite(const char* site);
  * ------------------------------------------------------------------------------------------- */
 
 /* Starts writing a trace to `path` (created or truncated), as POLYHAL_TRACE does.
- * Errors: HAL_ERROR_INVALID_VALUE (path NULL or empty, a trace already being written, or a file
- * that cannot be created: the message has the OS error). */
+ * Errors: HAL_ERROR_INVALID_VALUE (path NULL or empty, a trace already being written,
+ * POLYHAL_TRACE_MAX_EVENTS set to anything but a whole number from 1 to 2^64-1, or a file that
+ * cannot be created: the message has the OS error). */
 HAL_API halError halTraceStart(const char* path);
 
 /* Completes the trace being written and closes its file. Work still queued on the device is not

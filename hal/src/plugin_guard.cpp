@@ -12,8 +12,9 @@
 namespace polyhal {
 namespace {
 
-// The plugin table behind each slot. Written while initialisation holds its lock, before
-// g_ready publishes the runtime; read by the trampolines after.
+// The plugin table behind each slot, taken and given back under g_slotsMutex during
+// initialisation. The trampolines read it without the lock: only once g_ready has published
+// the runtime.
 const halPluginDispatchTable* g_plugins[kMaxGuardedTables];
 std::mutex g_slotsMutex;
 
@@ -62,23 +63,17 @@ PluginGuard::~PluginGuard() {
 
 halError PluginGuard::install(const halPluginDispatchTable* plugin,
                               halPluginDispatchTable* guarded) {
-    if (slot_ < 0) {
-        std::lock_guard<std::mutex> lock(g_slotsMutex);
-        for (size_t slot = 0; slot < kMaxGuardedTables && slot_ < 0; ++slot) {
-            if (g_plugins[slot] == nullptr) {
-                g_plugins[slot] = plugin;
-                slot_ = static_cast<int>(slot);
-            }
-        }
-        if (slot_ < 0) {
-            return fail(HAL_ERROR_BACKEND_INCOMPATIBLE,
-                        "{}: at most {} backends can be in use at once", plugin->name,
-                        kMaxGuardedTables);
-        }
+    std::lock_guard<std::mutex> lock(g_slotsMutex);
+    for (size_t slot = 0; slot < kMaxGuardedTables; ++slot) {
+        if (g_plugins[slot] != nullptr) continue;
+        g_plugins[slot] = plugin;
+        slot_ = static_cast<int>(slot);
+        *guarded = *plugin;
+        kFillers[slot](*plugin, guarded);
+        return HAL_SUCCESS;
     }
-    *guarded = *plugin;
-    kFillers[static_cast<size_t>(slot_)](*plugin, guarded);
-    return HAL_SUCCESS;
+    return fail(HAL_ERROR_BACKEND_INCOMPATIBLE, "{}: at most {} backends can be in use at once",
+                plugin->name, kMaxGuardedTables);
 }
 
 }  // namespace polyhal

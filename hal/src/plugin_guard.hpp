@@ -22,9 +22,10 @@ class PluginGuard {
     PluginGuard& operator=(const PluginGuard&) = delete;
     ~PluginGuard();
 
-    // Fills `guarded` with `plugin`'s entries, each that returns a halError behind a trampoline
-    // (absent entries stay absent, deviceClose is copied as it is). `plugin` must stay where it
-    // is while the guard holds the slot. HAL_ERROR_BACKEND_INCOMPATIBLE when every slot is held.
+    // Takes a slot and fills `guarded` with `plugin`'s entries, each that returns a halError
+    // behind a trampoline (absent entries stay absent, deviceClose is copied as it is); called
+    // once. `plugin` must stay where it is while the guard holds the slot.
+    // HAL_ERROR_BACKEND_INCOMPATIBLE when every slot is held.
     halError install(const halPluginDispatchTable* plugin, halPluginDispatchTable* guarded);
 
   private:

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -273,6 +274,32 @@ TEST_CASE("one plugin named twice, however its path is spelled, is refused", "[l
                                              spelling + "' are the same file"));
     }
     std::remove(link.c_str());
+    rmdir(folder);
+}
+
+TEST_CASE("up to eight backends are in use at once, a ninth is refused", "[loader]") {
+    // Copies of one plugin are different files, so each is a backend of its own.
+    char folder[] = "/tmp/polyhal-loader-XXXXXX";
+    REQUIRE(mkdtemp(folder) != nullptr);
+    std::vector<std::string> copies;
+    std::string list;
+    for (int i = 0; i < 9; ++i) {
+        copies.push_back(std::string(folder) + "/copy" + std::to_string(i) + ".so");
+        std::ifstream source(testPlugin("test_minimal"), std::ios::binary);
+        std::ofstream(copies.back(), std::ios::binary) << source.rdbuf();
+        list += (list.empty() ? "" : ",") + copies.back();
+        if (i == 7) {
+            const Probe probe({"POLYHAL_BACKEND=" + list});
+            INFO(probe.transcript());
+            REQUIRE(probe["init"] == "HAL_SUCCESS");
+            CHECK(probe["devices"] == "8");
+        }
+    }
+    const Probe probe({"POLYHAL_BACKEND=" + list});
+    INFO(probe.transcript());
+    requireFailedInit(probe, "HAL_ERROR_BACKEND_INCOMPATIBLE");
+    CHECK_THAT(probe.message(), Contains("test_minimal: at most 8 backends can be in use at once"));
+    for (const std::string& copy : copies) std::remove(copy.c_str());
     rmdir(folder);
 }
 

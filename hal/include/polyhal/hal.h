@@ -122,9 +122,11 @@ HAL_API const char* halGetLastErrorMessage(void);
  * and opens their devices. Optional: any call initialises lazily. Calling it again returns the
  * result of the first initialisation.
  * Errors: HAL_ERROR_BACKEND_NOT_FOUND (named backend missing, not a library, no entry symbol,
- * undefined symbol, or unknown name), HAL_ERROR_BACKEND_INCOMPATIBLE (plugin ABI mismatch),
+ * undefined symbol, or unknown name), HAL_ERROR_BACKEND_INCOMPATIBLE (plugin ABI mismatch, a
+ * device count that is negative, above 1024 or changing, more than eight backends),
  * HAL_ERROR_NO_DEVICE (a named backend has no device), HAL_ERROR_INVALID_VALUE (malformed
- * environment variable). The message lists every path tried and why it failed. */
+ * environment variable, one plugin named twice however its path is spelled). The message lists
+ * every path tried and why it failed; after a success it is "". */
 HAL_API halError halInit(void);
 
 /* Version of this libpolyhal. Each pointer may be NULL to skip that part. Never fails. */

@@ -34,8 +34,8 @@ HAL_API halError halTraceStop(void) {
 // functions. They initialise polyhal all the same, so that POLYHAL_TRACE's trace has begun when
 // the program's first range opens.
 HAL_API halError halTraceRangePush(const char* name) {
-    if (name == nullptr) return fail(HAL_ERROR_INVALID_VALUE, "{}: name is NULL", __func__);
     if (halError e = ensureInitialized()) return e;
+    if (name == nullptr) return fail(HAL_ERROR_INVALID_VALUE, "{}: name is NULL", __func__);
     try {
         const uint64_t session = trace::session();
         openRanges().push_back(session);

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "plugin_guard.hpp"
 #include "support/dynamic_library.hpp"
 
 namespace polyhal {
@@ -14,8 +15,12 @@ struct Backend {
     std::string name;      // the table's name, e.g. "cpu"
     std::string location;  // plugin file, or "embedded" for the built-in CPU backend
     DynamicLibrary library;
+    halPluginDispatchTable plugin{};  // the table as the plugin filled it
+    // What the core calls: `plugin` behind the guard's trampolines once the backend is started.
     halPluginDispatchTable table{};
+    PluginGuard guard;
     halPluginBackendInfo info{};  // what backendGetInfo said; zeros without it
+    int deviceCount = 0;          // the devices to open: deviceGetCount's answer at the start
 };
 
 }  // namespace polyhal

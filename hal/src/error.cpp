@@ -9,6 +9,9 @@ namespace {
 thread_local std::string t_lastError;
 thread_local std::string t_pluginError;
 
+// What halGetErrorName answers for a value that is no halError; isHalError compares with it.
+constexpr const char* kUnrecognizedName = "HAL_ERROR_UNRECOGNIZED";
+
 }  // namespace
 
 void setLastErrorMessage(std::string message) {
@@ -30,6 +33,22 @@ std::string takePluginErrorMessage(halError code, const char* backend, const cha
     std::string message = fmt::format("{}: {}", backend, t_pluginError);
     t_pluginError.clear();
     return message;
+}
+
+bool isHalError(halError code) {
+    return halGetErrorName(code) != kUnrecognizedName;
+}
+
+halError pluginResult(halError code, const char* entry) {
+    if (__builtin_expect(code == HAL_SUCCESS, 1) || isHalError(code)) return code;
+    const uint32_t raw = enumBits(code);
+    std::string detail = fmt::format(
+        "{} returned {} ({:#x}), which is not a halError (reported as "
+        "HAL_ERROR_BACKEND)",
+        entry, raw, raw);
+    if (!t_pluginError.empty()) detail += ": " + t_pluginError;
+    t_pluginError = std::move(detail);
+    return HAL_ERROR_BACKEND;
 }
 
 halError adoptPluginError(halError code, const char* backend, const char* operation) {
@@ -67,7 +86,7 @@ HAL_API const char* halGetErrorName(halError error) {
     case HAL_ERROR_UNKNOWN: return "HAL_ERROR_UNKNOWN";
     case HAL_ERROR_FORCE_UINT32: break;
     }
-    return "HAL_ERROR_UNRECOGNIZED";
+    return polyhal::kUnrecognizedName;
 }
 
 HAL_API const char* halGetErrorString(halError error) {

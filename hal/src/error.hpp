@@ -29,6 +29,15 @@ void setPluginErrorMessage(const char* message);
 // thread's error detail.
 std::string takePluginErrorMessage(halError code, const char* backend, const char* operation);
 
+// Is `code` one of halError's values (HAL_ERROR_FORCE_UINT32 is not)?
+bool isHalError(halError code);
+
+// A plugin entry's result as the core may use it: a value outside halError (a plugin's bug, or
+// a vendor code passed through) becomes HAL_ERROR_BACKEND, and the plugin's pending detail
+// (adopted by adoptPluginError) then names `entry` and the raw value before the plugin's own.
+// Every call into a plugin passes through here (plugin_guard.hpp).
+halError pluginResult(halError code, const char* entry);
+
 // Turns a plugin's failure into the thread's error detail, "<backend>: <plugin detail>", where
 // `operation` names the public call for plugins that gave no detail. Returns `code`.
 halError adoptPluginError(halError code, const char* backend, const char* operation);

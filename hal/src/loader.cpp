@@ -53,8 +53,9 @@ std::string partialGroups(const halPluginDispatchTable& table) {
 void readBackendInfo(Backend& backend) {
     backend.info = {};
     backend.info.size = sizeof(halPluginBackendInfo);
-    if (backend.table.backendGetInfo == nullptr) return;
-    const halError status = backend.table.backendGetInfo(&backend.info);
+    if (backend.plugin.backendGetInfo == nullptr) return;
+    const halError status =
+        pluginResult(backend.plugin.backendGetInfo(&backend.info), "backendGetInfo");
     if (status != HAL_SUCCESS) {
         logger().warn("{}: backendGetInfo failed ({}); the backend is chosen only by name",
                       backend.location,
@@ -75,10 +76,11 @@ void readBackendInfo(Backend& backend) {
 
 // Calls the entry point and checks what the plugin filled in.
 halError negotiate(Backend& backend, halPluginEntryFn entry) {
-    halPluginDispatchTable& table = backend.table;
+    halPluginDispatchTable& table = backend.plugin;
     table = {};
     table.size = sizeof(halPluginDispatchTable);
-    const halError status = entry(HAL_PLUGIN_ABI_VERSION, &kHost, &table);
+    const halError status =
+        pluginResult(entry(HAL_PLUGIN_ABI_VERSION, &kHost, &table), HAL_PLUGIN_ENTRY_NAME);
     if (status != HAL_SUCCESS) {
         adoptPluginError(status, backend.location.c_str(), HAL_PLUGIN_ENTRY_NAME);
         return fail(
@@ -133,8 +135,15 @@ halError negotiate(Backend& backend, halPluginEntryFn entry) {
     return HAL_SUCCESS;
 }
 
-// Initialises the vendor runtime and makes sure there is at least one device.
+// Devices one backend may report: more than any machine has (16 GPUs split into 7 instances
+// each are 112), few enough that opening them all stays small. A plugin that answers INT_MAX
+// would otherwise have the core open devices until memory runs out.
+constexpr int kMaxDevicesPerBackend = 1024;
+
+// Starts the vendor runtime behind the guard and asks how many devices it has: the runtime
+// opens exactly that many (Backend::deviceCount), then checks that the answer still holds.
 halError initialize(Backend& backend) {
+    if (halError status = backend.guard.install(&backend.plugin, &backend.table)) return status;
     halError status = backend.table.initialize();
     if (status != HAL_SUCCESS) {
         return adoptPluginError(status, backend.name.c_str(), "initialize");
@@ -144,10 +153,22 @@ halError initialize(Backend& backend) {
     if (status != HAL_SUCCESS) {
         return adoptPluginError(status, backend.name.c_str(), "deviceGetCount");
     }
-    if (count <= 0) {
+    if (count < 0) {
+        return fail(HAL_ERROR_BACKEND_INCOMPATIBLE,
+                    "{} ({}): deviceGetCount answered {}, a negative number of devices",
+                    backend.name, backend.location, count);
+    }
+    if (count > kMaxDevicesPerBackend) {
+        return fail(HAL_ERROR_BACKEND_INCOMPATIBLE,
+                    "{} ({}): deviceGetCount answered {} devices, more than the {} a backend "
+                    "may have",
+                    backend.name, backend.location, count, kMaxDevicesPerBackend);
+    }
+    if (count == 0) {
         return fail(HAL_ERROR_NO_DEVICE, "{}: the backend loaded but reports no device",
                     backend.name);
     }
+    backend.deviceCount = count;
     return HAL_SUCCESS;
 }
 
@@ -217,8 +238,16 @@ bool isValidName(const std::string& name) {
     });
 }
 
-// A backend the user named: it loads, or initialisation fails saying why.
-halError loadNamed(const std::string& spec, std::unique_ptr<Backend>* out) {
+// What a POLYHAL_BACKEND entry names: a built-in backend, or a plugin file.
+struct Named {
+    std::string spec;
+    const BuiltinBackend* builtin = nullptr;
+    std::string path;  // the plugin file, when not built in
+};
+
+// Finds what `spec` names, or fails saying why; loads nothing.
+halError resolveNamed(const std::string& spec, Named* named) {
+    named->spec = spec;
     if (spec.find('/') != std::string::npos) {
         if (spec.front() != '/') {
             return fail(HAL_ERROR_INVALID_VALUE,
@@ -228,11 +257,10 @@ halError loadNamed(const std::string& spec, std::unique_ptr<Backend>* out) {
         if (!isRegularFile(spec)) {
             return fail(HAL_ERROR_BACKEND_NOT_FOUND, "plugin {} does not exist", spec);
         }
-        return loadFile(spec, out);
+        named->path = spec;
+        return HAL_SUCCESS;
     }
-    if (const BuiltinBackend* builtin = findBuiltinBackend(spec.c_str())) {
-        return loadBuiltin(*builtin, out);
-    }
+    if ((named->builtin = findBuiltinBackend(spec.c_str())) != nullptr) return HAL_SUCCESS;
     if (!isValidName(spec)) {
         return fail(HAL_ERROR_BACKEND_NOT_FOUND,
                     "POLYHAL_BACKEND entry '{}' is neither a backend name ([a-z0-9_]+) nor an "
@@ -240,14 +268,21 @@ halError loadNamed(const std::string& spec, std::unique_ptr<Backend>* out) {
                     spec, knownBackends());
     }
     std::string tried;
-    const std::string path = findPlugin(spec, &tried);
-    if (path.empty()) {
+    named->path = findPlugin(spec, &tried);
+    if (named->path.empty()) {
         return fail(HAL_ERROR_BACKEND_NOT_FOUND,
                     "backend '{}' not found. Known backends: {}; a plugin can also be named by "
                     "its absolute path. Tried:{}",
                     spec, knownBackends(), tried);
     }
-    return loadFile(path, out);
+    return HAL_SUCCESS;
+}
+
+// Do `a` and `b` name one backend: the same built-in one, or one plugin file however its path
+// is spelled (a symbolic link, "./", "..", a name found in a plugin folder)?
+bool sameBackend(const Named& a, const Named& b) {
+    if (a.builtin != nullptr || b.builtin != nullptr) return a.builtin == b.builtin;
+    return sameFile(a.path, b.path);
 }
 
 // No POLYHAL_BACKEND: the plugins in the plugin folders that ask to be chosen automatically
@@ -289,23 +324,35 @@ halError loadAutomatic(std::vector<std::unique_ptr<Backend>>* backends) {
 halError loadBackends(std::vector<std::unique_ptr<Backend>>* backends) {
     const char* selection = std::getenv("POLYHAL_BACKEND");
     if (selection == nullptr || *selection == '\0') return loadAutomatic(backends);
-    std::vector<std::string> seen;
+    std::vector<Named> seen;
     for (const std::string& spec : split(selection, ',')) {
         if (spec.empty()) {
             return fail(HAL_ERROR_INVALID_VALUE, "POLYHAL_BACKEND='{}' has an empty entry",
                         selection);
         }
-        if (std::find(seen.begin(), seen.end(), spec) != seen.end()) {
-            return fail(HAL_ERROR_INVALID_VALUE,
-                        "POLYHAL_BACKEND='{}' names '{}' twice; a backend is loaded once and "
-                        "already serves all of its devices",
-                        selection, spec);
+        Named named;
+        if (halError status = resolveNamed(spec, &named)) return status;
+        for (const Named& earlier : seen) {
+            if (earlier.spec == spec) {
+                return fail(HAL_ERROR_INVALID_VALUE,
+                            "POLYHAL_BACKEND='{}' names '{}' twice; a backend is loaded once "
+                            "and already serves all of its devices",
+                            selection, spec);
+            }
+            if (sameBackend(earlier, named)) {
+                return fail(HAL_ERROR_INVALID_VALUE,
+                            "POLYHAL_BACKEND='{}' names one plugin twice: '{}' and '{}' are the "
+                            "same file; a backend is loaded once and already serves all of its "
+                            "devices",
+                            selection, earlier.spec, spec);
+            }
         }
-        seen.push_back(spec);
         std::unique_ptr<Backend> backend;
-        const halError status = loadNamed(spec, &backend);
+        const halError status = named.builtin != nullptr ? loadBuiltin(*named.builtin, &backend)
+                                                         : loadFile(named.path, &backend);
         if (status != HAL_SUCCESS) return status;
         backends->push_back(std::move(backend));
+        seen.push_back(std::move(named));
     }
     return HAL_SUCCESS;
 }

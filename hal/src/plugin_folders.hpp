@@ -10,6 +10,9 @@ namespace polyhal {
 // Is `path` a regular file (a symbolic link to one included)?
 bool isRegularFile(const std::string& path);
 
+// Are `a` and `b` one file (the same device and inode, symbolic links followed)?
+bool sameFile(const std::string& a, const std::string& b);
+
 // POLYHAL_PLUGIN_PATH's folders, then the polyhal/ folder next to libpolyhal.so, then the
 // install's plugin folder; each once.
 std::vector<std::string> pluginFolders();

@@ -39,18 +39,13 @@ uint64_t servedCapabilities(const halPluginDispatchTable& table) {
 
 halError openDevices(Runtime& rt) {
     for (auto& backend : rt.backends) {
-        int count = 0;
-        halError status = backend->table.deviceGetCount(&count);
-        if (status != HAL_SUCCESS) {
-            return adoptPluginError(status, backend->name.c_str(), "deviceGetCount");
-        }
-        for (int i = 0; i < count; ++i) {
+        for (int i = 0; i < backend->deviceCount; ++i) {
             auto device = std::make_unique<Device>();
             device->backend = backend.get();
             device->vtable = &backend->table;
             device->ordinal = static_cast<int>(rt.devices.size());
             device->backendOrdinal = i;
-            status = backend->table.deviceOpen(i, &device->native);
+            halError status = backend->table.deviceOpen(i, &device->native);
             if (status != HAL_SUCCESS) {
                 return adoptPluginError(status, backend->name.c_str(), "deviceOpen");
             }
@@ -69,6 +64,18 @@ halError openDevices(Runtime& rt) {
             logger().info("device {}: {} ({} backend, device {})", device->ordinal,
                           device->info.name, backend->name, i);
             rt.devices.push_back(std::move(device));
+        }
+        // The devices are those of the one answer the backend gave when it started. A plugin
+        // whose answer has changed since cannot be trusted with the ordinals it handed out.
+        int count = 0;
+        if (halError status = backend->table.deviceGetCount(&count)) {
+            return adoptPluginError(status, backend->name.c_str(), "deviceGetCount");
+        }
+        if (count != backend->deviceCount) {
+            return fail(HAL_ERROR_BACKEND_INCOMPATIBLE,
+                        "{} ({}): deviceGetCount answered {}, then {} once its devices were "
+                        "open; the count must not change",
+                        backend->name, backend->location, backend->deviceCount, count);
         }
     }
     return HAL_SUCCESS;
@@ -98,6 +105,9 @@ halError initializeSlow() {
             g_initStatus = fail(HAL_ERROR_UNKNOWN, "initialisation failed: {}", e.what());
         }
         if (g_initStatus == HAL_SUCCESS) {
+            // What went wrong on the way (a plugin automatic selection skipped, a trace that
+            // could not start) was logged; a successful initialisation leaves no error behind.
+            setLastErrorMessage({});
             g_ready.store(true, std::memory_order_release);
             return HAL_SUCCESS;
         }

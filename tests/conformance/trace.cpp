@@ -543,6 +543,27 @@ TEST_CASE("halTraceStart and halTraceStop refuse what they cannot do", "[trace]"
     checkFormat(trace);
 }
 
+TEST_CASE("halTraceStart refuses a POLYHAL_TRACE_MAX_EVENTS that is not a count", "[trace]") {
+    TraceFile file;
+    // strtoull alone reads "-5" as 2^64-5 and " 5" as 5; the last is 2^64.
+    for (const char* value : {"-5", "0", "abc", "5x", " 5", "+5", "18446744073709551616"}) {
+        INFO("POLYHAL_TRACE_MAX_EVENTS='" << value << "'");
+        setenv("POLYHAL_TRACE_MAX_EVENTS", value, 1);
+        const halError started = halTraceStart(file.path());
+        unsetenv("POLYHAL_TRACE_MAX_EVENTS");
+        if (started == HAL_SUCCESS) halTraceStop();
+        REQUIRE(started == HAL_ERROR_INVALID_VALUE);
+        REQUIRE(std::string(halGetLastErrorMessage()) ==
+                std::string("halTraceStart: POLYHAL_TRACE_MAX_EVENTS='") + value +
+                    "' is not a whole number from 1 to 18446744073709551615");
+    }
+    setenv("POLYHAL_TRACE_MAX_EVENTS", "18446744073709551615", 1);
+    const halError started = halTraceStart(file.path());
+    unsetenv("POLYHAL_TRACE_MAX_EVENTS");
+    HAL_REQUIRE_OK(started);
+    HAL_REQUIRE_OK(halTraceStop());
+}
+
 TEST_CASE("Ranges nest on their thread, and a range opened untraced closes untraced", "[trace]") {
     TraceFile file;
     HAL_REQUIRE_OK(halTraceRangePush("before the trace"));

@@ -107,6 +107,84 @@ TEST_CASE("each entry call of the workload failing in turn breaks nothing", "[fa
         clean.report.calls, clean.report.callsPerEntry.size(), injected);
 }
 
+TEST_CASE("each entry answering a code outside halError reaches the caller as HAL_ERROR_BACKEND",
+          "[faults]") {
+    const Run clean = runWorkload({});
+    checkRun(clean, "no faults");
+    REQUIRE(clean.report.callsPerEntry.size() > 20);
+    // The first call of every entry the workload makes (initialize and deviceGetCount among
+    // them) answers 0x1234; the workload checks that no call returns it and that each failure's
+    // message names the entry and the value.
+    for (const auto& entry : clean.report.callsPerEntry) {
+        const std::string faults = "POLYHAL_FAULT_AT=" + entry.first + ":1";
+        const Run run = runWorkload({faults, "POLYHAL_FAULT_CODE=0x1234"});
+        checkRun(run, faults + " POLYHAL_FAULT_CODE=0x1234");
+        CHECK(run.report.injected == 1);
+    }
+}
+
+namespace {
+
+// polyhal_loader_probe's "key: value" lines.
+std::map<std::string, std::string> probe(const std::vector<std::string>& environment,
+                                         std::string* transcript) {
+    const ChildResult child = polyhal::test::runChild(POLYHAL_LOADER_PROBE, environment);
+    *transcript = "exit " + std::to_string(child.exitStatus) + "\n--- stdout\n" + child.out +
+                  "--- stderr\n" + child.err;
+    std::map<std::string, std::string> fields;
+    size_t at = 0;
+    for (size_t end; (end = child.out.find('\n', at)) != std::string::npos; at = end + 1) {
+        const std::string line = child.out.substr(at, end - at);
+        const size_t colon = line.find(": ");
+        if (colon != std::string::npos) fields[line.substr(0, colon)] = line.substr(colon + 2);
+    }
+    fields["exit"] = std::to_string(child.exitStatus);
+    return fields;
+}
+
+}  // namespace
+
+TEST_CASE("a plugin whose device count changes, is negative or is absurd is refused", "[faults]") {
+    struct Case {
+        const char* counts;  // POLYHAL_FAULT_DEVICE_COUNTS
+        const char* init;
+        const char* message;
+    };
+    const Case cases[] = {
+        {"1,0", "HAL_ERROR_BACKEND_INCOMPATIBLE",
+         "test_faults (" POLYHAL_FAULT_PLUGIN "): deviceGetCount answered 1, then 0 once"},
+        {"2,-1", "HAL_ERROR_BACKEND_INCOMPATIBLE", "deviceGetCount answered 2, then -1 once"},
+        {"-1", "HAL_ERROR_BACKEND_INCOMPATIBLE",
+         "test_faults (" POLYHAL_FAULT_PLUGIN "): deviceGetCount answered -1, a negative"},
+        {"-2147483648", "HAL_ERROR_BACKEND_INCOMPATIBLE", "answered -2147483648, a negative"},
+        {"1025", "HAL_ERROR_BACKEND_INCOMPATIBLE",
+         "deviceGetCount answered 1025 devices, more than the 1024"},
+        {"2147483647", "HAL_ERROR_BACKEND_INCOMPATIBLE",
+         "deviceGetCount answered 2147483647 devices, more than the 1024"},
+        {"0", "HAL_ERROR_NO_DEVICE", "test_faults: the backend loaded but reports no device"},
+        {"3", "HAL_SUCCESS", ""},
+    };
+    for (const Case& c : cases) {
+        std::string transcript;
+        const auto fields = probe({"POLYHAL_BACKEND=" POLYHAL_FAULT_PLUGIN,
+                                   std::string("POLYHAL_FAULT_DEVICE_COUNTS=") + c.counts},
+                                  &transcript);
+        INFO("POLYHAL_FAULT_DEVICE_COUNTS=" << c.counts << "\n" << transcript);
+        REQUIRE(fields.at("exit") == "0");
+        REQUIRE(fields.count("init") == 1);
+        CHECK(fields.at("init") == c.init);
+        if (std::string(c.init) == "HAL_SUCCESS") {
+            // Every ordinal the plugin counted opens, and each device works.
+            CHECK(fields.at("devices") == "3");
+            CHECK(fields.at("copy 2 -> 0") == "HAL_SUCCESS");
+            continue;
+        }
+        CHECK(fields.at("message").find(c.message) != std::string::npos);
+        // The next call fails the same way, and crashes nothing.
+        CHECK(fields.at("later-call") == std::string(c.init) + ", same-message: yes");
+    }
+}
+
 TEST_CASE("faults at random break nothing", "[faults]") {
     const int runs = std::getenv("POLYHAL_FAULT_RUNS") != nullptr
                          ? std::atoi(std::getenv("POLYHAL_FAULT_RUNS"))

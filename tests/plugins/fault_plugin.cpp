@@ -6,6 +6,12 @@
 //   POLYHAL_FAULT_SEED=S      the random sequence of POLYHAL_FAULT_RATE
 //   POLYHAL_FAULT_REPORT=F    at exit, writes "calls C injected I asynchronous A" to file F,
 //                             then a line "entry E C" for each entry called
+//   POLYHAL_FAULT_CODE=V      an injected fault returns V (decimal or 0x...), a value outside
+//                             halError, instead of the vendor-like code below
+//   POLYHAL_FAULT_DEVICE_COUNTS=A,B,...
+//                             deviceGetCount answers A, then B, ..., the last one from then on
+//                             (negative and absurd counts included); deviceOpen opens any
+//                             ordinal, as the CPU device of ordinal modulo the CPU's count
 //
 // Faults are placed by entry and ordinal rather than by position in the whole call sequence:
 // how many probes (streamQuery, eventQuery) the core makes depends on timing, and so does the
@@ -24,6 +30,7 @@
 #include <polyhal/plugin.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -32,6 +39,7 @@
 #include <random>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "cpu_backend.h"
 
@@ -53,6 +61,17 @@ class Injector {
         }
         rate_ = rate != nullptr ? std::strtod(rate, nullptr) : 0.0;
         random_.seed(seed != nullptr ? std::strtoull(seed, nullptr, 0) : 1);
+        if (const char* code = std::getenv("POLYHAL_FAULT_CODE")) {
+            code_ = static_cast<uint32_t>(std::strtoull(code, nullptr, 0));
+            hasCode_ = true;
+        }
+        if (const char* counts = std::getenv("POLYHAL_FAULT_DEVICE_COUNTS")) {
+            for (const char* at = counts; *at != '\0';) {
+                char* end = nullptr;
+                deviceCounts_.push_back(static_cast<int>(std::strtol(at, &end, 0)));
+                at = *end == ',' ? end + 1 : end + std::strlen(end);
+            }
+        }
     }
     ~Injector() {
         const char* path = std::getenv("POLYHAL_FAULT_REPORT");
@@ -85,6 +104,22 @@ class Injector {
     }
     void countAsynchronous() { asynchronous_.fetch_add(1); }
 
+    // The code an injected fault returns, when POLYHAL_FAULT_CODE chose it.
+    bool hasCode() const { return hasCode_; }
+    halError code() const {
+        halError code;
+        std::memcpy(&code, &code_, sizeof code);  // any 32 bits, as a C plugin may return
+        return code;
+    }
+
+    bool answersDeviceCounts() const { return !deviceCounts_.empty(); }
+    // The next of POLYHAL_FAULT_DEVICE_COUNTS' answers.
+    int nextDeviceCount() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        const size_t asked = deviceCountsAsked_++;
+        return deviceCounts_[asked < deviceCounts_.size() ? asked : deviceCounts_.size() - 1];
+    }
+
   private:
     std::string failEntry_;
     uint64_t failOrdinal_ = 0;
@@ -95,6 +130,10 @@ class Injector {
     uint64_t injected_ = 0;
     std::map<std::string, uint64_t> callsPerEntry_;
     std::atomic<uint64_t> asynchronous_{0};
+    bool hasCode_ = false;
+    uint32_t code_ = 0;
+    std::vector<int> deviceCounts_;
+    size_t deviceCountsAsked_ = 0;
 };
 
 Injector& injector() {
@@ -126,6 +165,7 @@ halError injectedFault(const char* entry) {
     std::snprintf(message, sizeof message, "injected fault in %s", entry);
     std::fprintf(stderr, "fault plugin: %s\n", message);  // names the culprit of a failed run
     if (g_host != nullptr) g_host->setErrorMessage(message);
+    if (injector().hasCode()) return injector().code();
     switch (kindOf(entry)) {
     case Kind::kAllocation: return HAL_ERROR_OUT_OF_MEMORY;
     case Kind::kAsynchronous: injector().countAsynchronous(); return HAL_ERROR_LAUNCH_FAILED;
@@ -155,6 +195,20 @@ halError injectedFault(const char* entry) {
         };                                                                  \
     }
 
+// POLYHAL_FAULT_DEVICE_COUNTS: a count that changes between calls, or is negative or absurd.
+halError answerDeviceCount(int* count) {
+    if (halError e = g_real.deviceGetCount(count)) return e;
+    *count = injector().nextDeviceCount();
+    return HAL_SUCCESS;
+}
+
+// Every ordinal opens, so that an absurd count is as costly as a plugin that has the devices.
+halError openAnyDevice(int ordinal, halPluginDevice* device) {
+    int real = 0;
+    if (halError e = g_real.deviceGetCount(&real)) return e;
+    return g_real.deviceOpen(ordinal < 0 ? ordinal : ordinal % real, device);
+}
+
 }  // namespace
 
 extern "C" HAL_PLUGIN_EXPORT halError halPluginGetDispatchTable(uint32_t coreAbiVersion,
@@ -172,6 +226,10 @@ extern "C" HAL_PLUGIN_EXPORT halError halPluginGetDispatchTable(uint32_t coreAbi
     if (std::strcmp(#entry, "backendGetInfo") != 0) POLYHAL_FAULT_WRAP(entry)
     HAL_PLUGIN_ENTRIES(POLYHAL_FAULT_WRAP_ENTRY)
 #undef POLYHAL_FAULT_WRAP_ENTRY
+    if (injector().answersDeviceCounts()) {
+        mine.deviceGetCount = answerDeviceCount;
+        mine.deviceOpen = openAnyDevice;
+    }
     const size_t size = table->size < sizeof mine ? table->size : sizeof mine;
     std::memcpy(table, &mine, size);
     table->size = size;

@@ -24,8 +24,21 @@ int g_realFailures = 0;  // launches of fail_with_code that were accepted
 bool ok(halError result, const char* call) {
     if (result == HAL_SUCCESS) return true;
     if (result == HAL_ERROR_NOT_READY) return false;
+    if (std::strcmp(halGetErrorName(result), "HAL_ERROR_UNRECOGNIZED") == 0) {
+        std::printf("violation: %s -> %u, which is not a halError\n", call,
+                    static_cast<unsigned>(result));
+        ++g_violations;
+    }
     if (result == HAL_ERROR_LAUNCH_FAILED) ++g_reported;
     const std::string message = halGetLastErrorMessage();
+    // POLYHAL_FAULT_CODE: the core says which entry answered what instead of a halError.
+    if (std::getenv("POLYHAL_FAULT_CODE") != nullptr &&
+        message.find("injected fault in ") != std::string::npos &&
+        message.find("which is not a halError") == std::string::npos) {
+        std::printf("violation: %s -> %s with message '%s', which does not name the code\n", call,
+                    halGetErrorName(result), message.c_str());
+        ++g_violations;
+    }
     if (message.find("injected fault in ") == std::string::npos &&
         message.find("'fail_with_code'") == std::string::npos) {
         std::printf("violation: %s -> %s with message '%s'\n", call, halGetErrorName(result),

@@ -4,6 +4,8 @@
 //   init: <halError name of halInit>
 //   message: <halGetLastErrorMessage after a failed halInit, newlines written as \n>
 //   later-call: <halError of halGetBackendName after a failed init>, same-message: yes|no
+//   range-push-null: <halError of halTraceRangePush(NULL) after a failed init>
+//   message-after-init: <halGetLastErrorMessage after a successful halInit>
 //   backend: <halGetBackendName>
 //   devices: <count>
 //   device <i>: backend=<name> backendOrdinal=<n>
@@ -38,6 +40,7 @@ void reportFailedInit() {
     const bool sameMessage = message == halGetLastErrorMessage();
     std::printf("later-call: %s, same-message: %s\n", halGetErrorName(later),
                 sameMessage ? "yes" : "no");
+    std::printf("range-push-null: %s\n", halGetErrorName(halTraceRangePush(nullptr)));
 }
 
 void reportDevices(int count) {
@@ -91,6 +94,7 @@ int main() {
         reportFailedInit();
         return 0;
     }
+    std::printf("message-after-init: %s\n", escaped(halGetLastErrorMessage()).c_str());
     const char* backend = nullptr;
     halGetBackendName(&backend);
     std::printf("backend: %s\n", backend != nullptr ? backend : "(none)");

@@ -3,8 +3,12 @@
 // and every way a plugin can be unusable, each reported with a specific error and message.
 #include <dlfcn.h>
 #include <polyhal/plugin.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -80,6 +84,8 @@ std::string versionText(uint32_t major, uint32_t minor) {
 void requireFailedInit(const Probe& probe, const char* error) {
     REQUIRE(probe["init"] == error);
     CHECK(probe["later-call"] == std::string(error) + ", same-message: yes");
+    // Every call returns the initialisation error before it looks at its arguments.
+    CHECK(probe["range-push-null"] == error);
     CHECK(probe["backend"] == "(missing)");
 }
 
@@ -102,6 +108,22 @@ TEST_CASE("without POLYHAL_BACKEND a working backend is chosen", "[loader]") {
     REQUIRE(probe["init"] == "HAL_SUCCESS");
     CHECK(probe["backend"] != "(missing)");
     CHECK(probe["devices"] != "0");
+}
+
+TEST_CASE("a successful initialisation leaves no error message behind", "[loader]") {
+    SECTION("automatic selection skipping broken plugins") {
+        const Probe probe({"POLYHAL_PLUGIN_PATH=" + kPluginDir});
+        INFO(probe.transcript());
+        REQUIRE(probe["init"] == "HAL_SUCCESS");
+        CHECK(probe["message-after-init"] == "");
+    }
+    SECTION("POLYHAL_TRACE naming a folder, which cannot be written") {
+        const Probe probe({"POLYHAL_BACKEND=cpu", "POLYHAL_TRACE=" + kPluginDir});
+        INFO(probe.transcript());
+        REQUIRE(probe["init"] == "HAL_SUCCESS");
+        CHECK(probe["message-after-init"] == "");
+        CHECK_THAT(probe.log(), Contains("running without a trace"));
+    }
 }
 
 TEST_CASE("an unknown backend name fails, naming it, the known backends and the paths tried",
@@ -230,6 +252,56 @@ TEST_CASE("the cpu plugin file loads by absolute path, beside the embedded cpu",
     CHECK(probe["copy 0 -> 1"] == "HAL_SUCCESS");
 }
 #endif
+
+TEST_CASE("one plugin named twice, however its path is spelled, is refused", "[loader]") {
+    const std::string path = testPlugin("test_minimal");
+    char folder[] = "/tmp/polyhal-loader-XXXXXX";
+    REQUIRE(mkdtemp(folder) != nullptr);
+    const std::string link = std::string(folder) + "/libpolyhal_test_minimal.so";
+    REQUIRE(symlink(path.c_str(), link.c_str()) == 0);
+    const std::string spellings[] = {
+        "test_minimal",                                         // by name
+        link,                                                   // a symbolic link
+        kPluginDir + "/./libpolyhal_test_minimal.so",           // ./
+        kPluginDir + "/../plugins/libpolyhal_test_minimal.so",  // ..
+    };
+    for (const std::string& spelling : spellings) {
+        const Probe probe(
+            {"POLYHAL_BACKEND=" + path + "," + spelling, "POLYHAL_PLUGIN_PATH=" + kPluginDir});
+        INFO(spelling << "\n" << probe.transcript());
+        requireFailedInit(probe, "HAL_ERROR_INVALID_VALUE");
+        CHECK_THAT(probe.message(), Contains("names one plugin twice: '" + path + "' and '" +
+                                             spelling + "' are the same file"));
+    }
+    std::remove(link.c_str());
+    rmdir(folder);
+}
+
+TEST_CASE("up to eight backends are in use at once, a ninth is refused", "[loader]") {
+    // Copies of one plugin are different files, so each is a backend of its own.
+    char folder[] = "/tmp/polyhal-loader-XXXXXX";
+    REQUIRE(mkdtemp(folder) != nullptr);
+    std::vector<std::string> copies;
+    std::string list;
+    for (int i = 0; i < 9; ++i) {
+        copies.push_back(std::string(folder) + "/copy" + std::to_string(i) + ".so");
+        std::ifstream source(testPlugin("test_minimal"), std::ios::binary);
+        std::ofstream(copies.back(), std::ios::binary) << source.rdbuf();
+        list += (list.empty() ? "" : ",") + copies.back();
+        if (i == 7) {
+            const Probe probe({"POLYHAL_BACKEND=" + list});
+            INFO(probe.transcript());
+            REQUIRE(probe["init"] == "HAL_SUCCESS");
+            CHECK(probe["devices"] == "8");
+        }
+    }
+    const Probe probe({"POLYHAL_BACKEND=" + list});
+    INFO(probe.transcript());
+    requireFailedInit(probe, "HAL_ERROR_BACKEND_INCOMPATIBLE");
+    CHECK_THAT(probe.message(), Contains("test_minimal: at most 8 backends can be in use at once"));
+    for (const std::string& copy : copies) std::remove(copy.c_str());
+    rmdir(folder);
+}
 
 TEST_CASE("a list of backends numbers their devices in list order", "[loader]") {
     const std::vector<std::string> common = {"POLYHAL_PLUGIN_PATH=" + kPluginDir,

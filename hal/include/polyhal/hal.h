@@ -122,9 +122,11 @@ HAL_API const char* halGetLastErrorMessage(void);
  * and opens their devices. Optional: any call initialises lazily. Calling it again returns the
  * result of the first initialisation.
  * Errors: HAL_ERROR_BACKEND_NOT_FOUND (named backend missing, not a library, no entry symbol,
- * undefined symbol, or unknown name), HAL_ERROR_BACKEND_INCOMPATIBLE (plugin ABI mismatch),
+ * undefined symbol, or unknown name), HAL_ERROR_BACKEND_INCOMPATIBLE (plugin ABI mismatch, a
+ * device count that is negative, above 1024 or changing, more than eight backends),
  * HAL_ERROR_NO_DEVICE (a named backend has no device), HAL_ERROR_INVALID_VALUE (malformed
- * environment variable). The message lists every path tried and why it failed. */
+ * environment variable, one plugin named twice however its path is spelled). The message lists
+ * every path tried and why it failed; after a success it is "". */
 HAL_API halError halInit(void);
 
 /* Version of this libpolyhal. Each pointer may be NULL to skip that part. Never fails. */
@@ -904,7 +906,8 @@ HAL_API halError halCheckSetCallSite(const char* site);
  *
  * POLYHAL_TRACE=<path> starts a trace when polyhal initialises and completes it when the
  * process exits; a path that cannot be written is logged and the program runs untraced.
- * POLYHAL_TRACE_MAX_EVENTS caps the records a trace keeps (default 4194304); the records
+ * POLYHAL_TRACE_MAX_EVENTS (a whole number from 1 to 2^64-1; anything else refuses the trace
+ * as a path that cannot be written) caps the records a trace keeps (default 4194304); the records
  * beyond, and any a thread produced faster than they could be written, are dropped, and the
  * file then ends with a "trace truncated" marker and "truncated": true in its otherData.
  * While no trace is written, tracing costs a predictable branch on one flag at each of the few
@@ -912,8 +915,9 @@ HAL_API halError halCheckSetCallSite(const char* site);
  * ------------------------------------------------------------------------------------------- */
 
 /* Starts writing a trace to `path` (created or truncated), as POLYHAL_TRACE does.
- * Errors: HAL_ERROR_INVALID_VALUE (path NULL or empty, a trace already being written, or a file
- * that cannot be created: the message has the OS error). */
+ * Errors: HAL_ERROR_INVALID_VALUE (path NULL or empty, a trace already being written,
+ * POLYHAL_TRACE_MAX_EVENTS set to anything but a whole number from 1 to 2^64-1, or a file that
+ * cannot be created: the message has the OS error). */
 HAL_API halError halTraceStart(const char* path);
 
 /* Completes the trace being written and closes its file. Work still queued on the device is not

@@ -19,7 +19,9 @@
  * translates each call to its vendor API. Every entry may be called from any thread at once and
  * must be thread-safe. An entry reports failure by returning a halError after calling
  * host->setErrorMessage() with the vendor's error name and text; the core prefixes the backend
- * name. No C++ exception may leave a plugin.
+ * name. A value that is not a halError (a vendor code passed through) reaches the caller as
+ * HAL_ERROR_BACKEND, the message naming the entry and the value. No C++ exception may leave a
+ * plugin.
  *
  * Asynchronous failures (a kernel that fails or faults after the launch returned) are remembered
  * by the plugin and returned as HAL_ERROR_LAUNCH_FAILED exactly once: by the first
@@ -226,7 +228,9 @@ typedef struct halPluginDispatchTable {
      * whose entry point has run is never unloaded: its objects may be in use until the process
      * exits. */
     halError (*initialize)(void);
-    /* Required. Number of devices (>= 1 after a successful initialize). */
+    /* Required. Number of devices: 1 to 1024 after a successful initialize, the same answer
+     * every time. The core opens the devices of its first answer and refuses the plugin
+     * (HAL_ERROR_BACKEND_INCOMPATIBLE) if the answer is negative, above 1024, or changes. */
     halError (*deviceGetCount)(int* count);
     /* Required. Opens device `ordinal` (0-based within this backend). */
     halError (*deviceOpen)(int ordinal, halPluginDevice* device);

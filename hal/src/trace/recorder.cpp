@@ -11,11 +11,13 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -347,18 +349,23 @@ void runWriter(Session* session) {
     }
 }
 
-uint64_t maxRecordsFromEnvironment() {
+// POLYHAL_TRACE_MAX_EVENTS, or the default when it is unset. Only digits are read: strtoull
+// alone would take "-5" as 2^64-5, and " 5" or "+5" as 5.
+halError maxRecordsFromEnvironment(const char* operation, uint64_t* maxRecords) {
     const char* value = std::getenv("POLYHAL_TRACE_MAX_EVENTS");
-    if (value == nullptr || *value == '\0') return kDefaultMaxRecords;
+    *maxRecords = kDefaultMaxRecords;
+    if (value == nullptr || *value == '\0') return HAL_SUCCESS;
     char* end = nullptr;
     errno = 0;
     const unsigned long long parsed = std::strtoull(value, &end, 10);
-    if (errno != 0 || *end != '\0' || parsed == 0) {
-        logger().warn("POLYHAL_TRACE_MAX_EVENTS={} is not a positive number; using {}", value,
-                      kDefaultMaxRecords);
-        return kDefaultMaxRecords;
+    if (!std::isdigit(static_cast<unsigned char>(*value)) || errno != 0 || *end != '\0' ||
+        parsed == 0) {
+        return fail(HAL_ERROR_INVALID_VALUE,
+                    "{}: POLYHAL_TRACE_MAX_EVENTS='{}' is not a whole number from 1 to {}",
+                    operation, value, std::numeric_limits<uint64_t>::max());
     }
-    return parsed;
+    *maxRecords = parsed;
+    return HAL_SUCCESS;
 }
 
 // The file's last records and its end: the truncation marker, the process's name, and the
@@ -585,6 +592,8 @@ halError start(const char* path, const char* operation) {
         return fail(HAL_ERROR_INVALID_VALUE, "{}: a trace is already being written to {}",
                     operation, g_current.path);
     }
+    uint64_t maxRecords = 0;
+    if (halError e = maxRecordsFromEnvironment(operation, &maxRecords)) return e;
     const int fd = ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
         return fail(HAL_ERROR_INVALID_VALUE, "{}: cannot create {}: {}", operation, path,
@@ -602,7 +611,7 @@ halError start(const char* path, const char* operation) {
     g_current.path = path;
     g_current.fd = fd;
     g_current.startNs = now();
-    g_current.maxRecords = maxRecordsFromEnvironment();
+    g_current.maxRecords = maxRecords;
     g_current.written = 0;
     g_current.first = true;
     g_current.writeError = 0;

@@ -16,7 +16,8 @@ struct Backend {
     std::string location;  // plugin file, or "embedded" for the built-in CPU backend
     DynamicLibrary library;
     halPluginDispatchTable plugin{};  // the table as the plugin filled it
-    // What the core calls: `plugin` behind the guard's trampolines once the backend is started.
+    // What the core calls once the backend is started: `plugin` behind the guard's trampolines
+    // for a plugin file, `plugin` itself for a built-in backend.
     halPluginDispatchTable table{};
     PluginGuard guard;
     halPluginBackendInfo info{};  // what backendGetInfo said; zeros without it

@@ -539,6 +539,35 @@ TEST_CASE("halMemPoolTrim keeps memory unfinished work uses, without waiting for
     CHECK(poolStats().bytesReserved == empty.bytesReserved);
 }
 
+// Returning a segment to the device waits for no stream: the vendors' plain frees wait for the
+// whole device (cuMemFree, clr's hipFree, and hipFreeAsync of memory not from a HIP memory pool),
+// so a backend that calls one from the trim or the release threshold hangs here until the gate
+// gives up.
+TEST_CASE("segments return to the device while another stream is held by a host function",
+          "[pool]") {
+    CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
+    startWithEmptyCache();
+    const halMemPoolStats empty = poolStats();
+    cts::Stream user, held;
+    cts::Gate gate;
+    gate.enqueue(held);
+    void* block = allocateWritten(user, 256 * kKiB);
+    HAL_REQUIRE_OK(halFreeAsync(block, user));
+    SECTION("halMemPoolTrim") {
+        HAL_REQUIRE_OK(halSynchronizeStream(user));
+        HAL_REQUIRE_OK(halMemPoolTrim(currentDevice(), 0));
+    }
+    SECTION("the release threshold, at a synchronisation of the stream that freed") {
+        AttributeOverride releaseEverything(HAL_MEMPOOL_ATTR_RELEASE_THRESHOLD, 0);
+        HAL_REQUIRE_OK(halSynchronizeStream(user));
+    }
+    CHECK(poolStats().bytesReserved == empty.bytesReserved);
+    CHECK_FALSE(gate.finished());
+    gate.open();
+    HAL_REQUIRE_OK(halSynchronizeStream(held));
+    CHECK_FALSE(gate.timedOut());
+}
+
 TEST_CASE("above the release threshold, a host synchronisation returns cached segments", "[pool]") {
     startWithEmptyCache();
     const halMemPoolStats empty = poolStats();

@@ -130,6 +130,33 @@ TEST_CASE("no driver call from inside a host function", "[cuda_double][rules]") 
                   "cuStreamQuery called from inside a host function");
 }
 
+// Stream-ordered frees are documented for stream-ordered allocations only; cuMemFreeAsync of
+// cuMemAlloc memory synchronises as cuMemFree does (memory.cpp). The host function holds its
+// stream for a bounded time (a gate would have to be opened from inside the call under test): a
+// free that synchronised returns after it, one that did not returns while it holds.
+TEST_CASE("cuMemFreeAsync of cuMemAlloc memory synchronises the context", "[cuda_double][rules]") {
+    const ChildOutcome outcome = runInChild([] {
+        static std::atomic<bool> released{false};
+        useDevice(0);
+        CUstream held = nullptr;
+        CUstream freeing = nullptr;
+        require(cuStreamCreateWithPriority(&held, CU_STREAM_NON_BLOCKING, 0));
+        require(cuStreamCreateWithPriority(&freeing, CU_STREAM_NON_BLOCKING, 0));
+        CUdeviceptr memory = 0;
+        require(cuMemAlloc(&memory, 4096));
+        require(cuLaunchHostFunc(
+            held,
+            [](void*) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+                released = true;
+            },
+            nullptr));
+        require(cuMemFreeAsync(memory, freeing));
+        std::_Exit(released ? 0 : 3);
+    });
+    CHECK(outcome.exitCode == 0);
+}
+
 TEST_CASE("kernel parameters match the kernel's declared parameters", "[cuda_double][rules]") {
     requireBreach(runInChild([] {
                       useDevice(0);

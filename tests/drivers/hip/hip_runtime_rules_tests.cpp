@@ -132,6 +132,31 @@ TEST_CASE("the runtime's results for what it refuses", "[hip_double][rules]") {
     CHECK(outcome.exitCode == 0);
 }
 
+// clr releases in stream order only memory of a HIP memory pool; hipFreeAsync of hipMalloc memory
+// waits for every stream of the device first (memory.cpp). The callback holds its stream for a
+// bounded time (a gate would have to be opened from inside the call under test): a free that
+// waited returns after it, one that did not returns while it holds.
+TEST_CASE("hipFreeAsync of hipMalloc memory waits for every stream of the device",
+          "[hip_double][rules]") {
+    const ChildOutcome outcome = runInChild([] {
+        static std::atomic<bool> released{false};
+        hipStream_t held = newStream();
+        hipStream_t freeing = newStream();
+        void* memory = nullptr;
+        require(hipMalloc(&memory, 4096));
+        require(hipStreamAddCallback(
+            held,
+            [](hipStream_t, hipError_t, void*) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+                released = true;
+            },
+            nullptr, 0));
+        require(hipFreeAsync(memory, freeing));
+        std::_Exit(released ? 0 : 3);
+    });
+    CHECK(outcome.exitCode == 0);
+}
+
 TEST_CASE(
     "IPC: only an allocation's base is exported, only opened memory closed, the handle not "
     "opened where it was made",

@@ -1,11 +1,11 @@
 // Device memory returned to the vendor on a thread of its device, so that no entry waits for it.
 //
-// The vendors release in stream order only memory of their memory pools. A free of other memory,
-// which memAllocDevice's is (its allocations must stay exportable to other processes, which pool
-// memory is not without pools made for it), waits for the whole device: cuMemFree, and clr's
-// hipFreeAsync, which hands memory no HIP pool holds to hipFree and its SyncAllStreams (ROCm/clr
-// hipamd/src/hip_mempool.cpp:164-172, hipamd/src/hip_memory.cpp:80); NVIDIA documents
-// cuMemFreeAsync for stream-ordered allocations only. Called from memFreeDevice, such a free
+// The vendors release in stream order only memory of their memory pools. A free of other memory
+// waits for the whole device: cuMemFree, and clr's hipFreeAsync, which hands memory no HIP pool
+// holds to hipFree and its SyncAllStreams (ROCm/clr hipamd/src/hip_mempool.cpp:164-172,
+// hipamd/src/hip_memory.cpp:80); NVIDIA documents cuMemFreeAsync for stream-ordered allocations
+// only. memAllocDevice's memory is of that other kind: it must stay exportable with
+// cuIpcGetMemHandle, which takes memory "created with cuMemAlloc", and HIP shares the mechanism. Called from memFreeDevice, such a free
 // would make halFree, halMemPoolTrim and the pool's release threshold wait for every stream, and
 // wait forever for a stream held by a host function the caller opens afterwards.
 //

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <string>
 #include <thread>
 
 #include "death_test.hpp"
@@ -155,6 +156,51 @@ TEST_CASE("cuMemFreeAsync of cuMemAlloc memory synchronises the context", "[cuda
         std::_Exit(released ? 0 : 3);
     });
     CHECK(outcome.exitCode == 0);
+}
+
+// Streams beyond CUDA_DEVICE_MAX_CONNECTIONS share a hardware queue (timeline.hpp): a stream held
+// by a host function holds the work submitted after it to another stream of its queue, and only
+// that. The host function holds until the test opens it or a deadline passes (a gate would have
+// to be opened from inside the synchronisation under test): 100 ms where the other stream must
+// wait for it, 5 s where it must not.
+TEST_CASE(
+    "streams beyond CUDA_DEVICE_MAX_CONNECTIONS share a queue, and a held stream holds the "
+    "others",
+    "[cuda_double][rules]") {
+    for (const char* connections : {"1", "2"}) {
+        const bool shared = std::string(connections) == "1";
+        INFO("CUDA_DEVICE_MAX_CONNECTIONS=" << connections);
+        const ChildOutcome outcome = runInChild([connections, shared] {
+            static std::atomic<bool> open{false};
+            static std::atomic<bool> released{false};
+            static std::chrono::milliseconds hold{shared ? 100 : 5000};
+            setenv("CUDA_DEVICE_MAX_CONNECTIONS", connections, 1);
+            useDevice(0);
+            CUstream held = nullptr;
+            CUstream other = nullptr;
+            require(cuStreamCreateWithPriority(&held, CU_STREAM_NON_BLOCKING, 0));
+            require(cuStreamCreateWithPriority(&other, CU_STREAM_NON_BLOCKING, 0));
+            CUdeviceptr memory = 0;
+            require(cuMemAlloc(&memory, 64));
+            require(cuLaunchHostFunc(
+                held,
+                [](void*) {
+                    const auto deadline = std::chrono::steady_clock::now() + hold;
+                    while (!open && std::chrono::steady_clock::now() < deadline) {
+                        std::this_thread::yield();
+                    }
+                    released = true;
+                },
+                nullptr));
+            require(cuMemsetD8Async(memory, 0, 64, other));
+            require(cuStreamSynchronize(other));
+            const bool waited = released;
+            open = true;
+            require(cuCtxSynchronize());
+            std::_Exit(waited == shared ? 0 : 3);
+        });
+        CHECK(outcome.exitCode == 0);
+    }
 }
 
 TEST_CASE("kernel parameters match the kernel's declared parameters", "[cuda_double][rules]") {

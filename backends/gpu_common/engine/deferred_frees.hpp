@@ -5,9 +5,10 @@
 // holds to hipFree and its SyncAllStreams (ROCm/clr hipamd/src/hip_mempool.cpp:164-172,
 // hipamd/src/hip_memory.cpp:80); NVIDIA documents cuMemFreeAsync for stream-ordered allocations
 // only. memAllocDevice's memory is of that other kind: it must stay exportable with
-// cuIpcGetMemHandle, which takes memory "created with cuMemAlloc", and HIP shares the mechanism. Called from memFreeDevice, such a free
-// would make halFree, halMemPoolTrim and the pool's release threshold wait for every stream, and
-// wait forever for a stream held by a host function the caller opens afterwards.
+// cuIpcGetMemHandle, which takes memory "created with cuMemAlloc", and HIP shares the mechanism.
+// Called from memFreeDevice, such a free would make halFree, halMemPoolTrim and the pool's release
+// threshold wait for every stream, and wait forever for a stream held by a host function the caller
+// opens afterwards.
 //
 // memFreeDevice's contract (plugin.h) is that no submitted work uses the memory any more, so no
 // event has to complete first: the memory is queued, and the device's free thread, started on

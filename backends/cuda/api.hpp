@@ -62,8 +62,6 @@ struct CudaApi {
     // What a kernel may have once it opts in (allowDynamicSharedMemory), not the 48 KiB default.
     static constexpr CUdevice_attribute kAttributeMaxSharedMemoryPerBlock =
         CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN;
-    static constexpr CUdevice_attribute kAttributeMemoryPoolsSupported =
-        CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED;
     static constexpr CUdevice_attribute kAttributeMaxPitch = CU_DEVICE_ATTRIBUTE_MAX_PITCH;
     // CUDA 12 drivers say per device whether events can be shared (not on WSL, for one).
     static constexpr bool kHasIpcEventAttribute = true;

@@ -5,9 +5,10 @@
 // cuda.h maps the plain names to (cuMemAlloc -> cuMemAlloc_v2 ...).
 //
 // Oldest supported driver: CUDA 11.0 (R450), the first to export cuDevicePrimaryCtxRelease_v2,
-// the newest of the required functions. Newer functions are used where the driver has them:
+// the newest of the required functions. Device memory is freed with cuMemFree on a thread of the
+// plugin (gpu_common/engine/deferred_frees.hpp). Newer functions are used where the driver has
+// them:
 //   cuEventElapsedTime_v2 (12.8)  else cuEventElapsedTime, same prototype and meaning
-//   cuMemFreeAsync (11.2)         else cuMemFree, which waits for the whole device
 //   cuFuncGetParamInfo (12.4)     else launch arguments are not checked against the kernel
 //   cuGraphInstantiateWithFlags (11.4), user objects (11.3)
 //                                 else graphs are replayed by the core (gpu_common/graph.hpp)
@@ -57,7 +58,6 @@
     X_OR(eventElapsedTime,   cuEventElapsedTime_v2, "cuEventElapsedTime")            \
     X(memAlloc,              cuMemAlloc_v2)                                          \
     X(memFree,               cuMemFree_v2)                                           \
-    OPTIONAL(memFreeAsync,   cuMemFreeAsync)                                         \
     X(memAllocHost,          cuMemHostAlloc)                                         \
     X(memFreeHost,           cuMemFreeHost)                                          \
     X(memcpyAsync,           cuMemcpyAsync)                                          \

@@ -29,7 +29,7 @@ halError deviceOpen(int ordinal, halPluginDevice* handle) noexcept {
     return HAL_SUCCESS;
 }
 
-// The core closes a device once its objects are destroyed; releases still queued finish first.
+// The core closes a device once its objects are destroyed; frees still queued finish first.
 template <class Api>
 void deviceClose(halPluginDevice handle) noexcept {
     std::unique_ptr<Device<Api>> device(&plugin::fromHandle<Device<Api>>(handle));
@@ -45,15 +45,7 @@ void deviceClose(halPluginDevice handle) noexcept {
             RetiredStreams<Api>::closeDevice(device.get());
         }
     }
-    const auto& vendor = Api::symbols;
-    if (device->releaseStream != nullptr) {
-        const ContextScope<Api> scope(device->context);
-        // deviceClose cannot report a failure, which only a dying driver returns here.
-        if (scope.error() == HAL_SUCCESS) {
-            (void)vendor.streamSynchronize.address(device->releaseStream);
-            (void)vendor.streamDestroy.address(device->releaseStream);
-        }
-    }
+    device->frees.stop();
     Api::releaseContext(device->native, device->context);
 }
 

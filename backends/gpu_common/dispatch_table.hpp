@@ -41,7 +41,7 @@
 //   kHostAllocPortable,
 //   kIpcMemLazyEnablePeerAccess,
 //   kAttributeComputeUnits, kAttributeMaxThreadsPerBlock, kAttributeMaxSharedMemoryPerBlock,
-//   kAttributeMemoryPoolsSupported, kJitErrorLogBuffer, kJitErrorLogBufferSize,
+//   kJitErrorLogBuffer, kJitErrorLogBufferSize,
 //   kHasIpcEventAttribute (and, where true, kAttributeIpcEventSupported)
 //                                                  the vendor's flag and enum values
 #ifndef POLYHAL_BACKENDS_GPU_COMMON_DISPATCH_TABLE_HPP_

@@ -15,8 +15,8 @@
 namespace polyhal::gpu {
 
 // Vendor allocations are aligned to at least 256 bytes, as the contract asks. Memory released
-// in stream order (memFreeDevice) returns to the vendor once the release stream reaches it, so
-// an allocation that finds the device exhausted waits for those releases and tries once more.
+// by memFreeDevice returns to the vendor once the device's free thread has freed it, so an
+// allocation that finds the device exhausted waits for the frees queued and tries once more.
 template <class Api>
 halError memAllocDevice(halPluginDevice handle, size_t size, void** ptr) noexcept {
     const Device<Api>& device = plugin::fromHandle<Device<Api>>(handle);
@@ -25,8 +25,8 @@ halError memAllocDevice(halPluginDevice handle, size_t size, void** ptr) noexcep
     if (halError error = current.error()) return error;
     typename Api::DevicePointer allocated{};
     typename Api::Result result = vendor.memAlloc.address(&allocated, size);
-    if (result != Api::kSuccess && device.releaseStream != nullptr &&
-        vendor.streamSynchronize.address(device.releaseStream) == Api::kSuccess) {
+    if (result != Api::kSuccess) {
+        device.frees.drain();
         result = vendor.memAlloc.address(&allocated, size);
     }
     if (result == Api::kSuccess) {
@@ -46,21 +46,14 @@ halError memAllocDevice(halPluginDevice handle, size_t size, void** ptr) noexcep
     return failCall<Api>(Api::toHalError(result), result, vendor.memAlloc.name, detail);
 }
 
-// The core guarantees that no submitted work uses the memory any more, so it is released on the
-// device's own release stream (cuMemFreeAsync, hipFreeAsync), which waits for nothing else: the
-// call returns at once and no other stream is synchronised. Where the vendor lacks stream-ordered
-// release (CUDA before 11.2) or the device does (no memory-pool support), the vendor's plain free
-// is used, and it waits for the whole device.
+// The vendor's free of this memory waits for the whole device, so it runs on the device's free
+// thread (engine/deferred_frees.hpp): the call returns at once, without waiting for any stream.
 template <class Api>
 halError memFreeDevice(halPluginDevice handle, void* ptr) noexcept {
     const Device<Api>& device = plugin::fromHandle<Device<Api>>(handle);
     const CurrentDevice<Api> current(device);
     if (halError error = current.error()) return error;
-    if (device.releaseStream != nullptr) {
-        return call<Api>(Api::symbols.memFreeAsync, Api::toDevicePointer(ptr),
-                         device.releaseStream);
-    }
-    return call<Api>(Api::symbols.memFree, Api::toDevicePointer(ptr));
+    return device.frees.free(device.context, ptr);
 }
 
 // Page-locked and portable: fast transfers with every device of the backend.

@@ -70,8 +70,6 @@ struct HipApi {
         hipDeviceAttributeMaxThreadsPerBlock;
     static constexpr hipDeviceAttribute_t kAttributeMaxSharedMemoryPerBlock =
         hipDeviceAttributeMaxSharedMemoryPerBlock;
-    static constexpr hipDeviceAttribute_t kAttributeMemoryPoolsSupported =
-        hipDeviceAttributeMemoryPoolsSupported;
     static constexpr hipDeviceAttribute_t kAttributeMaxPitch = hipDeviceAttributeMaxPitch;
     // HIP has no attribute telling whether a device can share events.
     static constexpr bool kHasIpcEventAttribute = false;

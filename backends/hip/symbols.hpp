@@ -3,11 +3,10 @@
 //
 // The plugin never links libamdhip64: initialize() opens libamdhip64.so.6 or .so.5 (or the
 // unversioned name of a development install). Built against HIP 5.2's headers (Debian's
-// libamdhip64-dev); every function below is in HIP 5.2, hipFreeAsync (beta there) taken as
-// optional: without it, or on a device without memory-pool support, memory is released with
-// hipFree, which waits for the device. The graph functions and hipPointerGetAttributes are taken
-// as optional too, and the user objects came with HIP 5.3 (user_objects.hpp): without any of
-// them the core replays graphs (gpu_common/graph.hpp).
+// libamdhip64-dev); every function below is in HIP 5.2. Device memory is freed with hipFree on a
+// thread of the plugin (gpu_common/engine/deferred_frees.hpp). The graph functions and
+// hipPointerGetAttributes are taken as optional, and the user objects came with HIP 5.3
+// (user_objects.hpp): without any of them the core replays graphs (gpu_common/graph.hpp).
 #ifndef POLYHAL_BACKENDS_HIP_SYMBOLS_HPP_
 #define POLYHAL_BACKENDS_HIP_SYMBOLS_HPP_
 
@@ -55,7 +54,6 @@
     X(eventElapsedTime,      hipEventElapsedTime)                \
     X(memAlloc,              hipMalloc)                          \
     X(memFree,               hipFree)                            \
-    OPTIONAL(memFreeAsync,   hipFreeAsync)                       \
     X(memAllocHost,          hipHostMalloc)                      \
     X(memFreeHost,           hipHostFree)                        \
     X(memcpyAsync,           hipMemcpyAsync)                     \

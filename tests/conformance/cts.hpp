@@ -77,6 +77,14 @@ bool waitUntil(Predicate done, std::chrono::milliseconds timeout = kTimeout) {
 // A host function that holds its stream until the test calls open(). It gives up after
 // kTimeout, so a backend that never runs the opening work fails the test instead of hanging it.
 // The destructor opens the gate and waits for the host function to finish.
+//
+// What a held stream guarantees to the others: work submitted to other streams before the hold
+// runs. Cases tagged [independent_streams] also expect work submitted to another stream after the
+// hold to run while it holds, which GPUs guarantee only while each live stream has a hardware
+// queue of its own: CUDA multiplexes streams onto CUDA_DEVICE_MAX_CONNECTIONS queues (8 by
+// default), ROCm onto GPU_MAX_HW_QUEUES per priority (4), and a stream waiting in a host
+// function holds every stream of its queue. The runs with fewer hardware queues than streams
+// (cts.cuda_double.shared_queues, cts.hip_double.shared_queues) leave those cases out.
 class Gate {
   public:
     Gate() = default;

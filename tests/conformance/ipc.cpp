@@ -101,7 +101,8 @@ TEST_CASE("an interprocess event orders work like any event", "[ipc][event]") {
     CHECK(halEventElapsedTime(&ms, event, event) == HAL_ERROR_INVALID_VALUE);
 }
 
-TEST_CASE("two processes share a block, ordered by interprocess events", "[ipc][process]") {
+TEST_CASE("two processes share a block, ordered by interprocess events",
+          "[ipc][process][independent_streams]") {
     CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_IPC_MEMORY);
     CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_IPC_EVENTS);
     constexpr size_t kBytes = 1u << 20;

@@ -80,7 +80,9 @@ TEST_CASE("a stream runs its work in submission order", "[stream][ordering]") {
     for (int i = 0; i < kCount; ++i) REQUIRE(log.order[i] == i);
 }
 
-TEST_CASE("work on one stream runs while another stream is blocked", "[stream][concurrency]") {
+// See [independent_streams] in cts.hpp.
+TEST_CASE("work on one stream runs while another stream is blocked",
+          "[stream][concurrency][independent_streams]") {
     CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
     // B's work is device work with pinned memory only: a backend may run every host function on
     // one thread and block on pageable copies, and B must still finish while A is held.

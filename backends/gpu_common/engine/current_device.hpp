@@ -40,36 +40,17 @@ class ContextScope {
     bool switched_ = false;
 };
 
-// Opens `device` for use, once: retains its context and creates the stream that releases its
-// memory. A failure is returned and tried again by the next entry. noexcept although it locks a
-// std::mutex: locking a default mutex the thread does not hold cannot fail, so nothing throws.
+// Opens `device` for use, once: retains its context. A failure is returned and tried again by the
+// next entry. noexcept although it locks a std::mutex: locking a default mutex the thread does not
+// hold cannot fail, so nothing throws.
 template <class Api>
 halError activate(const Device<Api>& device) noexcept {
     if (device.active.load(std::memory_order_acquire)) return HAL_SUCCESS;
     std::lock_guard<std::mutex> lock(device.activation);
     if (device.active.load(std::memory_order_relaxed)) return HAL_SUCCESS;
-    const auto& vendor = Api::symbols;
     typename Api::Context context{};
     if (halError error = Api::retainContext(device.native, &context)) return error;
-    typename Api::Stream releaseStream{};
-    halError error = HAL_SUCCESS;
-    {
-        const ContextScope<Api> scope(context);
-        error = scope.error();
-        int poolsSupported = 0;
-        if (error == HAL_SUCCESS && vendor.memFreeAsync.address != nullptr &&
-            vendor.deviceGetAttribute.address(&poolsSupported, Api::kAttributeMemoryPoolsSupported,
-                                              device.native) == Api::kSuccess &&
-            poolsSupported != 0) {
-            error = call<Api>(vendor.streamCreate, &releaseStream, Api::kStreamNonBlocking, 0);
-        }
-    }
-    if (error != HAL_SUCCESS) {
-        Api::releaseContext(device.native, context);
-        return error;
-    }
     device.context = context;
-    device.releaseStream = releaseStream;
     device.active.store(true, std::memory_order_release);
     return HAL_SUCCESS;
 }

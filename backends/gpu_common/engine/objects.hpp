@@ -2,9 +2,9 @@
 //
 // Each object remembers its device, because the vendor API acts on the calling thread's current
 // device (CUDA: context), which every entry makes current for the call (current_device.hpp).
-// Objects never change after creation, except a device's activation (once, under its mutex), a
-// module's list of functions (lock-free) and a function's raised shared memory limit (under the
-// Api's lock), so any thread may use them at once.
+// Objects never change after creation, except a device's activation (once, under its mutex), its
+// queue of frees (under its own), a module's list of functions (lock-free) and a function's
+// raised shared memory limit (under the Api's lock), so any thread may use them at once.
 #ifndef POLYHAL_BACKENDS_GPU_COMMON_ENGINE_OBJECTS_HPP_
 #define POLYHAL_BACKENDS_GPU_COMMON_ENGINE_OBJECTS_HPP_
 
@@ -12,6 +12,8 @@
 #include <mutex>
 #include <polyhal/plugin_support.hpp>
 #include <utility>
+
+#include "gpu_common/engine/deferred_frees.hpp"
 
 namespace polyhal::gpu {
 
@@ -26,9 +28,8 @@ struct Device {
     mutable std::atomic<bool> active{false};
     // What makes the device current on a thread (CUDA: its retained primary context).
     mutable typename Api::Context context{};
-    // Where device memory is released in stream order, or nullptr when the vendor or the device
-    // cannot: the release then waits for the device (memory.hpp).
-    mutable typename Api::Stream releaseStream{};
+    // The thread that returns the device's memory to the vendor (engine/deferred_frees.hpp).
+    mutable DeferredFrees<Api> frees;
 };
 
 // An event or module: the vendor's handle and the device it belongs to.

@@ -241,6 +241,10 @@ HAL_API halError halSynchronizeDevice(void);
 
 /* ---------------------------------------------------------------------------------------------
  * Streams: in-order queues of work; different streams run concurrently unless ordered by events.
+ * GPUs run streams on a few hardware queues (CUDA: CUDA_DEVICE_MAX_CONNECTIONS, 8 by default;
+ * ROCm: GPU_MAX_HW_QUEUES, 4 per priority): with more live streams than queues, streams share
+ * one, and a stream waiting (in a host function, for an event) also holds the work submitted
+ * after that wait to the other streams of its queue.
  * ------------------------------------------------------------------------------------------- */
 
 typedef struct halStream_t* halStream;

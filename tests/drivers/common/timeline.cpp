@@ -2,7 +2,9 @@
 
 #include "rules.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <cstdlib>
 
 namespace polyhal::doubles {
 namespace {
@@ -85,7 +87,44 @@ std::chrono::steady_clock::time_point Marker::time() const {
     return time_;
 }
 
-Stream::Stream() : worker_([this] { run(); }) {}
+uint64_t HardwareQueue::ticket() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return next_++;
+}
+
+void HardwareQueue::waitForTurn(uint64_t ticket) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    served_.wait(lock, [&] { return serving_ == ticket; });
+}
+
+void HardwareQueue::finishTurn() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++serving_;
+    served_.notify_all();
+}
+
+// A queue's streams are the references to it beyond the pool's own.
+std::shared_ptr<HardwareQueue> HardwareQueues::acquire() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto unused = std::find_if(queues_.begin(), queues_.end(),
+                                     [](const auto& queue) { return queue.use_count() == 1; });
+    if (unused != queues_.end()) return *unused;
+    if (queues_.size() < limit_) return queues_.emplace_back(std::make_shared<HardwareQueue>());
+    return *std::min_element(queues_.begin(), queues_.end(), [](const auto& a, const auto& b) {
+        return a.use_count() < b.use_count();
+    });
+}
+
+size_t hardwareQueueLimit(const char* variable, size_t fallback) {
+    const char* value = std::getenv(variable);
+    const long long limit = value != nullptr ? std::atoll(value) : 0;
+    return limit > 0 ? static_cast<size_t>(limit) : fallback;
+}
+
+Stream::Stream() : Stream(std::make_shared<HardwareQueue>()) {}
+
+Stream::Stream(std::shared_ptr<HardwareQueue> queue)
+    : hardware_(std::move(queue)), worker_([this] { run(); }) {}
 
 Stream::~Stream() {
     {
@@ -96,9 +135,11 @@ Stream::~Stream() {
     worker_.join();
 }
 
+// The ticket is taken under the stream's lock, so the stream's own work keeps its order on the
+// hardware queue.
 void Stream::submit(std::function<void()> work) {
     std::lock_guard<std::mutex> lock(mutex_);
-    queue_.push_back(std::move(work));
+    queue_.emplace_back(hardware_->ticket(), std::move(work));
     changed_.notify_all();
 }
 
@@ -131,11 +172,13 @@ void Stream::run() {
     for (;;) {
         changed_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
         if (queue_.empty()) return;
-        std::function<void()> work = std::move(queue_.front());
+        auto [ticket, work] = std::move(queue_.front());
         queue_.pop_front();
         ++running_;
         lock.unlock();
+        hardware_->waitForTurn(ticket);
         work();
+        hardware_->finishTurn();
         lock.lock();
         --running_;
         changed_.notify_all();

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <string>
 #include <thread>
 
 #include "death_test.hpp"
@@ -128,6 +129,78 @@ TEST_CASE("no driver call from inside a host function", "[cuda_double][rules]") 
                       cuStreamSynchronize(stream);
                   }),
                   "cuStreamQuery called from inside a host function");
+}
+
+// Stream-ordered frees are documented for stream-ordered allocations only; cuMemFreeAsync of
+// cuMemAlloc memory synchronises as cuMemFree does (memory.cpp). The host function holds its
+// stream for a bounded time (a gate would have to be opened from inside the call under test): a
+// free that synchronised returns after it, one that did not returns while it holds.
+TEST_CASE("cuMemFreeAsync of cuMemAlloc memory synchronises the context", "[cuda_double][rules]") {
+    const ChildOutcome outcome = runInChild([] {
+        static std::atomic<bool> released{false};
+        useDevice(0);
+        CUstream held = nullptr;
+        CUstream freeing = nullptr;
+        require(cuStreamCreateWithPriority(&held, CU_STREAM_NON_BLOCKING, 0));
+        require(cuStreamCreateWithPriority(&freeing, CU_STREAM_NON_BLOCKING, 0));
+        CUdeviceptr memory = 0;
+        require(cuMemAlloc(&memory, 4096));
+        require(cuLaunchHostFunc(
+            held,
+            [](void*) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+                released = true;
+            },
+            nullptr));
+        require(cuMemFreeAsync(memory, freeing));
+        std::_Exit(released ? 0 : 3);
+    });
+    CHECK(outcome.exitCode == 0);
+}
+
+// Streams beyond CUDA_DEVICE_MAX_CONNECTIONS share a hardware queue (timeline.hpp): a stream held
+// by a host function holds the work submitted after it to another stream of its queue, and only
+// that. The host function holds until the test opens it or a deadline passes (a gate would have
+// to be opened from inside the synchronisation under test): 100 ms where the other stream must
+// wait for it, 5 s where it must not.
+TEST_CASE(
+    "streams beyond CUDA_DEVICE_MAX_CONNECTIONS share a queue, and a held stream holds the "
+    "others",
+    "[cuda_double][rules]") {
+    for (const char* connections : {"1", "2"}) {
+        const bool shared = std::string(connections) == "1";
+        INFO("CUDA_DEVICE_MAX_CONNECTIONS=" << connections);
+        const ChildOutcome outcome = runInChild([connections, shared] {
+            static std::atomic<bool> open{false};
+            static std::atomic<bool> released{false};
+            static std::chrono::milliseconds hold{shared ? 100 : 5000};
+            setenv("CUDA_DEVICE_MAX_CONNECTIONS", connections, 1);
+            useDevice(0);
+            CUstream held = nullptr;
+            CUstream other = nullptr;
+            require(cuStreamCreateWithPriority(&held, CU_STREAM_NON_BLOCKING, 0));
+            require(cuStreamCreateWithPriority(&other, CU_STREAM_NON_BLOCKING, 0));
+            CUdeviceptr memory = 0;
+            require(cuMemAlloc(&memory, 64));
+            require(cuLaunchHostFunc(
+                held,
+                [](void*) {
+                    const auto deadline = std::chrono::steady_clock::now() + hold;
+                    while (!open && std::chrono::steady_clock::now() < deadline) {
+                        std::this_thread::yield();
+                    }
+                    released = true;
+                },
+                nullptr));
+            require(cuMemsetD8Async(memory, 0, 64, other));
+            require(cuStreamSynchronize(other));
+            const bool waited = released;
+            open = true;
+            require(cuCtxSynchronize());
+            std::_Exit(waited == shared ? 0 : 3);
+        });
+        CHECK(outcome.exitCode == 0);
+    }
 }
 
 TEST_CASE("kernel parameters match the kernel's declared parameters", "[cuda_double][rules]") {

@@ -70,6 +70,8 @@ constexpr int kMaxPitch = 1 << 20;
 struct CUctx_st;
 
 struct CUstream_st {
+    CUstream_st(CUctx_st* owner, std::shared_ptr<polyhal::doubles::HardwareQueue> queue)
+        : context(owner), timeline(std::move(queue)) {}
     CUctx_st* context;
     polyhal::doubles::Stream timeline;
     std::atomic<bool> destroyed{false};
@@ -115,6 +117,10 @@ struct CUctx_st {
     std::atomic<CUresult> sticky{CUDA_SUCCESS};  // a kernel fault poisons the context
     std::mutex mutex;
     std::vector<std::shared_ptr<CUstream_st>> streams;  // destroyed ones too, until they drain
+    // CUDA_DEVICE_MAX_CONNECTIONS (default 8) queues, which streams beyond that share. NVIDIA
+    // does not document which streams share one; the double hands them out as ROCm does.
+    polyhal::doubles::HardwareQueues queues{
+        polyhal::doubles::hardwareQueueLimit("CUDA_DEVICE_MAX_CONNECTIONS", 8)};
     std::set<const CUctx_st*> peers;  // contexts whose memory this one's kernels may access
 };
 

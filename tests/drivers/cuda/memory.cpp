@@ -52,7 +52,12 @@ CUresult CUDAAPI cuMemFree(CUdeviceptr pointer) {
 }
 
 #if POLYHAL_CUDA_DOUBLE_VERSION >= 11020
-// Stream-ordered: the memory is released when the stream reaches the free; no other stream waits.
+// NVIDIA documents stream-ordered frees for stream-ordered allocations only (the CUDA Programming
+// Guide, "Stream Ordered Memory Allocator": cudaMalloc and cudaFree "cause the GPU to synchronize
+// across all executing CUDA streams"; cuMemFreeAsync's reference describes the free of a
+// stream-ordered allocation). The double has no memory pools, so every pointer here is cuMemAlloc
+// memory, and its free synchronises as cuMemFree does: a stream held by a host function holds
+// the call.
 CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr pointer, CUstream streamHandle) {
     ENTER();
     CUstream_st* stream = requireStream(__func__, streamHandle);
@@ -64,9 +69,7 @@ CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr pointer, CUstream streamHandle) {
         breach(kVendor, "cuMemFreeAsync: %p is memory of device %d, the stream is of device %d",
                toPointer(pointer), place.device, stream->context->device);
     }
-    DeviceHeap* heap = &g_memory.heap(place.device);
-    stream->timeline.submit([heap, pointer] { heap->release(toPointer(pointer)); });
-    return CUDA_SUCCESS;
+    return cuMemFree(pointer);
 }
 #endif
 

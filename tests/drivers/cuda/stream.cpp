@@ -18,17 +18,16 @@ CUresult CUDAAPI cuStreamCreateWithPriority(CUstream* handle, unsigned int flags
         return CUDA_ERROR_INVALID_VALUE;
     // Priorities order nothing here: every stream has a thread of its own.
     (void)priority;
-    auto stream = std::make_shared<CUstream_st>();
-    stream->context = context;
-    *handle = stream.get();
     {
         std::lock_guard<std::mutex> lock(context->mutex);
-        // Destroyed streams that have drained go now.
+        // Destroyed streams that have drained go now, and give their hardware queue back.
         auto& streams = context->streams;
         streams.erase(
             std::remove_if(streams.begin(), streams.end(),
                            [](const auto& old) { return old->destroyed && old->timeline.idle(); }),
             streams.end());
+        auto stream = std::make_shared<CUstream_st>(context, context->queues.acquire());
+        *handle = stream.get();
         streams.push_back(std::move(stream));
     }
     g_handles.add(*handle, kStream);

@@ -1,13 +1,15 @@
 // The hip plugin's dispatch table called directly, as the core calls it, against the
 // libamdhip64.so double: a device's close, which the core does not reach on its own, destroys
 // what the plugin kept past its destroy (gpu_common/engine/retired_streams.hpp and
-// native_graph.hpp).
+// native_graph.hpp); frees queued for the device's free thread, and an allocation that needs
+// their memory (gpu_common/engine/deferred_frees.hpp).
 #include <dlfcn.h>
 #include <polyhal/plugin.h>
 
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <future>
 #include <thread>
 
 #include "gate.hpp"
@@ -120,4 +122,39 @@ TEST_CASE("a device's close destroys a graph destroyed while its launch was pend
     }
     CHECK(releases == 1);
     CHECK(liveHandles("hipStream_t") == streamsBefore);
+}
+
+// hipFree waits for every stream of the device, here for one a host function holds: the free
+// returns at once all the same, and an allocation that finds the device exhausted waits for the
+// queued free and gets its memory. The gate is opened once the allocation has been called.
+TEST_CASE("a free waits for no stream; an exhausted allocation waits for the queued frees",
+          "[hip][memory]") {
+    const halPluginDispatchTable& table = plugin();
+    halPluginDevice device = nullptr;
+    REQUIRE_PLUGIN_OK(table.deviceOpen(0, &device));
+    halPluginStream held = nullptr;
+    REQUIRE_PLUGIN_OK(table.streamCreate(device, 0, 0, &held));
+    static Gate gate;
+    REQUIRE_PLUGIN_OK(table.launchHostFunc(held, Gate::hold, &gate));
+    // More than half of the double's 1 GiB device: two cannot be had at once.
+    constexpr size_t kMostOfTheDevice = size_t{768} << 20;
+    void* first = nullptr;
+    REQUIRE_PLUGIN_OK(table.memAllocDevice(device, kMostOfTheDevice, &first));
+    REQUIRE_PLUGIN_OK(table.memFreeDevice(device, first));
+    CHECK(table.streamQuery(held) == HAL_ERROR_NOT_READY);  // the free did not wait for it
+
+    std::atomic<bool> calling{false};
+    auto opener = std::async(std::launch::async, [&] {
+        while (!calling) std::this_thread::yield();
+        gate.open = true;
+    });
+    void* second = nullptr;
+    calling = true;
+    const halError allocated = table.memAllocDevice(device, kMostOfTheDevice, &second);
+    opener.get();
+    CHECK(allocated == HAL_SUCCESS);
+    waitUntilIdle(held);
+    if (allocated == HAL_SUCCESS) REQUIRE_PLUGIN_OK(table.memFreeDevice(device, second));
+    REQUIRE_PLUGIN_OK(table.streamDestroy(held));
+    table.deviceClose(device);
 }

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <functional>
+#include <string>
 #include <thread>
 
 #include "death_test.hpp"
@@ -130,6 +131,71 @@ TEST_CASE("the runtime's results for what it refuses", "[hip_double][rules]") {
         }
     });
     CHECK(outcome.exitCode == 0);
+}
+
+// clr releases in stream order only memory of a HIP memory pool; hipFreeAsync of hipMalloc memory
+// waits for every stream of the device first (memory.cpp). The callback holds its stream for a
+// bounded time (a gate would have to be opened from inside the call under test): a free that
+// waited returns after it, one that did not returns while it holds.
+TEST_CASE("hipFreeAsync of hipMalloc memory waits for every stream of the device",
+          "[hip_double][rules]") {
+    const ChildOutcome outcome = runInChild([] {
+        static std::atomic<bool> released{false};
+        hipStream_t held = newStream();
+        hipStream_t freeing = newStream();
+        void* memory = nullptr;
+        require(hipMalloc(&memory, 4096));
+        require(hipStreamAddCallback(
+            held,
+            [](hipStream_t, hipError_t, void*) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+                released = true;
+            },
+            nullptr, 0));
+        require(hipFreeAsync(memory, freeing));
+        std::_Exit(released ? 0 : 3);
+    });
+    CHECK(outcome.exitCode == 0);
+}
+
+// Streams beyond GPU_MAX_HW_QUEUES share a hardware queue (timeline.hpp): a stream held by a
+// callback holds the work submitted after it to another stream of its queue, and only that. The
+// callback holds until the test opens it or a deadline passes (a gate would have to be opened
+// from inside the synchronisation under test): 100 ms where the other stream must wait for it,
+// 5 s where it must not.
+TEST_CASE("streams beyond GPU_MAX_HW_QUEUES share a queue, and a held stream holds the others",
+          "[hip_double][rules]") {
+    for (const char* queues : {"1", "2"}) {
+        const bool shared = std::string(queues) == "1";
+        INFO("GPU_MAX_HW_QUEUES=" << queues);
+        const ChildOutcome outcome = runInChild([queues, shared] {
+            static std::atomic<bool> open{false};
+            static std::atomic<bool> released{false};
+            static std::chrono::milliseconds hold{shared ? 100 : 5000};
+            setenv("GPU_MAX_HW_QUEUES", queues, 1);
+            hipStream_t held = newStream();
+            hipStream_t other = newStream();
+            void* memory = nullptr;
+            require(hipMalloc(&memory, 64));
+            require(hipStreamAddCallback(
+                held,
+                [](hipStream_t, hipError_t, void*) {
+                    const auto deadline = std::chrono::steady_clock::now() + hold;
+                    while (!open && std::chrono::steady_clock::now() < deadline) {
+                        std::this_thread::yield();
+                    }
+                    released = true;
+                },
+                nullptr, 0));
+            require(hipMemsetD8Async(memory, 0, 64, other));
+            require(hipStreamSynchronize(other));
+            const bool waited = released;
+            open = true;
+            require(hipDeviceSynchronize());
+            std::_Exit(waited == shared ? 0 : 3);
+        });
+        CHECK(outcome.exitCode == 0);
+    }
 }
 
 TEST_CASE(

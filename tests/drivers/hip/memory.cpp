@@ -98,26 +98,33 @@ hipError_t hipIpcCloseMemHandle(void* pointer) {
     return hipSuccess;
 }
 
-// hipFree synchronises the device that owns the memory.
+// clr's ihipFree: waits for every stream of the device that owns the memory, then frees it
+// (ROCm/clr hipamd/src/hip_memory.cpp:70-95; the wait is SyncAllStreams, line 80).
+static hipError_t freeAfterDevice(int owner, void* pointer) {
+    if (const hipError_t synchronized = synchronizeDevice(owner)) return synchronized;
+    return g_memory.heap(owner).release(pointer) ? hipSuccess : hipErrorInvalidValue;
+}
+
 hipError_t hipFree(void* pointer) {
     ENTER();
     if (pointer == nullptr) return hipSuccess;
     const int owner = g_memory.deviceOf(pointer);
     if (owner < 0) return hipErrorInvalidValue;
-    if (const hipError_t synchronized = synchronizeDevice(owner)) return synchronized;
-    return g_memory.heap(owner).release(pointer) ? hipSuccess : hipErrorInvalidValue;
+    return freeAfterDevice(owner, pointer);
 }
 
-// Stream-ordered: released when the stream reaches the free; no other stream waits.
+// Only memory of a HIP memory pool is released in stream order. The double has no memory pools,
+// so every pointer here is one clr's hipFreeAsync hands to ihipFree, "unconditional waits"
+// included (ROCm/clr hipamd/src/hip_mempool.cpp:164-172: Device::FreeMemory finds no pool that
+// holds the memory): a stream held by a callback holds the call.
 hipError_t hipFreeAsync(void* pointer, hipStream_t stream) {
     ENTER();
+    if (pointer == nullptr) return hipErrorInvalidValue;
     requireLive(__func__, stream, kStream);
     const int owner = g_memory.deviceOf(pointer);
     if (owner < 0) return hipErrorInvalidValue;
     requireSameDevice(__func__, owner, "the memory", stream->device, "the stream");
-    polyhal::doubles::DeviceHeap* heap = &g_memory.heap(owner);
-    stream->timeline.submit([heap, pointer] { heap->release(pointer); });
-    return hipSuccess;
+    return freeAfterDevice(owner, pointer);
 }
 
 hipError_t hipHostMalloc(void** pointer, size_t size, unsigned int flags) {

@@ -45,6 +45,8 @@
 #include "timeline.hpp"
 
 struct ihipStream_t : std::enable_shared_from_this<ihipStream_t> {
+    ihipStream_t(int ordinal, std::shared_ptr<polyhal::doubles::HardwareQueue> queue)
+        : device(ordinal), timeline(std::move(queue)) {}
     int device;
     polyhal::doubles::Stream timeline;
     std::atomic<bool> destroyed{false};
@@ -106,6 +108,10 @@ struct Device {
     std::atomic<hipError_t> sticky{hipSuccess};  // a kernel fault
     std::mutex mutex;
     std::vector<std::shared_ptr<ihipStream_t>> streams;  // destroyed ones too, until they drain
+    // GPU_MAX_HW_QUEUES (default 4, ROCm/clr rocclr/utils/flags.hpp:152) queues, which streams
+    // beyond that share (ROCm keeps a pool per priority; the double one for all).
+    polyhal::doubles::HardwareQueues queues{
+        polyhal::doubles::hardwareQueueLimit("GPU_MAX_HW_QUEUES", 4)};
     std::set<int> peers;  // devices whose memory this one's kernels may access
 };
 

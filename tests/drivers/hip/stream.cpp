@@ -37,17 +37,17 @@ hipError_t hipStreamCreateWithPriority(hipStream_t* handle, unsigned int flags, 
     if (flags != hipStreamDefault && flags != hipStreamNonBlocking) return hipErrorInvalidValue;
     // Priorities order nothing here: every stream has a thread of its own.
     (void)priority;
-    auto stream = std::make_shared<ihipStream_t>();
-    stream->device = currentDevice();
-    *handle = stream.get();
     Device& device = *g_devices[static_cast<size_t>(currentDevice())];
     {
         std::lock_guard<std::mutex> lock(device.mutex);
+        // Destroyed streams that have drained go now, and give their hardware queue back.
         auto& streams = device.streams;
         streams.erase(
             std::remove_if(streams.begin(), streams.end(),
                            [](const auto& old) { return old->destroyed && old->timeline.idle(); }),
             streams.end());
+        auto stream = std::make_shared<ihipStream_t>(currentDevice(), device.queues.acquire());
+        *handle = stream.get();
         streams.push_back(std::move(stream));
     }
     g_handles.add(*handle, kStream);

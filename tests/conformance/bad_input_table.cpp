@@ -756,9 +756,7 @@ std::vector<Row> rows() {
 
 // The names of the functions <polyhal/hal.h> declares, read from the header in the source tree.
 std::set<std::string> declaredFunctions() {
-    std::string path = __FILE__;
-    path = path.substr(0, path.rfind("/tests/")) + "/hal/include/polyhal/hal.h";
-    std::ifstream file(path);
+    std::ifstream file(POLYHAL_CTS_HAL_HEADER);
     const std::string header((std::istreambuf_iterator<char>(file)), {});
     std::set<std::string> names;
     const std::regex declaration(R"(HAL_API\s+[\w\s\*]*?\b(hal\w+)\s*\()");

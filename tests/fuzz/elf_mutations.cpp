@@ -146,6 +146,16 @@ std::string occurrence(std::vector<std::string>* seen, const std::string& kind) 
     return kind + "#" + std::to_string(index);
 }
 
+// The number of entries of the image's .dynsym section.
+uint64_t dynamicSymbolCount(const Image& image) {
+    const auto header = read<ElfW(Ehdr)>(image, 0);
+    for (size_t i = 0; i < header.e_shnum; ++i) {
+        const auto section = read<ElfW(Shdr)>(image, header.e_shoff + i * sizeof(ElfW(Shdr)));
+        if (section.sh_type == SHT_DYNSYM) return section.sh_size / sizeof(ElfW(Sym));
+    }
+    return 0;
+}
+
 }  // namespace
 
 std::vector<ElfField> elfFields(const Image& image) {
@@ -247,6 +257,36 @@ const ElfField* findField(const std::vector<ElfField>& fields, const std::string
         if (field.name == name) return &field;
     }
     return nullptr;
+}
+
+bool rewritesProgram(const Image& image, const ElfField& field, uint64_t value) {
+    const auto endsWith = [&field](const std::string& tail) {
+        return field.name.size() >= tail.size() &&
+               field.name.compare(field.name.size() - tail.size(), tail.size(), tail) == 0;
+    };
+    if (endsWith(".st_value") || endsWith(".st_shndx") || endsWith(".r_addend")) return true;
+    if (endsWith(".r_info")) return ELF64_R_SYM(value) < dynamicSymbolCount(image);
+    // Fewer relocations leave pointers the module's code uses unrelocated.
+    for (const char* table : {"DT_RELA#", "DT_REL#", "DT_JMPREL#", "DT_RELR#"}) {
+        if (field.name.rfind(table, 0) == 0 && endsWith(".d_tag")) return true;
+    }
+    for (const char* size : {"DT_RELASZ#", "DT_RELSZ#", "DT_PLTRELSZ#", "DT_RELRSZ#"}) {
+        if (field.name.rfind(size, 0) == 0 && endsWith(".d_val")) {
+            return value < loadField(image, field);
+        }
+    }
+    const bool initOrFini =
+        field.name.rfind("DT_INIT#", 0) == 0 || field.name.rfind("DT_FINI#", 0) == 0;
+    if (!initOrFini || !endsWith(".d_val")) return false;
+    const auto header = read<ElfW(Ehdr)>(image, 0);
+    for (size_t i = 0; i < header.e_phnum; ++i) {
+        const auto program = read<ElfW(Phdr)>(image, header.e_phoff + i * sizeof(ElfW(Phdr)));
+        if (program.p_type == PT_LOAD && (program.p_flags & PF_X) != 0 &&
+            value >= program.p_vaddr && value - program.p_vaddr < program.p_memsz) {
+            return true;
+        }
+    }
+    return false;
 }
 
 uint64_t loadedEnd(const Image& image) {

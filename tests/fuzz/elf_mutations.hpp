@@ -32,6 +32,15 @@ std::vector<uint64_t> edgeValues(const Image& image, const ElfField& field);
 // `image` with `field` set to `value` (truncated to the field's width).
 Image mutated(const Image& image, const ElfField& field, uint64_t value);
 
+// Whether setting `field` to `value` rewrites what the module's code computes rather than
+// corrupting what the dynamic loader reads: a symbol's value or section (an undefined symbol
+// made defined), a relocation's addend, a relocation's type or symbol when the symbol stays in
+// the table, a relocation table dropped or shortened (pointers left unrelocated), DT_INIT or
+// DT_FINI moved within the code. Such a mutant is another program, which
+// no check of the image can tell from a real one (docs/reliability.md): its constructors and
+// destructors run whatever its relocations now make of its pointers.
+bool rewritesProgram(const Image& image, const ElfField& field, uint64_t value);
+
 // The first address past every loadable segment of `image`.
 uint64_t loadedEnd(const Image& image);
 

@@ -34,6 +34,22 @@ constexpr uint32_t kIrelative = R_386_IRELATIVE;
 constexpr uint32_t kIrelative = 0;
 #endif
 
+// The relocations that fill a pointer slot with the load address plus the addend, and with a
+// symbol's address plus the addend; 0 where the initialiser arrays' slots are not followed.
+#if defined(__x86_64__)
+constexpr uint32_t kRelative = R_X86_64_RELATIVE;
+constexpr uint32_t kAbsolute = R_X86_64_64;
+#elif defined(__aarch64__)
+constexpr uint32_t kRelative = R_AARCH64_RELATIVE;
+constexpr uint32_t kAbsolute = R_AARCH64_ABS64;
+#elif defined(__i386__)
+constexpr uint32_t kRelative = R_386_RELATIVE;
+constexpr uint32_t kAbsolute = R_386_32;
+#else
+constexpr uint32_t kRelative = 0;
+constexpr uint32_t kAbsolute = 0;
+#endif
+
 #if __SIZEOF_POINTER__ == 8
 uint64_t relocationSymbol(uint64_t info) {
     return ELF64_R_SYM(info);
@@ -92,8 +108,11 @@ class DynamicTable {
         return segments_.fileBytes(address, bytes);
     }
     bool isString(ElfW(Xword) offset) const { return offset < stringBytes_; }
+    // Can a relocation write its word at `address`? Linkers align every word they relocate
+    // (GOT entries, pointers in data); a word written one byte off corrupts two.
     bool writable(ElfW(Addr) address) const {
-        return segments_.contains(address, kWord, textRelocations_ ? 0 : PF_W);
+        return address % kWord == 0 &&
+               segments_.contains(address, kWord, textRelocations_ ? 0 : PF_W);
     }
 
     // glibc walks the table to DT_NULL in place (and adjusts its addresses there when the
@@ -110,10 +129,14 @@ class DynamicTable {
                 textRelocations_ = has(DT_TEXTREL) || (value(DT_FLAGS) & DF_TEXTREL) != 0;
                 return nullptr;
             }
+            // A filter loads its filtee (by a name that may match the program itself) in its
+            // place: no kernel module is one.
+            if (entry.d_tag == DT_FILTER || entry.d_tag == DT_AUXILIARY) {
+                return "malformed ELF image (a filter library: DT_FILTER or DT_AUXILIARY)";
+            }
             values_[entry.d_tag] = entry.d_un.d_val;
             if (entry.d_tag == DT_NEEDED || entry.d_tag == DT_SONAME || entry.d_tag == DT_RPATH ||
-                entry.d_tag == DT_RUNPATH || entry.d_tag == DT_AUXILIARY ||
-                entry.d_tag == DT_FILTER) {
+                entry.d_tag == DT_RUNPATH) {
                 names_.push_back(entry);
             }
         }
@@ -138,6 +161,10 @@ class DynamicTable {
             if (!isString(name.d_un.d_val)) {
                 return "malformed ELF image (DT_NEEDED, DT_SONAME, DT_RPATH or DT_RUNPATH names "
                        "a string outside the string table)";
+            }
+            // The loader takes an empty name for the program itself, already loaded.
+            if (name.d_tag == DT_NEEDED && strings_[name.d_un.d_val] == '\0') {
+                return "malformed ELF image (a DT_NEEDED entry names no library)";
             }
         }
         return nullptr;
@@ -261,6 +288,17 @@ class DynamicTable {
                 return "malformed ELF image (a function symbol or IFUNC resolver lies outside "
                        "the code segments)";
             }
+            // The loader resolves a local symbol to the module's own address for it, so a
+            // local undefined one (after the null symbol) makes whatever uses it point at the
+            // module's base, and a defined one outside the segments points nowhere.
+            const bool local = ELF64_ST_BIND(symbol.st_info) == STB_LOCAL;
+            if (i != 0 && symbol.st_shndx == SHN_UNDEF && local) {
+                return "malformed ELF image (an undefined local symbol)";
+            }
+            if (symbol.st_shndx != SHN_UNDEF && symbol.st_shndx != SHN_ABS && type != STT_TLS &&
+                !segments_.contains(symbol.st_value, 0, 0)) {
+                return "malformed ELF image (a symbol lies outside the loaded segments)";
+            }
         }
         return nullptr;
     }
@@ -271,7 +309,12 @@ class DynamicTable {
         uint64_t highest = 0;
         if (const char* problem = checkVersionDefinitions(&highest)) return problem;
         if (const char* problem = checkVersionNeeds(&highest)) return problem;
-        if (!has(DT_VERSYM)) return nullptr;
+        if (!has(DT_VERSYM)) {
+            // glibc then reads DT_VERSYM's entry without checking that it is there.
+            return highest == 0 ? nullptr
+                                : "malformed ELF image (version definitions or needs without "
+                                  "DT_VERSYM)";
+        }
         size_t bytes = 0;
         bytesOf(symbolCount_, sizeof(ElfW(Versym)), &bytes);
         const unsigned char* versions = fileBytes(value(DT_VERSYM), bytes);
@@ -360,21 +403,24 @@ class DynamicTable {
             return "malformed ELF image (DT_JMPREL without DT_PLTRELSZ, or a DT_PLTREL that is "
                    "not this host's relocation format)";
         }
-        const char* problem = checkTable<ElfW(Rela)>(DT_RELA, DT_RELASZ, DT_RELAENT);
-        if (problem == nullptr) problem = checkTable<ElfW(Rel)>(DT_REL, DT_RELSZ, DT_RELENT);
+        const char* problem = checkTable<ElfW(Rela)>(DT_RELA, DT_RELASZ, DT_RELAENT, DT_RELACOUNT);
+        if (problem == nullptr)
+            problem = checkTable<ElfW(Rel)>(DT_REL, DT_RELSZ, DT_RELENT, DT_RELCOUNT);
         if (problem == nullptr && has(DT_JMPREL)) {
             problem = kHostPltRelocations == DT_RELA
-                          ? checkTable<ElfW(Rela)>(DT_JMPREL, DT_PLTRELSZ, DT_NULL)
-                          : checkTable<ElfW(Rel)>(DT_JMPREL, DT_PLTRELSZ, DT_NULL);
+                          ? checkTable<ElfW(Rela)>(DT_JMPREL, DT_PLTRELSZ, DT_NULL, DT_NULL)
+                          : checkTable<ElfW(Rel)>(DT_JMPREL, DT_PLTRELSZ, DT_NULL, DT_NULL);
         }
         if (problem == nullptr) problem = checkRelativeTable();
         return problem;
     }
 
     // A table of relocations at `addressTag`, `sizeTag` bytes of `entryTag`-byte entries (glibc
-    // asserts the entry size, reading the entry unchecked); DT_NULL: no entry size tag.
+    // asserts the entry size, reading the entry unchecked), the first `relativeCountTag` of them
+    // relative; DT_NULL: no such tag.
     template <class Relocation>
-    const char* checkTable(ElfW(Sxword) addressTag, ElfW(Sxword) sizeTag, ElfW(Sxword) entryTag) {
+    const char* checkTable(ElfW(Sxword) addressTag, ElfW(Sxword) sizeTag, ElfW(Sxword) entryTag,
+                           ElfW(Sxword) relativeCountTag) {
         if (!has(addressTag)) return nullptr;
         if (!has(sizeTag) || (entryTag != DT_NULL && value(entryTag) != sizeof(Relocation))) {
             return "malformed ELF image (a relocation table without its size, or with entries "
@@ -387,13 +433,30 @@ class DynamicTable {
             return "malformed ELF image (a relocation table runs outside the loaded segments: "
                    "DT_RELA, DT_REL or DT_JMPREL and its size)";
         }
+        // glibc asserts that the first DT_RELACOUNT (DT_RELCOUNT) of them are relative ones.
+        const size_t relative = relativeCountTag == DT_NULL ? 0 : value(relativeCountTag);
         for (size_t at = 0; at < bytes; at += sizeof(Relocation)) {
             const auto relocation = load<Relocation>(table + at);
+            if (kRelative != 0 && at / sizeof(Relocation) < relative &&
+                relocationType(relocation.r_info) != kRelative) {
+                return "malformed ELF image (DT_RELACOUNT or DT_RELCOUNT counts relocations that "
+                       "are not relative ones)";
+            }
             symbolCount_ =
                 std::max<uint64_t>(symbolCount_, relocationSymbol(relocation.r_info) + 1);
             if (!writable(relocation.r_offset)) {
                 return "malformed ELF image (a relocation writes outside the writable loaded "
-                       "segments)";
+                       "segments, or to an unaligned address)";
+            }
+            if (inInitialiserArray(relocation.r_offset)) {
+                ElfW(Sxword) addend = 0;
+                if constexpr (std::is_same_v<Relocation, ElfW(Rela)>) {
+                    addend = relocation.r_addend;
+                } else {
+                    addend = static_cast<ElfW(Sxword)>(inPlaceWord(relocation.r_offset));
+                }
+                slots_[relocation.r_offset] = Slot{relocationType(relocation.r_info),
+                                                   relocationSymbol(relocation.r_info), addend};
             }
             if constexpr (std::is_same_v<Relocation, ElfW(Rela)>) {
                 if (kIrelative != 0 && relocationType(relocation.r_info) == kIrelative &&
@@ -423,12 +486,12 @@ class DynamicTable {
         for (size_t at = 0; at < bytes; at += kWord) {
             const auto entry = load<ElfW(Addr)>(table + at);
             if ((entry & 1) == 0) {
-                if (!writable(entry)) return kOutside;
+                if (!relocatesRelative(entry)) return kOutside;
                 next = entry + kWord;
                 continue;
             }
             for (size_t bit = 1; bit < 8 * kWord; ++bit) {
-                if (((entry >> bit) & 1) != 0 && !writable(next + (bit - 1) * kWord)) {
+                if (((entry >> bit) & 1) != 0 && !relocatesRelative(next + (bit - 1) * kWord)) {
                     return kOutside;
                 }
             }
@@ -437,18 +500,69 @@ class DynamicTable {
         return nullptr;
     }
 
-    // The loader calls DT_INIT and DT_FINI, and reads DT_INIT_ARRAYSZ (and the others) without
-    // checking that it is there.
+    // A RELR relocation of `target`: the load address added to the word there.
+    bool relocatesRelative(ElfW(Addr) target) {
+        if (!writable(target)) return false;
+        if (inInitialiserArray(target)) {
+            slots_[target] = Slot{kRelative, 0, static_cast<ElfW(Sxword)>(inPlaceWord(target))};
+        }
+        return true;
+    }
+
+    // The word the file holds at `address` (0 past the file part).
+    ElfW(Addr) inPlaceWord(ElfW(Addr) address) const {
+        const unsigned char* bytes = fileBytes(address, kWord);
+        return bytes == nullptr ? 0 : load<ElfW(Addr)>(bytes);
+    }
+
+    bool inInitialiserArray(ElfW(Addr) address) const {
+        for (const auto& array : kInitialiserArrays) {
+            if (has(array[0]) && address >= value(array[0]) &&
+                address - value(array[0]) < value(array[1])) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // Where the relocated initialiser-array slot at `slot` will point, or why that is unknown
+    // or outside the code. An undefined symbol's address is the loader's to find.
+    const char* slotProblem(ElfW(Addr) slot) const {
+        const auto found = slots_.find(slot);
+        if (found == slots_.end()) {
+            return "malformed ELF image (an entry of DT_INIT_ARRAY, DT_FINI_ARRAY or "
+                   "DT_PREINIT_ARRAY is not relocated, so it holds no address in the module)";
+        }
+        const Slot& relocation = found->second;
+        ElfW(Addr) target = relocation.addend;
+        if (relocation.type == kAbsolute) {
+            const auto symbol = load<ElfW(Sym)>(fileBytes(
+                value(DT_SYMTAB) + relocation.symbol * sizeof(ElfW(Sym)), sizeof(ElfW(Sym))));
+            if (symbol.st_shndx == SHN_UNDEF || ELF64_ST_TYPE(symbol.st_info) == STT_GNU_IFUNC) {
+                return nullptr;
+            }
+            target += symbol.st_value;
+        } else if (relocation.type != kRelative) {
+            return "malformed ELF image (an entry of DT_INIT_ARRAY, DT_FINI_ARRAY or "
+                   "DT_PREINIT_ARRAY is relocated by a relocation that does not make a function "
+                   "address)";
+        }
+        if (!segments_.contains(target, 1, PF_X)) {
+            return "malformed ELF image (an entry of DT_INIT_ARRAY, DT_FINI_ARRAY or "
+                   "DT_PREINIT_ARRAY points outside the code segments)";
+        }
+        return nullptr;
+    }
+
+    // The loader calls DT_INIT and DT_FINI, reads DT_INIT_ARRAYSZ (and the others) without
+    // checking that it is there, and calls every entry of the arrays once relocated.
     const char* checkInitialisers() {
         for (const ElfW(Sxword) tag : {DT_INIT, DT_FINI}) {
             if (has(tag) && !segments_.contains(value(tag), 1, PF_X)) {
                 return "malformed ELF image (DT_INIT or DT_FINI lies outside the code segments)";
             }
         }
-        const ElfW(Sxword) arrays[][2] = {{DT_INIT_ARRAY, DT_INIT_ARRAYSZ},
-                                          {DT_FINI_ARRAY, DT_FINI_ARRAYSZ},
-                                          {DT_PREINIT_ARRAY, DT_PREINIT_ARRAYSZ}};
-        for (const auto& array : arrays) {
+        for (const auto& array : kInitialiserArrays) {
             if (!has(array[0])) continue;
             if (!has(array[1]) || value(array[1]) % kWord != 0 ||
                 !segments_.contains(value(array[0]), value(array[1]), PF_R)) {
@@ -456,13 +570,30 @@ class DynamicTable {
                        "the array, as long as its size entry says, lies outside the loaded "
                        "segments)";
             }
+            for (ElfW(Xword) at = 0; kRelative != 0 && at < value(array[1]); at += kWord) {
+                if (const char* problem = slotProblem(value(array[0]) + at)) return problem;
+            }
         }
         return nullptr;
     }
 
+    // Each array's address tag and size tag.
+    static constexpr ElfW(Sxword) kInitialiserArrays[][2] = {
+        {DT_INIT_ARRAY, DT_INIT_ARRAYSZ},
+        {DT_FINI_ARRAY, DT_FINI_ARRAYSZ},
+        {DT_PREINIT_ARRAY, DT_PREINIT_ARRAYSZ}};
+
+    // How a relocation fills an initialiser-array slot.
+    struct Slot {
+        uint32_t type;
+        uint64_t symbol;
+        ElfW(Sxword) addend;
+    };
+
     const ElfSegments& segments_;
     std::map<ElfW(Sxword), ElfW(Xword)> values_;
-    std::vector<ElfW(Dyn)> names_;  // the entries that name a string
+    std::vector<ElfW(Dyn)> names_;      // the entries that name a string
+    std::map<ElfW(Addr), Slot> slots_;  // the relocations of the initialiser arrays' slots
     bool textRelocations_ = false;
     const unsigned char* strings_ = nullptr;
     size_t stringBytes_ = 0;

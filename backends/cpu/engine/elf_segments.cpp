@@ -29,7 +29,8 @@ const char* ElfSegments::read(const unsigned char* image, size_t /*size*/) {
     segments_.clear();
     ElfW(Ehdr) header;
     std::memcpy(&header, image, sizeof header);
-    uint64_t end = 0;
+    uint64_t end = 0;      // of the last segment's memory
+    uint64_t fileEnd = 0;  // of its bytes in the file
     for (size_t i = 0; i < header.e_phnum; ++i) {
         ElfW(Phdr) program;
         std::memcpy(&program, image + header.e_phoff + i * sizeof program, sizeof program);
@@ -51,12 +52,24 @@ const char* ElfSegments::read(const unsigned char* image, size_t /*size*/) {
             return "malformed ELF image (loadable segments out of address order or "
                    "overlapping)";
         }
+        // Linkers lay segments out in the file in address order; one that maps bytes an
+        // earlier one already maps (its code the ELF header, say) is a corrupt offset.
+        if (program.p_offset < fileEnd) {
+            return "malformed ELF image (loadable segments out of file order or sharing file "
+                   "bytes)";
+        }
+        // Code is all in the file: zero-filled code is a corrupt size.
+        if ((program.p_flags & PF_X) != 0 && program.p_filesz != program.p_memsz) {
+            return "malformed ELF image (an executable segment with bytes missing from the "
+                   "file)";
+        }
         if (program.p_align > 1 &&
             (!isPowerOfTwo(program.p_align) || program.p_align > kMaxAlignment)) {
             return "malformed ELF image (a loadable segment's alignment is not a power of two "
                    "up to 1 GiB)";
         }
         end = segmentEnd;
+        fileEnd = program.p_offset + program.p_filesz;
         segments_.push_back(Segment{program.p_vaddr, program.p_offset, program.p_filesz,
                                     program.p_memsz, program.p_flags});
     }

@@ -25,6 +25,21 @@ struct Mutant {
 
 constexpr uint64_t kHuge = uint64_t{1} << 40;
 
+// The test module with the mutant's field set to `value` is refused with the mutant's reason.
+void checkRefused(const Mutant& mutant, uint64_t value) {
+    INFO(mutant.field << " = " << value);
+    const polyhal::testing::Image& image = testKernelImage();
+    const std::vector<ElfField> fields = polyhal::testing::elfFields(image);
+    const ElfField* field = polyhal::testing::findField(fields, mutant.field);
+    REQUIRE(field != nullptr);
+    const polyhal::testing::Image bad = polyhal::testing::mutated(image, *field, value);
+    halPluginModule module = nullptr;
+    CHECK(backend().moduleLoadData(device0(), bad.data(), bad.size(), &module) ==
+          HAL_ERROR_INVALID_IMAGE);
+    CHECK(module == nullptr);
+    CHECK_THAT(lastError(), Catch::Contains(mutant.refusal));
+}
+
 }  // namespace
 
 TEST_CASE("a module image whose tables point outside its loaded segments is refused",
@@ -48,15 +63,19 @@ TEST_CASE("a module image whose tables point outside its loaded segments is refu
         {"PT_GNU_STACK#0.p_type", false, PT_LOAD, "an empty loadable segment"},
         {"PT_LOAD#1.p_vaddr", false, polyhal::testing::kTopPage, "past the user address space"},
     }));
-    INFO(mutant.field);
-    const std::vector<ElfField> fields = polyhal::testing::elfFields(image);
-    const ElfField* field = polyhal::testing::findField(fields, mutant.field);
-    REQUIRE(field != nullptr);
-    const polyhal::testing::Image bad =
-        polyhal::testing::mutated(image, *field, mutant.far ? far : mutant.value);
-    halPluginModule module = nullptr;
-    CHECK(backend().moduleLoadData(device0(), bad.data(), bad.size(), &module) ==
-          HAL_ERROR_INVALID_IMAGE);
-    CHECK(module == nullptr);
-    CHECK_THAT(lastError(), Catch::Contains(mutant.refusal));
+    checkRefused(mutant, mutant.far ? far : mutant.value);
+}
+
+TEST_CASE("a module image that would make the loader call or abort on a corrupt entry is refused",
+          "[module][image]") {
+    // Mutants the fuzz stage found, and an initialiser moved out of the code: each crashed in a
+    // constructor or destructor, or made the dynamic loader abort on one of its assertions.
+    const Mutant mutant = GENERATE(values<Mutant>({
+        {"DT_INIT_ARRAY#0.d_val", false, 0, "is not relocated"},
+        {"DT_RELACOUNT#0.d_val", false, 1000, "DT_RELACOUNT"},
+        {"DT_NULL#0.d_tag", false, DT_FILTER, "a filter library"},
+        {".dynsym#0[5].st_info", false, 0, "an undefined local symbol"},
+        {".rela.dyn#0[0].r_addend", false, 0x10, "points outside the code segments"},
+    }));
+    checkRefused(mutant, mutant.value);
 }

@@ -104,10 +104,13 @@ Module::~Module() {
 int Module::symbolType(const char* name) const {
     link_map* map = nullptr;
     if (dlinfo(library_, RTLD_DI_LINKMAP, &map) != 0) return -1;
-    const auto* table = reinterpret_cast<const ElfW(Sym)*>(map->l_addr + symbols_.symbols);
+    // The image check placed the tables inside the library's readable segments, not at aligned
+    // addresses: the symbols are copied out.
+    const auto* table = reinterpret_cast<const unsigned char*>(map->l_addr + symbols_.symbols);
     const auto* strings = reinterpret_cast<const char*>(map->l_addr + symbols_.strings);
     for (size_t i = 0; i < symbols_.count; ++i) {
-        const ElfW(Sym)& symbol = table[i];
+        ElfW(Sym) symbol;
+        std::memcpy(&symbol, table + i * sizeof symbol, sizeof symbol);
         if (symbol.st_shndx != SHN_UNDEF && ELF64_ST_BIND(symbol.st_info) != STB_LOCAL &&
             std::strcmp(strings + symbol.st_name, name) == 0) {
             return ELF64_ST_TYPE(symbol.st_info);

@@ -10,6 +10,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "engine/elf_hash_tables.hpp"
+
 namespace polyhal::cpu {
 
 namespace {
@@ -66,13 +68,6 @@ uint32_t relocationType(uint32_t info) {
 }
 #endif
 
-template <class T>
-T load(const unsigned char* bytes) {
-    T value;
-    std::memcpy(&value, bytes, sizeof value);
-    return value;
-}
-
 // `count` items of `itemBytes` bytes, or false if that overflows.
 bool bytesOf(uint64_t count, uint64_t itemBytes, size_t* bytes) {
     uint64_t product = 0;
@@ -124,7 +119,7 @@ class DynamicTable {
                    "writable loaded segment)";
         }
         for (size_t i = 0; i < dynamic.p_memsz / sizeof(ElfW(Dyn)); ++i) {
-            const auto entry = load<ElfW(Dyn)>(entries + i * sizeof(ElfW(Dyn)));
+            const auto entry = loadUnaligned<ElfW(Dyn)>(entries + i * sizeof(ElfW(Dyn)));
             if (entry.d_tag == DT_NULL) {
                 textRelocations_ = has(DT_TEXTREL) || (value(DT_FLAGS) & DF_TEXTREL) != 0;
                 return nullptr;
@@ -178,88 +173,19 @@ class DynamicTable {
         if (!has(DT_HASH) && !has(DT_GNU_HASH)) {
             return "malformed ELF image (no symbol hash table: DT_HASH or DT_GNU_HASH)";
         }
-        if (const char* problem = countSysvHash()) return problem;
-        return countGnuHash();
-    }
-
-    const char* countSysvHash() {
-        if (!has(DT_HASH)) return nullptr;
-        const unsigned char* header = fileBytes(value(DT_HASH), 2 * sizeof(uint32_t));
-        if (header == nullptr) {
-            return "malformed ELF image (DT_HASH lies outside the loaded segments)";
-        }
-        const uint64_t buckets = load<uint32_t>(header);
-        const uint64_t chains = load<uint32_t>(header + sizeof(uint32_t));
-        const uint64_t words = 2 + buckets + chains;
-        const unsigned char* table = fileBytes(value(DT_HASH), words * sizeof(uint32_t));
-        if (buckets == 0 || table == nullptr) {
-            return "malformed ELF image (DT_HASH has no buckets, or its buckets and chains run "
-                   "outside the loaded segments)";
-        }
-        for (uint64_t i = 2; i < words; ++i) {
-            if (load<uint32_t>(table + i * sizeof(uint32_t)) >= chains) {
-                return "malformed ELF image (a DT_HASH bucket or chain names a symbol past the "
-                       "table)";
+        size_t sysv = 0;
+        size_t gnu = 0;
+        if (has(DT_HASH)) {
+            if (const char* problem = sysvHashProblem(segments_, value(DT_HASH), &sysv)) {
+                return problem;
             }
         }
-        symbolCount_ = std::max<size_t>(symbolCount_, chains);
-        return nullptr;
-    }
-
-    // Layout: nbuckets, symoffset, bloom words, bloom shift; the bloom filter; the buckets; one
-    // chain word per symbol from symoffset on, the last of each chain with bit 0 set (the
-    // GNU hash section as binutils writes it; glibc's _dl_setup_hash and dl-addr.c read it so).
-    const char* countGnuHash() {
-        if (!has(DT_GNU_HASH)) return nullptr;
-        const ElfW(Addr) address = value(DT_GNU_HASH);
-        const unsigned char* header = fileBytes(address, 4 * sizeof(uint32_t));
-        if (header == nullptr) {
-            return "malformed ELF image (DT_GNU_HASH lies outside the loaded segments)";
-        }
-        const uint64_t buckets = load<uint32_t>(header);
-        const uint64_t offset = load<uint32_t>(header + 4);
-        const uint64_t bloomWords = load<uint32_t>(header + 8);
-        const uint64_t bloomShift = load<uint32_t>(header + 12);
-        if (buckets == 0 || bloomWords == 0 || (bloomWords & (bloomWords - 1)) != 0 ||
-            bloomShift >= 8 * kWord) {
-            return "malformed ELF image (DT_GNU_HASH: no buckets, or a bloom filter whose size "
-                   "is not a power of two or whose shift exceeds a word)";
-        }
-        const uint64_t chainStart = 16 + bloomWords * kWord + buckets * sizeof(uint32_t);
-        const unsigned char* table = fileBytes(address, chainStart);
-        if (table == nullptr) {
-            return "malformed ELF image (DT_GNU_HASH: its buckets run outside the loaded "
-                   "segments)";
-        }
-        uint64_t lastChain = 0;
-        for (uint64_t i = 0; i < buckets; ++i) {
-            const uint64_t first = load<uint32_t>(table + chainStart - (buckets - i) * 4);
-            if (first != 0 && first < offset) {
-                return "malformed ELF image (a DT_GNU_HASH bucket names a symbol below the "
-                       "hashed ones)";
-            }
-            lastChain = std::max(lastChain, first);
-        }
-        uint64_t count = offset;
-        if (lastChain != 0) {
-            // Chains are laid out in bucket order: the one that starts last ends the table.
-            uint64_t symbol = lastChain;
-            for (;; ++symbol) {
-                const unsigned char* word =
-                    fileBytes(address + chainStart + (symbol - offset) * 4, sizeof(uint32_t));
-                if (word == nullptr) {
-                    return "malformed ELF image (a DT_GNU_HASH chain runs outside the loaded "
-                           "segments)";
-                }
-                if ((load<uint32_t>(word) & 1) != 0) break;
-            }
-            count = symbol + 1;
-            if (fileBytes(address + chainStart, (count - offset) * 4) == nullptr) {
-                return "malformed ELF image (the DT_GNU_HASH chains run outside the loaded "
-                       "segments)";
+        if (has(DT_GNU_HASH)) {
+            if (const char* problem = gnuHashProblem(segments_, value(DT_GNU_HASH), &gnu)) {
+                return problem;
             }
         }
-        symbolCount_ = std::max<size_t>(symbolCount_, count);
+        symbolCount_ = std::max(sysv, gnu);
         return nullptr;
     }
 
@@ -276,7 +202,7 @@ class DynamicTable {
                    "tables and relocations say, lies outside the loaded segments)";
         }
         for (size_t i = 0; i < symbolCount_; ++i) {
-            const auto symbol = load<ElfW(Sym)>(table + i * sizeof(ElfW(Sym)));
+            const auto symbol = loadUnaligned<ElfW(Sym)>(table + i * sizeof(ElfW(Sym)));
             if (!isString(symbol.st_name)) {
                 return "malformed ELF image (a symbol's name lies outside the string table)";
             }
@@ -323,7 +249,8 @@ class DynamicTable {
                    "without version definitions or needs)";
         }
         for (size_t i = 0; i < symbolCount_; ++i) {
-            if ((load<ElfW(Versym)>(versions + i * sizeof(ElfW(Versym))) & 0x7fff) > highest) {
+            if ((loadUnaligned<ElfW(Versym)>(versions + i * sizeof(ElfW(Versym))) & 0x7fff) >
+                highest) {
                 return "malformed ELF image (a DT_VERSYM entry names a version that is not "
                        "defined or needed)";
             }
@@ -339,14 +266,14 @@ class DynamicTable {
         for (ElfW(Addr) address = value(DT_VERDEF);;) {
             const unsigned char* bytes = fileBytes(address, sizeof(ElfW(Verdef)));
             if (bytes == nullptr) return kOutside;
-            const auto definition = load<ElfW(Verdef)>(bytes);
+            const auto definition = loadUnaligned<ElfW(Verdef)>(bytes);
             const unsigned char* aux = nullptr;
             ElfW(Addr) auxAddress = 0;
             if (!__builtin_add_overflow(address, definition.vd_aux, &auxAddress)) {
                 aux = fileBytes(auxAddress, sizeof(ElfW(Verdaux)));
             }
             if (definition.vd_version != VER_DEF_CURRENT || aux == nullptr ||
-                !isString(load<ElfW(Verdaux)>(aux).vda_name)) {
+                !isString(loadUnaligned<ElfW(Verdaux)>(aux).vda_name)) {
                 return kOutside;
             }
             *highest = std::max<uint64_t>(*highest, definition.vd_ndx & 0x7fff);
@@ -363,7 +290,7 @@ class DynamicTable {
         for (ElfW(Addr) address = value(DT_VERNEED);;) {
             const unsigned char* bytes = fileBytes(address, sizeof(ElfW(Verneed)));
             if (bytes == nullptr) return kOutside;
-            const auto need = load<ElfW(Verneed)>(bytes);
+            const auto need = loadUnaligned<ElfW(Verneed)>(bytes);
             if (need.vn_version != VER_NEED_CURRENT || !isString(need.vn_file)) return kOutside;
             // glibc asserts that the library named is one the module depends on.
             if (!isDependency(need.vn_file)) {
@@ -375,7 +302,7 @@ class DynamicTable {
             for (;;) {
                 const unsigned char* aux = fileBytes(auxAddress, sizeof(ElfW(Vernaux)));
                 if (aux == nullptr) return kOutside;
-                const auto version = load<ElfW(Vernaux)>(aux);
+                const auto version = loadUnaligned<ElfW(Vernaux)>(aux);
                 if (!isString(version.vna_name)) return kOutside;
                 *highest = std::max<uint64_t>(*highest, version.vna_other & 0x7fff);
                 if (version.vna_next == 0) break;
@@ -436,7 +363,7 @@ class DynamicTable {
         // glibc asserts that the first DT_RELACOUNT (DT_RELCOUNT) of them are relative ones.
         const size_t relative = relativeCountTag == DT_NULL ? 0 : value(relativeCountTag);
         for (size_t at = 0; at < bytes; at += sizeof(Relocation)) {
-            const auto relocation = load<Relocation>(table + at);
+            const auto relocation = loadUnaligned<Relocation>(table + at);
             if (kRelative != 0 && at / sizeof(Relocation) < relative &&
                 relocationType(relocation.r_info) != kRelative) {
                 return "malformed ELF image (DT_RELACOUNT or DT_RELCOUNT counts relocations that "
@@ -484,7 +411,7 @@ class DynamicTable {
         }
         ElfW(Addr) next = 0;
         for (size_t at = 0; at < bytes; at += kWord) {
-            const auto entry = load<ElfW(Addr)>(table + at);
+            const auto entry = loadUnaligned<ElfW(Addr)>(table + at);
             if ((entry & 1) == 0) {
                 if (!relocatesRelative(entry)) return kOutside;
                 next = entry + kWord;
@@ -512,7 +439,7 @@ class DynamicTable {
     // The word the file holds at `address` (0 past the file part).
     ElfW(Addr) inPlaceWord(ElfW(Addr) address) const {
         const unsigned char* bytes = fileBytes(address, kWord);
-        return bytes == nullptr ? 0 : load<ElfW(Addr)>(bytes);
+        return bytes == nullptr ? 0 : loadUnaligned<ElfW(Addr)>(bytes);
     }
 
     bool inInitialiserArray(ElfW(Addr) address) const {
@@ -536,7 +463,7 @@ class DynamicTable {
         const Slot& relocation = found->second;
         ElfW(Addr) target = relocation.addend;
         if (relocation.type == kAbsolute) {
-            const auto symbol = load<ElfW(Sym)>(fileBytes(
+            const auto symbol = loadUnaligned<ElfW(Sym)>(fileBytes(
                 value(DT_SYMTAB) + relocation.symbol * sizeof(ElfW(Sym)), sizeof(ElfW(Sym))));
             if (symbol.st_shndx == SHN_UNDEF || ELF64_ST_TYPE(symbol.st_info) == STT_GNU_IFUNC) {
                 return nullptr;

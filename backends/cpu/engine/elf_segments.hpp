@@ -8,9 +8,18 @@
 #include <link.h>
 
 #include <cstddef>
+#include <cstring>
 #include <vector>
 
 namespace polyhal::cpu {
+
+// The `T` at `bytes`, which need not be aligned.
+template <class T>
+T loadUnaligned(const unsigned char* bytes) {
+    T value;
+    std::memcpy(&value, bytes, sizeof value);
+    return value;
+}
 
 class ElfSegments {
   public:

@@ -49,10 +49,25 @@ bool definedIn(void* library, void* symbol) {
            dlinfo(library, RTLD_DI_LINKMAP, &self) == 0 && owner == self;
 }
 
+// What a symbol of ELF type `type` is, for a message.
+const char* symbolKind(int type) {
+    switch (type) {
+    case STT_NOTYPE: return "a symbol without a type (STT_NOTYPE; mark it .type @function)";
+    case STT_OBJECT: return "a data object (STT_OBJECT)";
+    case STT_COMMON: return "a common data object (STT_COMMON)";
+    case STT_TLS: return "a thread-local variable (STT_TLS)";
+    case STT_SECTION: return "a section (STT_SECTION)";
+    case STT_FILE: return "a file name (STT_FILE)";
+    default: return "a symbol of a processor- or OS-specific type";
+    }
+}
+
 }  // namespace
 
 halError Module::load(const void* image, size_t size, std::unique_ptr<Module>& module) {
-    if (const char* problem = elfImageProblem(static_cast<const unsigned char*>(image), size)) {
+    ElfSymbolTable symbols;
+    if (const char* problem =
+            elfImageProblem(static_cast<const unsigned char*>(image), size, &symbols)) {
         return plugin::fail(HAL_ERROR_INVALID_IMAGE, "%s", problem);
     }
     const int file = memfd_create("polyhal-cpu-module", MFD_CLOEXEC);
@@ -72,7 +87,7 @@ halError Module::load(const void* image, size_t size, std::unique_ptr<Module>& m
                             reason != nullptr ? reason : "no reason given");
     }
     try {
-        module.reset(new Module(file, library));
+        module.reset(new Module(file, library, symbols));
     } catch (...) {
         dlclose(library);
         close(file);
@@ -86,12 +101,40 @@ Module::~Module() {
     close(file_);
 }
 
+int Module::symbolType(const char* name) const {
+    link_map* map = nullptr;
+    if (dlinfo(library_, RTLD_DI_LINKMAP, &map) != 0) return -1;
+    // The image check placed the tables inside the library's readable segments, not at aligned
+    // addresses: the symbols are copied out.
+    const auto* table = reinterpret_cast<const unsigned char*>(map->l_addr + symbols_.symbols);
+    const auto* strings = reinterpret_cast<const char*>(map->l_addr + symbols_.strings);
+    for (size_t i = 0; i < symbols_.count; ++i) {
+        ElfW(Sym) symbol;
+        std::memcpy(&symbol, table + i * sizeof symbol, sizeof symbol);
+        if (symbol.st_shndx != SHN_UNDEF && ELF64_ST_BIND(symbol.st_info) != STB_LOCAL &&
+            std::strcmp(strings + symbol.st_name, name) == 0) {
+            return ELF64_ST_TYPE(symbol.st_info);
+        }
+    }
+    return -1;
+}
+
 halError Module::function(const char* name, Function*& function) {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto known = functions_.find(name);
     if (known != functions_.end()) {
         function = known->second.get();
         return HAL_SUCCESS;
+    }
+    // Only functions are kernels: launching a data symbol would execute its bytes. An IFUNC
+    // is a function too (GCC's target_clones makes one per kernel); dlsym returns the
+    // implementation its resolver chose.
+    const int type = symbolType(name);
+    if (type != -1 && type != STT_FUNC && type != STT_GNU_IFUNC) {
+        return plugin::fail(HAL_ERROR_NOT_FOUND,
+                            "the module's symbol '%s' is %s, not a function: only functions are "
+                            "kernels",
+                            name, symbolKind(type));
     }
     dlerror();  // clear a stale error
     void* symbol = dlsym(library_, name);

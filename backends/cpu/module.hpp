@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "engine/command.hpp"
+#include "engine/elf_dynamic.hpp"
 
 namespace polyhal::cpu {
 
@@ -33,18 +34,24 @@ class Module {
     Module(const Module&) = delete;
     Module& operator=(const Module&) = delete;
 
-    // The kernel exported as `name`, the same object for every lookup of that name; unknown:
-    // HAL_ERROR_NOT_FOUND. Throws std::bad_alloc.
+    // The kernel exported as `name`, the same object for every lookup of that name; unknown,
+    // or a symbol that is not a function (data, TLS): HAL_ERROR_NOT_FOUND. Throws
+    // std::bad_alloc.
     halError function(const char* name, Function*& function);
 
   private:
-    Module(int file, void* library) : file_(file), library_(library) {}
+    Module(int file, void* library, const ElfSymbolTable& symbols)
+        : file_(file), library_(library), symbols_(symbols) {}
+
+    // The ELF type (STT_FUNC, STT_OBJECT...) of the symbol the module defines as `name`, or -1.
+    int symbolType(const char* name) const;
 
     // The in-memory file the library was loaded from. It stays open while the library is
     // loaded: the loader knows the library by its "/proc/self/fd/N" name, and a reused N would
     // make a later dlopen return this library instead of loading the new one.
     const int file_;
     void* const library_;
+    const ElfSymbolTable symbols_;  // checked before the library was loaded
     std::mutex mutex_;
     std::unordered_map<std::string, std::unique_ptr<Function>> functions_;
 };

@@ -51,21 +51,31 @@ halError resolveModule(halModule handle, halModule_t** module, const char* opera
     return HAL_SUCCESS;
 }
 
+// Why a file of `mode` cannot be a module file, or nullptr for a regular file.
+const char* notRegularProblem(mode_t mode) {
+    if (S_ISREG(mode)) return nullptr;
+    return S_ISDIR(mode) ? std::strerror(EISDIR) : "not a regular file";
+}
+
 // The whole content of the regular file at `path`; INVALID_VALUE with the OS error otherwise.
+// Opening a FIFO for reading waits for a writer, and opening a device may act on it: the type
+// is checked before the open, which cannot block (O_NONBLOCK), and again on what was opened,
+// in case the path was replaced in between.
 halError readModuleFile(const char* path, std::vector<char>* image, const char* operation) {
     const auto refuse = [path, operation](const char* problem) {
         return fail(HAL_ERROR_INVALID_VALUE, "{}: cannot read '{}': {}", operation, path, problem);
     };
-    const int file = open(path, O_RDONLY | O_CLOEXEC);
-    if (file < 0) return refuse(std::strerror(errno));
-    const auto closeFile = [file](halError status) {
-        close(file);
-        return status;
-    };
     struct stat status;
+    if (stat(path, &status) != 0) return refuse(std::strerror(errno));
+    if (const char* problem = notRegularProblem(status.st_mode)) return refuse(problem);
+    const int file = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (file < 0) return refuse(std::strerror(errno));
+    const auto closeFile = [file](halError result) {
+        close(file);
+        return result;
+    };
     if (fstat(file, &status) != 0) return closeFile(refuse(std::strerror(errno)));
-    if (S_ISDIR(status.st_mode)) return closeFile(refuse(std::strerror(EISDIR)));
-    if (!S_ISREG(status.st_mode)) return closeFile(refuse("not a regular file"));
+    if (const char* problem = notRegularProblem(status.st_mode)) return closeFile(refuse(problem));
     image->resize(static_cast<size_t>(status.st_size));
     size_t done = 0;
     while (done < image->size()) {

@@ -1,9 +1,18 @@
 // Hostile input: truncated images, absurd sizes, products that wrap, invalid enum values, paths
 // that are not files.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "kernels.hpp"
@@ -105,6 +114,45 @@ TEST_CASE("a directory is not a module file", "[module][errors]") {
     halModule module = nullptr;
     CHECK(halModuleLoadFile(&module, "/") == HAL_ERROR_INVALID_VALUE);
     CHECK_THAT(std::string(halGetLastErrorMessage()), Catch::Contains("directory"));
+    CHECK(module == nullptr);
+}
+
+TEST_CASE("a FIFO is not a module file, and loading one does not wait for a writer",
+          "[module][errors]") {
+    CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_KERNELS);
+    const char* base = std::getenv("TMPDIR");
+    std::string directory = std::string(base != nullptr && *base != '\0' ? base : "/tmp") +
+                            "/polyhal-cts-fifo-XXXXXX";
+    REQUIRE(mkdtemp(directory.data()) != nullptr);
+    const std::string fifo = directory + "/module.so";
+    REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+    // A load that blocks in open() waits for a writer forever: after a generous while, the
+    // watchdog becomes that writer, so the case fails instead of hanging.
+    std::mutex mutex;
+    std::condition_variable changed;
+    bool returned = false;
+    bool blocked = false;
+    std::thread watchdog([&] {
+        std::unique_lock<std::mutex> lock(mutex);
+        if (changed.wait_for(lock, std::chrono::seconds(10), [&] { return returned; })) return;
+        blocked = true;
+        const int writer = open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+        if (writer >= 0) close(writer);
+    });
+    halModule module = nullptr;
+    const halError status = halModuleLoadFile(&module, fifo.c_str());
+    const std::string message = halGetLastErrorMessage();
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        returned = true;
+    }
+    changed.notify_one();
+    watchdog.join();
+    unlink(fifo.c_str());
+    rmdir(directory.c_str());
+    CHECK_FALSE(blocked);
+    CHECK(status == HAL_ERROR_INVALID_VALUE);
+    CHECK_THAT(message, Catch::Contains("not a regular file"));
     CHECK(module == nullptr);
 }
 

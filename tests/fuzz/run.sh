@@ -1,7 +1,10 @@
 #!/bin/sh
-# Builds the API-sequence fuzzer with clang-14 (ASan+UBSan, libFuzzer) in build/fuzz and runs it
-# for a bounded time from the seed corpus. Fails on any finding; the crashing input is left in
-# build/fuzz as crash-<hash>, and `build/fuzz/bin/api_sequence_fuzzer <file>` replays it.
+# Builds the fuzz stage with clang-14 (ASan+UBSan, libFuzzer) in build/fuzz and runs it: the
+# API-sequence fuzzer for a bounded time from the seed corpus, and every single-field mutant of the
+# CPU conformance kernels loaded as a module (a few seconds). Fails on any finding; the fuzzer's
+# crashing input is left in build/fuzz as crash-<hash>, and `build/fuzz/bin/api_sequence_fuzzer
+# <file>` replays it; `build/fuzz/bin/module_image_mutations <module> <field> --verbose` replays
+# the mutants of one field.
 #
 #   tests/fuzz/run.sh [seconds]      (default 60)
 set -eu
@@ -14,5 +17,5 @@ cmake -S . -B build/fuzz -G Ninja \
   -DPOLYHAL_SANITIZE=address,undefined \
   -DPOLYHAL_BUILD_BENCHMARKS=OFF -DPOLYHAL_BUILD_EXAMPLES=OFF \
   -DPOLYHAL_FUZZ_SECONDS="$seconds" >/dev/null
-cmake --build build/fuzz --target api_sequence_fuzzer
+cmake --build build/fuzz --target api_sequence_fuzzer module_image_mutations
 cd build/fuzz && ctest -R '^fuzz\.' --output-on-failure

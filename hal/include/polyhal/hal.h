@@ -808,14 +808,16 @@ typedef struct halKernelArg {
  * backend cannot load it; the message says why), HAL_ERROR_NOT_SUPPORTED. */
 HAL_API halError halModuleLoadData(halModule* module, const void* image, size_t size);
 
-/* Loads a module from a file; as halModuleLoadData.
+/* Loads a module from a file; as halModuleLoadData. The file type is checked before the file is
+ * opened, and opening does not block, so a FIFO or device is refused rather than waited on.
  * Errors: also HAL_ERROR_INVALID_VALUE (path NULL; not a readable, non-empty regular file, e.g. a
- * directory; with the OS error). */
+ * directory, FIFO, device or socket; with the OS error). */
 HAL_API halError halModuleLoadFile(halModule* module, const char* path);
 
 /* Looks up a kernel by name. The function handle is valid until its module is unloaded.
  * Errors: HAL_ERROR_INVALID_VALUE (function or name NULL), HAL_ERROR_INVALID_HANDLE,
- * HAL_ERROR_NOT_FOUND (no such kernel in the module). */
+ * HAL_ERROR_NOT_FOUND (no such kernel in the module; on the CPU backend also a name that is not
+ * a function, such as an exported variable, with the symbol's kind in the message). */
 HAL_API halError halModuleGetFunction(halFunction* function, halModule module, const char* name);
 
 /* Unloads a module once the kernels already launched from it have finished (it waits for the

@@ -94,3 +94,17 @@ HAL_CPU_KERNEL(meet) {
     }
     return 0;
 }
+
+/* Exported symbols that are not functions: looking them up as kernels is NOT_FOUND. */
+__attribute__((visibility("default"))) int exported_counter = 7;
+__attribute__((visibility("default"))) _Thread_local int exported_per_thread = 9;
+
+/* ifunc_kernel(uint32_t* out): *out = 42, through an IFUNC whose resolver picks the
+ * implementation (what GCC's target_clones makes of a kernel). */
+static int ifuncKernelImplementation(const halCpuKernelContext* ctx) {
+    *HAL_CPU_ARG(ctx, 0, uint32_t*) = 42;
+    return 0;
+}
+static halCpuKernelFn resolveIfuncKernel(void) { return ifuncKernelImplementation; }
+__attribute__((visibility("default"), ifunc("resolveIfuncKernel"))) int ifunc_kernel(
+    const halCpuKernelContext* ctx);

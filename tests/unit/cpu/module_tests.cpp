@@ -116,6 +116,29 @@ TEST_CASE("a missing kernel is not found, even if a library it uses defines the 
     CHECK_THAT(lastError(), Catch::Contains(std::string("'") + name + "'"));
 }
 
+TEST_CASE("an exported variable is not a kernel, and the message says what it is", "[module]") {
+    KernelModule module;
+    const auto [name, kind] = GENERATE(table<const char*, const char*>(
+        {{"exported_counter", "data object (STT_OBJECT)"},
+         {"exported_per_thread", "thread-local variable (STT_TLS)"}}));
+    halPluginFunction function = nullptr;
+    CHECK(backend().moduleGetFunction(module.get(), name, &function) == HAL_ERROR_NOT_FOUND);
+    CHECK(function == nullptr);
+    CHECK_THAT(lastError(), Catch::Contains(std::string("'") + name + "'") &&
+                                Catch::Contains(kind) && Catch::Contains("not a function"));
+}
+
+TEST_CASE("an IFUNC kernel runs the implementation its resolver chose", "[module]") {
+    KernelModule module;
+    Stream stream;
+    uint32_t out = 0;
+    uint32_t* data = &out;
+    REQUIRE(launch(stream.get(), module.function("ifunc_kernel"), {1, 1, 1}, {1, 1, 1},
+                   {{&data, sizeof data}}) == HAL_SUCCESS);
+    REQUIRE(backend().streamSynchronize(stream.get()) == HAL_SUCCESS);
+    CHECK(out == 42);
+}
+
 TEST_CASE("two modules loaded from the same bytes are independent", "[module]") {
     KernelModule first;
     KernelModule second;

@@ -3,7 +3,10 @@
  *
  * A CPU module is a host shared object (built with -shared -fPIC) that exports one C function
  * per kernel. halModuleLoadFile takes its path; halModuleLoadData takes its bytes.
- * halModuleGetFunction looks the kernel up by its exported name.
+ * halModuleGetFunction looks the kernel up by its exported name; only functions are kernels
+ * (an IFUNC, as GCC's target_clones makes, is one), an exported variable is HAL_ERROR_NOT_FOUND.
+ * Loading the module runs its constructors: it is native code, checked against corruption
+ * (docs/reliability.md), not sandboxed.
  *
  * A launch over `grid` blocks calls the kernel once per block; blocks run in parallel on the
  * backend's worker threads, in no particular order. The kernel itself loops over the threads of

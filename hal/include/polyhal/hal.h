@@ -911,7 +911,10 @@ HAL_API halError halCheckSetCallSite(const char* site);
  * places a call passes (docs/benchmarks.md measures it).
  * ------------------------------------------------------------------------------------------- */
 
-/* Starts writing a trace to `path` (created or truncated), as POLYHAL_TRACE does.
+/* Starts writing a trace to `path` (created or truncated), as POLYHAL_TRACE does. Each "%p" in
+ * `path` is replaced by the process id; a path without one that another live process is tracing
+ * to, or that the parent was tracing to when it forked this process, gets ".<pid>" appended
+ * (logged as a warning), so that each process writes a file of its own (docs/trace.md).
  * Errors: HAL_ERROR_INVALID_VALUE (path NULL or empty, a trace already being written, or a file
  * that cannot be created: the message has the OS error). */
 HAL_API halError halTraceStart(const char* path);

@@ -681,6 +681,45 @@ TEST_CASE("A forked child given its parent's trace file writes <path>.<pid> inst
     CHECK(childTrace.select("B", "child").size() == 1);
 }
 
+TEST_CASE("A child forked during its parent's trace keeps off that file after the trace ended",
+          "[trace]") {
+    CTS_SKIP_UNLESS_FORK_MAY_ALLOCATE();
+    TraceFile parentFile;
+    HAL_REQUIRE_OK(halTraceStart(parentFile.path()));
+    HAL_REQUIRE_OK(halTraceRangePush("parent"));
+    HAL_REQUIRE_OK(halTraceRangePop());
+    // The child starts its trace only once the parent has completed and closed its file, which
+    // is then locked by no one.
+    int go[2];
+    REQUIRE(pipe(go) == 0);
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        char byte = 0;
+        const bool traced = read(go[0], &byte, 1) == 1 &&
+                            halTraceStart(parentFile.path()) == HAL_SUCCESS &&
+                            halTraceRangePush("child") == HAL_SUCCESS &&
+                            halTraceRangePop() == HAL_SUCCESS && halTraceStop() == HAL_SUCCESS;
+        _exit(traced ? 0 : 1);
+    }
+    const halError stopped = halTraceStop();
+    const char byte = 1;
+    const bool told = write(go[1], &byte, 1) == 1;
+    int status = 0;
+    const bool waited = waitpid(child, &status, 0) == child;
+    close(go[0]);
+    close(go[1]);
+    const std::string childFile = std::string(parentFile.path()) + "." + std::to_string(child);
+    Trace parentTrace, childTrace;
+    load(parentFile.path(), &parentTrace);
+    load(childFile.c_str(), &childTrace);
+    std::remove(childFile.c_str());
+    HAL_REQUIRE_OK(stopped);
+    REQUIRE((told && waited && WIFEXITED(status) && WEXITSTATUS(status) == 0));
+    CHECK(parentTrace.select("B", "parent").size() == 1);
+    CHECK(childTrace.select("B", "child").size() == 1);
+}
+
 TEST_CASE("A child forked while other threads record and the writer drains traces on its own",
           "[trace]") {
     CTS_SKIP_UNLESS_FORK_MAY_ALLOCATE();

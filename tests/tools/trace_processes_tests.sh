@@ -36,6 +36,11 @@ grep -q "this process ${child} traces to ${trace}.${child}" "${scratch}/log" ||
     { echo "the child did not log where its trace went" >&2; cat "${scratch}/log" >&2; exit 1; }
 "${tool}" merge "${trace}" "${trace}.${child}" -o "${scratch}/merged.json"
 "${tool}" check "${scratch}/merged.json"
+summary=$("${tool}" summary "${scratch}/merged.json")
+case ${summary} in
+    *"process ${child}: device 0 default stream"*) ;;
+    *) echo "the merged summary lacks the child's stream" >&2; echo "${summary}" >&2; exit 1 ;;
+esac
 names=$(process_names "${scratch}/merged.json")
 echo "${names}"
 for pid in "${parent}" "${child}"; do

@@ -602,8 +602,8 @@ halError start(const char* path, const char* operation) {
                     std::strerror(errno));
     }
     if (chosen != expandPid(path, hostPid())) {
-        logger().warn("{}: {} is another process's trace; this process {} traces to {}",
-                      operation, path, hostPid(), chosen);
+        logger().warn("{}: {} is another process's trace; this process {} traces to {}", operation,
+                      path, hostPid(), chosen);
     }
     // Records a thread left from an earlier session are dropped with it.
     {

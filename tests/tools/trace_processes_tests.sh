@@ -57,4 +57,10 @@ parent=${parent%% *}
 child=${ids##* }
 "${tool}" check "${scratch}/run-${parent}.json"
 "${tool}" check "${scratch}/run-${child}.json"
+# What is not a regular file is written as it is, by every process (benchmarks trace to
+# /dev/null): nothing is locked, emptied or renamed.
+POLYHAL_TRACE=/dev/null "${spawn}" "${example}" > /dev/null 2> "${scratch}/log"
+if grep -q "POLYHAL_TRACE" "${scratch}/log"; then
+    echo "tracing to /dev/null was refused or renamed:" >&2; cat "${scratch}/log" >&2; exit 1
+fi
 echo "polyhal-trace: traces of several processes passed"

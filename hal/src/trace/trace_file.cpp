@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,12 +13,15 @@ namespace {
 
 constexpr char kPidPattern[] = "%p";
 
-// Opens `path` for writing and takes its exclusive lock without waiting; the lock goes with the
-// file's last descriptor, so a process that dies leaves the file free. -1 with errno
-// EWOULDBLOCK where another process holds it.
+// Opens `path` for writing and, where it is a regular file, takes its exclusive lock without
+// waiting and empties it; the lock goes with the file's last descriptor, so a process that dies
+// leaves the file free. -1 with errno EWOULDBLOCK where another process holds it. Anything else
+// (/dev/null, a pipe) is written as it is: several processes may share it.
 int openLocked(const std::string& path) {
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) return -1;
+    struct stat status;
+    if (::fstat(fd, &status) == 0 && !S_ISREG(status.st_mode)) return fd;
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0 || ::ftruncate(fd, 0) != 0) {
         const int error = errno;
         ::close(fd);

@@ -629,11 +629,13 @@ TEST_CASE("Ranges open when the trace stops, or cut by its cap, end where it sto
 
 // Forks a child that traces on its own (only calls that reach no device: the backend's threads
 // are not in the child) into `childFile`, and waits for it; true when it ended with its trace
-// written. A child still running after 30 s is stopped for good: it is killed.
+// written. A child still running after 30 s is stopped for good: it is killed. `childPid`, if
+// given, receives the child's process id.
 namespace {
-bool forkTracingChild(const std::string& childFile) {
+bool forkTracingChild(const std::string& childFile, pid_t* childPid = nullptr) {
     const pid_t child = fork();
     if (child < 0) return false;
+    if (childPid != nullptr) *childPid = child;
     if (child == 0) {
         const bool traced = halTraceStart(childFile.c_str()) == HAL_SUCCESS &&
                             halTraceRangePush("child") == HAL_SUCCESS &&
@@ -676,6 +678,67 @@ TEST_CASE("A forked child's trace carries the child's process and thread ids", "
     REQUIRE(begins.front()->tid == child);  // the child's one thread, the one that forked
     REQUIRE(trace.threadName(child, child) == "main thread");
     REQUIRE(trace.select("B", "parent").empty());
+}
+
+TEST_CASE("A forked child given its parent's trace file writes <path>.<pid> instead", "[trace]") {
+    CTS_SKIP_UNLESS_FORK_MAY_ALLOCATE();
+    TraceFile parentFile;
+    HAL_REQUIRE_OK(halTraceStart(parentFile.path()));
+    HAL_REQUIRE_OK(halTraceRangePush("parent"));
+    HAL_REQUIRE_OK(halTraceRangePop());
+    pid_t child = 0;
+    const bool childTraced = forkTracingChild(parentFile.path(), &child);
+    HAL_REQUIRE_OK(halTraceStop());
+    const std::string childFile = std::string(parentFile.path()) + "." + std::to_string(child);
+    REQUIRE(childTraced);
+    Trace parentTrace, childTrace;
+    load(parentFile.path(), &parentTrace);
+    load(childFile.c_str(), &childTrace);
+    std::remove(childFile.c_str());
+    checkFormat(parentTrace);
+    checkFormat(childTrace);
+    CHECK(parentTrace.select("B", "parent").size() == 1);
+    CHECK(parentTrace.select("B", "child").empty());
+    CHECK(childTrace.select("B", "child").size() == 1);
+}
+
+TEST_CASE("A child forked during its parent's trace keeps off that file after the trace ended",
+          "[trace]") {
+    CTS_SKIP_UNLESS_FORK_MAY_ALLOCATE();
+    TraceFile parentFile;
+    HAL_REQUIRE_OK(halTraceStart(parentFile.path()));
+    HAL_REQUIRE_OK(halTraceRangePush("parent"));
+    HAL_REQUIRE_OK(halTraceRangePop());
+    // The child starts its trace only once the parent has completed and closed its file, which
+    // is then locked by no one.
+    int go[2];
+    REQUIRE(pipe(go) == 0);
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        char byte = 0;
+        const bool traced = read(go[0], &byte, 1) == 1 &&
+                            halTraceStart(parentFile.path()) == HAL_SUCCESS &&
+                            halTraceRangePush("child") == HAL_SUCCESS &&
+                            halTraceRangePop() == HAL_SUCCESS && halTraceStop() == HAL_SUCCESS;
+        _exit(traced ? 0 : 1);
+    }
+    const halError stopped = halTraceStop();
+    const char byte = 1;
+    const bool told = write(go[1], &byte, 1) == 1;
+    int status = 0;
+    const bool waited = waitpid(child, &status, 0) == child;
+    close(go[0]);
+    close(go[1]);
+    const std::string childFile = std::string(parentFile.path()) + "." + std::to_string(child);
+    Trace parentTrace, childTrace;
+    load(parentFile.path(), &parentTrace);
+    load(childFile.c_str(), &childTrace);
+    std::remove(childFile.c_str());
+    HAL_REQUIRE_OK(stopped);
+    REQUIRE((told && waited && WIFEXITED(status) && WEXITSTATUS(status) == 0));
+    CHECK(parentTrace.select("B", "parent").size() == 1);
+    CHECK(childTrace.select("B", "child").size() == 1);
 }
 
 TEST_CASE("A child forked while other threads record and the writer drains traces on its own",

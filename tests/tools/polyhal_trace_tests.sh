@@ -22,6 +22,16 @@ for expected in "device 0 default stream" "longest operations:" "longest waits:"
         *) echo "summary lacks '${expected}'" >&2; exit 1 ;;
     esac
 done
+# Piped into a reader that has gone (as `head` goes after its lines), summary ends without a word
+# on stderr: the pipe's read end is closed before the tool starts, so its first write fails.
+/usr/bin/python3 - "${tool}" "${trace}" << 'EOF'
+import os, subprocess, sys
+reader, writer = os.pipe()
+os.close(reader)
+run = subprocess.run([sys.argv[1], "summary", sys.argv[2]], stdout=writer, stderr=subprocess.PIPE)
+if run.stderr:
+    sys.exit("summary into a closed pipe wrote to stderr:\n" + run.stderr.decode())
+EOF
 if /usr/bin/python3 -c "import matplotlib" 2> /dev/null; then
     rm -f "${scratch}/timeline.png"
     "${tool}" plot "${trace}" -o "${scratch}/timeline.png"

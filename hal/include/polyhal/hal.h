@@ -920,7 +920,10 @@ HAL_API halError halCheckSetCallSite(const char* site);
  * places a call passes (docs/benchmarks.md measures it).
  * ------------------------------------------------------------------------------------------- */
 
-/* Starts writing a trace to `path` (created or truncated), as POLYHAL_TRACE does.
+/* Starts writing a trace to `path` (created or truncated), as POLYHAL_TRACE does. Each "%p" in
+ * `path` is replaced by the process id; a path without one that another live process is tracing
+ * to, or that the parent was tracing to when it forked this process, gets ".<pid>" appended
+ * (logged as a warning), so that each process writes a file of its own (docs/trace.md).
  * Errors: HAL_ERROR_INVALID_VALUE (path NULL or empty, a trace already being written,
  * POLYHAL_TRACE_MAX_EVENTS set to anything but a whole number from 1 to 2^64-1, or a file that
  * cannot be created: the message has the OS error). */

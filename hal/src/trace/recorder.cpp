@@ -4,7 +4,6 @@
 // and completes the file.
 #include "recorder.hpp"
 
-#include <fcntl.h>
 #include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -29,6 +28,7 @@
 
 #include "../error.hpp"
 #include "../log.hpp"
+#include "trace_file.hpp"
 
 namespace polyhal::trace {
 
@@ -401,9 +401,9 @@ void finishFile(Session& session) {
     writeRecord(session, out, process);
     fmt::format_to(std::back_inserter(out),
                    "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{{\"producer\":\"polyhal "
-                   "{}.{}.{}\",\"truncated\":{},\"droppedEvents\":{}}}}}\n",
+                   "{}.{}.{}\",\"truncated\":{},\"droppedEvents\":{},\"clockStartNs\":{}}}}}\n",
                    HAL_VERSION_MAJOR, HAL_VERSION_MINOR, HAL_VERSION_PATCH,
-                   dropped > 0 ? "true" : "false", dropped);
+                   dropped > 0 ? "true" : "false", dropped, session.startNs);
     writeOut(session, out);
 }
 
@@ -500,6 +500,11 @@ namespace {
 std::atomic<int64_t> g_pid{0};
 thread_local uint64_t t_tid = 0;
 
+// A forked child whose parent was writing a trace (g_current.path) when it forked; the child's
+// first start() keeps that path in g_parentPath, which the child's own traces never overwrite.
+bool g_forkedWhileTracing = false;
+std::string g_parentPath;
+
 // A forked child has only the thread that forked. Every lock of the recorder is taken before the
 // fork, in the order the recorder nests them, and let go after it on both sides, so that the
 // child never inherits a lock held by a thread it does not have.
@@ -541,6 +546,7 @@ void resetInChild() noexcept {
     if (detail::g_session.load(std::memory_order_relaxed) != 0) {
         detail::g_session.store(0, std::memory_order_relaxed);
         g_current.writer.release();  // NOLINT: the thread is the parent's; nothing to join or free
+        g_forkedWhileTracing = true;
         ::close(g_current.fd);
         g_current.fd = -1;
     }
@@ -594,10 +600,19 @@ halError start(const char* path, const char* operation) {
     }
     uint64_t maxRecords = 0;
     if (halError e = maxRecordsFromEnvironment(operation, &maxRecords)) return e;
-    const int fd = ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (g_forkedWhileTracing) {
+        g_parentPath = g_current.path;
+        g_forkedWhileTracing = false;
+    }
+    std::string chosen;
+    const int fd = openTraceFile(path, g_parentPath, hostPid(), &chosen);
     if (fd < 0) {
-        return fail(HAL_ERROR_INVALID_VALUE, "{}: cannot create {}: {}", operation, path,
+        return fail(HAL_ERROR_INVALID_VALUE, "{}: cannot create {}: {}", operation, chosen,
                     std::strerror(errno));
+    }
+    if (chosen != expandPid(path, hostPid())) {
+        logger().warn("{}: {} is another process's trace; this process {} traces to {}", operation,
+                      path, hostPid(), chosen);
     }
     // Records a thread left from an earlier session are dropped with it.
     {
@@ -608,7 +623,7 @@ halError start(const char* path, const char* operation) {
             buffer->records.clear();
         }
     }
-    g_current.path = path;
+    g_current.path = chosen;
     g_current.fd = fd;
     g_current.startNs = now();
     g_current.maxRecords = maxRecords;
@@ -631,7 +646,7 @@ halError start(const char* path, const char* operation) {
     detail::g_session.store(g_nextSession.fetch_add(1, std::memory_order_relaxed) + 1,
                             std::memory_order_release);
     g_current.writer = std::make_unique<std::thread>(runWriter, &g_current);
-    logger().info("{}: tracing to {}", operation, path);
+    logger().info("{}: tracing to {}", operation, chosen);
     return HAL_SUCCESS;
 }
 

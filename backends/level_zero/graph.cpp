@@ -48,19 +48,22 @@ namespace {
 // the list.
 class Recording {
   public:
-    explicit Recording(ze_command_list_handle_t list) : list(list) {}
+    Recording(const Driver* driver, ze_command_list_handle_t list) : driver(driver), list(list) {}
     ~Recording();
     Recording(Recording&& other) noexcept
-        : list(std::exchange(other.list, nullptr)), lastRun(std::move(other.lastRun)) {}
+        : driver(other.driver),
+          list(std::exchange(other.list, nullptr)),
+          lastRun(std::move(other.lastRun)) {}
     Recording& operator=(Recording&&) = delete;
 
+    const Driver* driver;
     ze_command_list_handle_t list;
     SlotRef lastRun;
 };
 
 Recording::~Recording() {
     if (list == nullptr) return;
-    const ze_result_t result = ze.zeCommandListDestroy.address(list);
+    const ze_result_t result = driver->destroyCommandList(list);
     if (result != ZE_RESULT_SUCCESS) {
         plugin::log(HAL_LOG_WARN, "destroying a graph: zeCommandListDestroy: %s",
                     resultName(result));
@@ -232,9 +235,9 @@ halError Graph::takeIdleRecordingLocked(std::optional<Recording>* taken) {
     const ze_command_list_desc_t desc{ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, nullptr,
                                       device_->computeQueueOrdinal, 0};
     ze_command_list_handle_t list = nullptr;
-    POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListCreate, device_->driver->context, device_->device,
-                               &desc, &list);
-    Recording recording(list);
+    const ze_result_t created = device_->driver->createCommandList(device_->device, desc, &list);
+    if (halError error = check(created, "zeCommandListCreate"); error != HAL_SUCCESS) return error;
+    Recording recording(device_->driver, list);
     if (halError error = record(list)) return error;
     taken->emplace(std::move(recording));
     return HAL_SUCCESS;

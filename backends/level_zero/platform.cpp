@@ -116,6 +116,25 @@ ze_result_t Driver::submitCommandLists(ze_command_list_handle_t immediate,
         immediate, static_cast<uint32_t>(lists.size()), lists.data(), signal, 0, nullptr);
 }
 
+ze_result_t Driver::createCommandList(ze_device_handle_t device,
+                                      const ze_command_list_desc_t& desc,
+                                      ze_command_list_handle_t* list) const {
+    std::lock_guard<std::mutex> lock(commandListLifetimes_);
+    return ze.zeCommandListCreate.address(context, device, &desc, list);
+}
+
+ze_result_t Driver::createImmediateCommandList(ze_device_handle_t device,
+                                               const ze_command_queue_desc_t& desc,
+                                               ze_command_list_handle_t* list) const {
+    std::lock_guard<std::mutex> lock(commandListLifetimes_);
+    return ze.zeCommandListCreateImmediate.address(context, device, &desc, list);
+}
+
+ze_result_t Driver::destroyCommandList(ze_command_list_handle_t list) const {
+    std::lock_guard<std::mutex> lock(commandListLifetimes_);
+    return ze.zeCommandListDestroy.address(list);
+}
+
 const Platform& platform() {
     return *found;
 }

@@ -5,6 +5,7 @@
 #include <level_zero/ze_api.h>
 
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "engine/event_pool.hpp"
@@ -43,7 +44,20 @@ class Driver {
                                    ze_event_handle_t signal) const;
     void findCommandListSubmission();
 
+    // zeCommandListCreate, zeCommandListCreateImmediate and zeCommandListDestroy, one at a time.
+    // Where the loader wraps handles, its destroy frees the driver's list and only then drops
+    // its wrapper, found by the driver's handle (oneapi-src/level-zero
+    // source/loader/ze_ldrddi.cpp, zeCommandListDestroy); a list created meanwhile on another
+    // thread at the freed address is given that wrapper, which the destroy then frees.
+    ze_result_t createCommandList(ze_device_handle_t device, const ze_command_list_desc_t& desc,
+                                  ze_command_list_handle_t* list) const;
+    ze_result_t createImmediateCommandList(ze_device_handle_t device,
+                                           const ze_command_queue_desc_t& desc,
+                                           ze_command_list_handle_t* list) const;
+    ze_result_t destroyCommandList(ze_command_list_handle_t list) const;
+
   private:
+    mutable std::mutex commandListLifetimes_;  // see createCommandList
     bool offersImmediateAppend_ = false;
     bool submitsCommandLists_ = false;
 };

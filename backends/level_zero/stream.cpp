@@ -27,7 +27,7 @@ Stream::~Stream() {
     freeStagedLocked(true);
     for (ze_command_list_handle_t list : {list_, copyList_}) {
         if (list == nullptr) continue;
-        const ze_result_t result = ze.zeCommandListDestroy.address(list);
+        const ze_result_t result = device_->driver->destroyCommandList(list);
         if (result != ZE_RESULT_SUCCESS) {
             plugin::log(HAL_LOG_WARN, "zeCommandListDestroy: %s", resultName(result));
         }
@@ -62,8 +62,11 @@ halError Stream::copyListLocked(ze_command_list_handle_t* list) {
                                            0,
                                            ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
                                            priority_};
-        POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListCreateImmediate, device_->driver->context,
-                                   device_->device, &desc, &copyList_);
+        const ze_result_t created =
+            device_->driver->createImmediateCommandList(device_->device, desc, &copyList_);
+        if (halError error = check(created, "zeCommandListCreateImmediate"); error != HAL_SUCCESS) {
+            return error;
+        }
     }
     *list = copyList_;
     return HAL_SUCCESS;
@@ -234,8 +237,8 @@ halError Stream::newHeldListLocked(HeldList* held) {
     held->owned.reserve(held->owned.size() + 1);
     held->sequence.reserve(held->sequence.size() + 1);
     ze_command_list_handle_t list = nullptr;
-    POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListCreate, device_->driver->context, device_->device,
-                               &desc, &list);
+    const ze_result_t created = device_->driver->createCommandList(device_->device, desc, &list);
+    if (halError error = check(created, "zeCommandListCreate"); error != HAL_SUCCESS) return error;
     held->owned.push_back(list);
     held->sequence.push_back(list);
     ordered_ = true;  // runs after what is submitted before it, which ends with a barrier
@@ -281,7 +284,7 @@ void Stream::releaseHeld() noexcept {
         ze.zeEventHostSignal.address(slot->event);
         slot->heldBack = false;
     }
-    for (ze_command_list_handle_t list : held.owned) ze.zeCommandListDestroy.address(list);
+    for (ze_command_list_handle_t list : held.owned) device_->driver->destroyCommandList(list);
 }
 
 void Stream::destroyRanListsLocked(bool all) {
@@ -290,7 +293,7 @@ void Stream::destroyRanListsLocked(bool all) {
             return false;
         }
         for (ze_command_list_handle_t list : run.owned) {
-            const ze_result_t result = ze.zeCommandListDestroy.address(list);
+            const ze_result_t result = device_->driver->destroyCommandList(list);
             if (result != ZE_RESULT_SUCCESS) {
                 plugin::log(HAL_LOG_WARN, "zeCommandListDestroy: %s", resultName(result));
             }
@@ -470,13 +473,15 @@ halError streamCreate(halPluginDevice handle, int priority, uint32_t /*flags: no
                                        ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
                                        toQueuePriority(priority)};
     ze_command_list_handle_t list = nullptr;
-    POLYHAL_ZE_RETURN_IF_ERROR(zeCommandListCreateImmediate, device.driver->context, device.device,
-                               &desc, &list);
+    const ze_result_t result = device.driver->createImmediateCommandList(device.device, desc, &list);
+    if (halError error = check(result, "zeCommandListCreateImmediate"); error != HAL_SUCCESS) {
+        return error;
+    }
     std::shared_ptr<Stream> created;
     try {
         created = std::make_shared<Stream>(&device, list, desc.priority);
     } catch (...) {
-        ze.zeCommandListDestroy.address(list);
+        device.driver->destroyCommandList(list);
         throw;
     }
     // From here the stream owns the list: should registering it throw, it is destroyed.

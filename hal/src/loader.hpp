@@ -12,7 +12,8 @@
 namespace polyhal {
 
 // Loads, negotiates and initialises the selected backends, in POLYHAL_BACKEND's order:
-// - unset or empty: the first of cuda, hip, level_zero that loads and has a device, else cpu;
+// - unset or empty: of the plugins in the plugin folders that ask to be chosen automatically, the
+//   first by selection priority (halPluginBackendInfo) that loads and has a device, else cpu;
 // - a comma-separated list of names or absolute paths: each must load and have a device, or
 //   initialisation fails with a message naming everything that was tried. Never a fallback.
 halError loadBackends(std::vector<std::unique_ptr<Backend>>* backends);

@@ -6,6 +6,8 @@
 #ifndef POLYHAL_BACKENDS_GPU_COMMON_GRAPH_HPP_
 #define POLYHAL_BACKENDS_GPU_COMMON_GRAPH_HPP_
 
+#include <polyhal/box_rows.hpp>
+
 #include <algorithm>
 #include <cstddef>
 #include <memory>
@@ -204,18 +206,13 @@ class GraphBuilder {
         auto* dst = static_cast<unsigned char*>(box.dst);
         const auto* src = static_cast<const unsigned char*>(box.src);
         if (box.dstPitch > maxPitch_ || box.srcPitch > maxPitch_) {
-            for (size_t slice = 0; slice < box.depth; ++slice) {
-                for (size_t row = 0; row < box.height; ++row) {
-                    const size_t dstAt = slice * box.dstSlicePitch + row * box.dstPitch;
-                    const size_t srcAt = slice * box.srcSlicePitch + row * box.srcPitch;
-                    const bool first = slice == 0 && row == 0;
-                    if (halError error = addContiguous(dst + dstAt, src + srcAt, box.width,
-                                                       box.kind, first, node)) {
-                        return error;
-                    }
-                }
-            }
-            return HAL_SUCCESS;
+            bool first = true;
+            return forEachBoxRow(box, [&](size_t dstOffset, size_t srcOffset) {
+                const halError error = addContiguous(dst + dstOffset, src + srcOffset, box.width,
+                                                     box.kind, first, node);
+                first = false;
+                return error;
+            });
         }
         for (size_t slice = 0; slice < box.depth; ++slice) {
             const CopyRows rows{dst + slice * box.dstSlicePitch,

@@ -3,6 +3,8 @@
 #ifndef POLYHAL_BACKENDS_GPU_COMMON_MEMORY_HPP_
 #define POLYHAL_BACKENDS_GPU_COMMON_MEMORY_HPP_
 
+#include <polyhal/box_rows.hpp>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -113,17 +115,10 @@ halError memcpy3DAsync(halPluginStream handle, const halMemcpy3DParams* box) noe
     auto* dst = static_cast<unsigned char*>(box->dst);
     const auto* src = static_cast<const unsigned char*>(box->src);
     if (box->dstPitch > maxPitch || box->srcPitch > maxPitch) {
-        for (size_t slice = 0; slice < box->depth; ++slice) {
-            for (size_t row = 0; row < box->height; ++row) {
-                if (halError error = Api::memcpyAsync(
-                        stream.native, dst + slice * box->dstSlicePitch + row * box->dstPitch,
-                        src + slice * box->srcSlicePitch + row * box->srcPitch, box->width,
-                        box->kind)) {
-                    return error;
-                }
-            }
-        }
-        return HAL_SUCCESS;
+        return forEachBoxRow(*box, [&](size_t dstOffset, size_t srcOffset) {
+            return Api::memcpyAsync(stream.native, dst + dstOffset, src + srcOffset, box->width,
+                                    box->kind);
+        });
     }
     for (size_t slice = 0; slice < box->depth; ++slice) {
         if (halError error =

@@ -1,6 +1,8 @@
 // What a capturing stream records for copies and memsets: the plugin operation the eager call
 // would enqueue, where one serves; other paths (through the host, across devices) cannot be
 // replayed and invalidate the capture.
+#include <polyhal/box_rows.hpp>
+
 #include "capture.hpp"
 #include "copy_plan.hpp"
 
@@ -44,18 +46,10 @@ halError captureBox(halStream_t* stream, const halMemcpy3DParams& box, const Cop
     }
     auto* dst = static_cast<unsigned char*>(box.dst);
     const auto* src = static_cast<const unsigned char*>(box.src);
-    for (size_t slice = 0; slice < box.depth; ++slice) {
-        for (size_t row = 0; row < box.height; ++row) {
-            const size_t dstOffset = slice * box.dstSlicePitch + row * box.dstPitch;
-            const size_t srcOffset = slice * box.srcSlicePitch + row * box.srcPitch;
-            if (halError e = captureOperation(
-                    stream, makeCopyOp(dst + dstOffset, src + srcOffset, box.width, plan.kind),
-                    operation)) {
-                return e;
-            }
-        }
-    }
-    return HAL_SUCCESS;
+    return forEachBoxRow(box, [&](size_t dstOffset, size_t srcOffset) {
+        return captureOperation(
+            stream, makeCopyOp(dst + dstOffset, src + srcOffset, box.width, plan.kind), operation);
+    });
 }
 
 halError captureMemset(halStream_t* stream, void* dst, unsigned char value, size_t count,

@@ -1,6 +1,8 @@
 // Copies: operand location, kind resolution, bounds, and the path (local, peer or staged).
 #include "copy_plan.hpp"
 
+#include <polyhal/box_rows.hpp>
+
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -326,17 +328,9 @@ halError enqueueBox(halStream_t* stream, const halMemcpy3DParams& box, const Cop
     }
     auto* dst = static_cast<unsigned char*>(box.dst);
     const auto* src = static_cast<const unsigned char*>(box.src);
-    for (size_t slice = 0; slice < box.depth; ++slice) {
-        for (size_t row = 0; row < box.height; ++row) {
-            if (halError e =
-                    enqueueCopy(stream, dst + slice * box.dstSlicePitch + row * box.dstPitch,
-                                src + slice * box.srcSlicePitch + row * box.srcPitch, box.width,
-                                plan, operation)) {
-                return e;
-            }
-        }
-    }
-    return HAL_SUCCESS;
+    return forEachBoxRow(box, [&](size_t dstOffset, size_t srcOffset) {
+        return enqueueCopy(stream, dst + dstOffset, src + srcOffset, box.width, plan, operation);
+    });
 }
 
 halError planMemset(const char* operation, void* dst, size_t dstMax, size_t count,

@@ -1,6 +1,8 @@
 // Implements worker.hpp.
 #include "engine/worker.hpp"
 
+#include <polyhal/box_rows.hpp>
+
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -55,12 +57,10 @@ struct Executor {
     void operator()(const CopyBytes& copy) const { std::memmove(copy.dst, copy.src, copy.count); }
 
     void operator()(const CopyBox& box) const {
-        for (size_t slice = 0; slice < box.depth; ++slice) {
-            for (size_t row = 0; row < box.height; ++row) {
-                std::memmove(box.dst + slice * box.dstSlicePitch + row * box.dstPitch,
-                             box.src + slice * box.srcSlicePitch + row * box.srcPitch, box.width);
-            }
-        }
+        forEachBoxRow(box, [&](size_t dstOffset, size_t srcOffset) {
+            std::memmove(box.dst + dstOffset, box.src + srcOffset, box.width);
+            return HAL_SUCCESS;
+        });
     }
 
     void operator()(const FillBytes& fill) const { std::memset(fill.dst, fill.value, fill.count); }

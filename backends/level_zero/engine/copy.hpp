@@ -4,6 +4,7 @@
 #define POLYHAL_BACKENDS_LEVEL_ZERO_ENGINE_COPY_HPP_
 
 #include <level_zero/ze_api.h>
+#include <polyhal/box_rows.hpp>
 #include <polyhal/hal.h>
 
 #include <cstddef>
@@ -37,15 +38,9 @@ halError forEachCopyOf(const halMemcpy3DParams& box, const Each& each) {
     if (Copy::fitsRegion(box)) return each(Copy::region(box));
     auto* dst = static_cast<unsigned char*>(box.dst);
     const auto* src = static_cast<const unsigned char*>(box.src);
-    for (size_t slice = 0; slice < box.depth; ++slice) {
-        for (size_t row = 0; row < box.height; ++row) {
-            const Copy copy =
-                Copy::linear(dst + slice * box.dstSlicePitch + row * box.dstPitch,
-                             src + slice * box.srcSlicePitch + row * box.srcPitch, box.width);
-            if (halError error = each(copy); error != HAL_SUCCESS) return error;
-        }
-    }
-    return HAL_SUCCESS;
+    return forEachBoxRow(box, [&](size_t dstOffset, size_t srcOffset) {
+        return each(Copy::linear(dst + dstOffset, src + srcOffset, box.width));
+    });
 }
 
 }  // namespace polyhal::level_zero

@@ -13,12 +13,14 @@
 #include <polyhal/plugin_support.hpp>
 #include <utility>
 
+#include "gpu_common/engine/api_contract.hpp"
 #include "gpu_common/engine/deferred_frees.hpp"
 
 namespace polyhal::gpu {
 
 template <class Api>
 struct Device {
+    static_assert(apiMeetsContract<Api>());
     using Handle = halPluginDevice;
     typename Api::NativeDevice native;
     // Set by activate() on the device's first use, so that opening a device costs nothing (a CUDA

@@ -1,0 +1,126 @@
+// What a vendor API type `Api` must provide to the shared GPU layer (backends/cuda/api.hpp and
+// backends/hip/api.hpp are the two there are), checked when the layer is built for it: an `Api`
+// that lacks a member fails the build with a message naming the member, not with an error deep in
+// an entry template.
+//
+//   kName, kLibraries[], kLibraryDescription       backend name; library names to try; wording
+//   kSelectionPriority, kDLPackDeviceType, kModuleImageKinds
+//                                                  what backendGetInfo reports
+//   Result, kSuccess, kNotReady, kPeerAccessAlreadyEnabled, kPeerAccessNotEnabled
+//                                                  the vendor's status type and some of its values
+//   toHalError(Result), describe(Result, &name, &text)
+//   NativeDevice, Context, Stream, Event, Module, Function, DevicePointer, JitOption,
+//   IpcMemHandle, IpcEventHandle
+//   symbols                                        the symbol table whose roles the entries
+//                                                  call (support/symbol_table.hpp)
+//   retainContext(), releaseContext()              what a device in use holds (CUDA: its primary
+//                                                  context)
+//   enterContext(), leaveContext()                 making it current on a thread for one entry and
+//                                                  restoring what was current
+//                                                  (engine/current_device.hpp)
+//   RelaxedCapture                                 what an entry's calls do about stream capture by
+//                                                  other code (CUDA: relaxed for the entry)
+//   toPointer(), toDevicePointer()                 between void* and the vendor's device pointer
+//   maxKernelArgumentBytes()                       the largest sum of one launch's argument sizes
+//                                                  (0: the core's default)
+//   memcpyAsync(), memcpy2DAsync(), launchHostFunc()
+//                                                  what the vendors do in different ways
+//   KernelInfo, describeKernel(), checkArguments(), allowDynamicSharedMemory()
+//                                                  what a launch checks and sets up first, read
+//                                                  once per function when it is looked up
+//   Graph, GraphNode, GraphExec, UserObject, HostNodeParams, kUserObjectNoDestructorSync,
+//   kGraphUserObjectMove, kNativeGraphsSince, kExecDestroyWaitsForLaunches,
+//   kHostToHostCopyNodes, kAttributeMaxPitch, memoryKind(), addNode(), instantiate()
+//                                                  native graphs (graph.hpp, engine/graph_node.hpp,
+//                                                  engine/native_graph.hpp)
+//   imageProblem()                                 what a module image's headers name beyond its
+//                                                  size (module.hpp)
+//   kEventQueriesReadTheirStream                   whether destroyed streams must be kept
+//                                                  (engine/retired_streams.hpp)
+//   kIpcEventWaitsOnDevice                         whether interprocess events are offered
+//   kStreamNonBlocking, kEventDisableTiming, kEventBlockingSync, kEventInterprocess,
+//   kHostAllocPortable,
+//   kIpcMemLazyEnablePeerAccess,
+//   kAttributeComputeUnits, kAttributeMaxThreadsPerBlock, kAttributeMaxSharedMemoryPerBlock,
+//   kJitErrorLogBuffer, kJitErrorLogBufferSize,
+//   kHasIpcEventAttribute (and, where true, kAttributeIpcEventSupported)
+//                                                  the vendor's flag and enum values
+#ifndef POLYHAL_BACKENDS_GPU_COMMON_ENGINE_API_CONTRACT_HPP_
+#define POLYHAL_BACKENDS_GPU_COMMON_ENGINE_API_CONTRACT_HPP_
+
+#include <type_traits>
+
+namespace polyhal::gpu {
+
+// The contract's values and functions (each named by `&Api::member`) and its types.
+#define POLYHAL_GPU_API_MEMBERS(X)                                                                 \
+    X(kName)                                                                                       \
+    X(kLibraries) X(kLibraryDescription) X(kSelectionPriority) X(kDLPackDeviceType)                \
+        X(kModuleImageKinds) X(kSuccess) X(kNotReady) X(kPeerAccessAlreadyEnabled)                 \
+            X(kPeerAccessNotEnabled) X(toHalError) X(describe) X(symbols) X(retainContext) X(      \
+                releaseContext) X(enterContext) X(leaveContext) X(toPointer) X(toDevicePointer)    \
+                X(maxKernelArgumentBytes) X(memcpyAsync) X(memcpy2DAsync) X(launchHostFunc)        \
+                    X(describeKernel) X(checkArguments) X(allowDynamicSharedMemory) X(             \
+                        kUserObjectNoDestructorSync) X(kGraphUserObjectMove) X(kNativeGraphsSince) \
+                        X(kExecDestroyWaitsForLaunches) X(kHostToHostCopyNodes)                    \
+                            X(kAttributeMaxPitch) X(memoryKind) X(addNode) X(instantiate)          \
+                                X(imageProblem) X(kEventQueriesReadTheirStream)                    \
+                                    X(kIpcEventWaitsOnDevice) X(kStreamNonBlocking)                \
+                                        X(kEventDisableTiming) X(kEventBlockingSync)               \
+                                            X(kEventInterprocess) X(kHostAllocPortable)            \
+                                                X(kIpcMemLazyEnablePeerAccess)                     \
+                                                    X(kAttributeComputeUnits)                      \
+                                                        X(kAttributeMaxThreadsPerBlock)            \
+                                                            X(kAttributeMaxSharedMemoryPerBlock)   \
+                                                                X(kJitErrorLogBuffer)              \
+                                                                    X(kJitErrorLogBufferSize)      \
+                                                                        X(kHasIpcEventAttribute)
+#define POLYHAL_GPU_API_TYPES(X)                                                                \
+    X(Result)                                                                                   \
+    X(NativeDevice) X(Context) X(Stream) X(Event) X(Module) X(Function) X(DevicePointer)        \
+        X(JitOption) X(IpcMemHandle) X(IpcEventHandle) X(RelaxedCapture) X(KernelInfo) X(Graph) \
+            X(GraphNode) X(GraphExec) X(UserObject) X(HostNodeParams)
+
+namespace api_contract {
+#define POLYHAL_GPU_API_DETECT_MEMBER(member)   \
+    template <class Api, class = void>          \
+    inline constexpr bool has_##member = false; \
+    template <class Api>                        \
+    inline constexpr bool has_##member<Api, std::void_t<decltype(&Api::member)>> = true;
+#define POLYHAL_GPU_API_DETECT_TYPE(type)     \
+    template <class Api, class = void>        \
+    inline constexpr bool has_##type = false; \
+    template <class Api>                      \
+    inline constexpr bool has_##type<Api, std::void_t<typename Api::type>> = true;
+POLYHAL_GPU_API_MEMBERS(POLYHAL_GPU_API_DETECT_MEMBER)
+POLYHAL_GPU_API_TYPES(POLYHAL_GPU_API_DETECT_TYPE)
+#undef POLYHAL_GPU_API_DETECT_TYPE
+#undef POLYHAL_GPU_API_DETECT_MEMBER
+
+template <class Api, class = void>
+inline constexpr bool hasIpcEventAttribute = false;
+template <class Api>
+inline constexpr bool
+    hasIpcEventAttribute<Api, std::void_t<decltype(&Api::kAttributeIpcEventSupported)>> = true;
+}  // namespace api_contract
+
+// True, or the build fails with one "Api lacks <member>" error per missing member.
+template <class Api>
+constexpr bool apiMeetsContract() {
+#define POLYHAL_GPU_API_REQUIRE(member)            \
+    static_assert(api_contract::has_##member<Api>, \
+                  "Api lacks " #member " (engine/api_contract.hpp)");
+    POLYHAL_GPU_API_MEMBERS(POLYHAL_GPU_API_REQUIRE)
+    POLYHAL_GPU_API_TYPES(POLYHAL_GPU_API_REQUIRE)
+#undef POLYHAL_GPU_API_REQUIRE
+    if constexpr (api_contract::has_kHasIpcEventAttribute<Api>) {
+        static_assert(!Api::kHasIpcEventAttribute || api_contract::hasIpcEventAttribute<Api>,
+                      "Api lacks kAttributeIpcEventSupported, which kHasIpcEventAttribute promises "
+                      "(engine/api_contract.hpp)");
+    }
+    return true;
+}
+
+}  // namespace polyhal::gpu
+
+#endif  // POLYHAL_BACKENDS_GPU_COMMON_ENGINE_API_CONTRACT_HPP_

@@ -11,7 +11,7 @@
 #include <optional>
 
 #include "engine/notifier.hpp"
-#include "support/shared_event.hpp"
+#include "plugin_common/shared_event.hpp"
 #include "engine/timeline.hpp"
 
 namespace polyhal::cpu {

@@ -1,5 +1,5 @@
 // The CUDA driver functions this plugin calls, one line each: X(role, function). Roles are shared
-// with backends/hip/symbols.hpp; see support/symbol_table.hpp.
+// with backends/hip/symbols.hpp; see backends/plugin_common/symbol_table.hpp.
 //
 // The plugin never links libcuda: initialize() opens libcuda.so.1. Versioned names are the ones
 // cuda.h maps the plain names to (cuMemAlloc -> cuMemAlloc_v2 ...).
@@ -22,7 +22,7 @@
 
 #include <cuda.h>
 
-#include "support/symbol_table.hpp"
+#include "plugin_common/symbol_table.hpp"
 
 // clang-format off
 #define POLYHAL_CUDA_SYMBOLS(X, X_OR, OPTIONAL, OPTIONAL_OR)                          \

@@ -10,7 +10,7 @@
 
 #include "api.hpp"
 #include "gpu_common/engine/objects.hpp"
-#include "support/elf_layout.hpp"
+#include "plugin_common/elf_layout.hpp"
 
 namespace polyhal::hip {
 

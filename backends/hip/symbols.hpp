@@ -1,5 +1,5 @@
 // The HIP runtime functions this plugin calls, one line each: X(role, function). Roles are shared
-// with backends/cuda/symbols.hpp; see support/symbol_table.hpp.
+// with backends/cuda/symbols.hpp; see backends/plugin_common/symbol_table.hpp.
 //
 // The plugin never links libamdhip64: initialize() opens libamdhip64.so.6 or .so.5 (or the
 // unversioned name of a development install). Built against HIP 5.2's headers (Debian's
@@ -23,7 +23,7 @@
 
 #include "user_objects.hpp"
 
-#include "support/symbol_table.hpp"
+#include "plugin_common/symbol_table.hpp"
 
 // clang-format off
 #define POLYHAL_HIP_SYMBOLS(X, X_OR, OPTIONAL, OPTIONAL_OR)      \

@@ -1,6 +1,6 @@
 // Events: each record takes a fresh slot (see engine/event_pool.hpp); the event points at the
 // latest. An event shared with other processes keeps its records in shared memory instead
-// (support/shared_event.hpp).
+// (backends/plugin_common/shared_event.hpp).
 #ifndef POLYHAL_BACKENDS_LEVEL_ZERO_EVENT_HPP_
 #define POLYHAL_BACKENDS_LEVEL_ZERO_EVENT_HPP_
 
@@ -10,7 +10,7 @@
 #include <mutex>
 
 #include "engine/event_pool.hpp"
-#include "support/shared_event.hpp"
+#include "plugin_common/shared_event.hpp"
 
 namespace polyhal::level_zero {
 

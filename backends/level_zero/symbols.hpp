@@ -2,7 +2,7 @@
 //
 // The plugin never links libze_loader: it opens libze_loader.so.1 in initialize(), so it builds
 // and loads on machines without Level Zero and reports that cleanly. Calls read
-// `ze.zeMemFree.address(...)`; see support/symbol_table.hpp.
+// `ze.zeMemFree.address(...)`; see backends/plugin_common/symbol_table.hpp.
 #ifndef POLYHAL_BACKENDS_LEVEL_ZERO_SYMBOLS_HPP_
 #define POLYHAL_BACKENDS_LEVEL_ZERO_SYMBOLS_HPP_
 
@@ -10,7 +10,7 @@
 #include <level_zero/ze_api.h>
 #include <polyhal/hal.h>
 
-#include "support/symbol_table.hpp"
+#include "plugin_common/symbol_table.hpp"
 
 #ifndef ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME
 // Level Zero 1.9's extension, which the 1.4 headers lack: closed regular command lists submitted

@@ -13,7 +13,7 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "support/shared_memory.hpp"
+#include "plugin_common/shared_memory.hpp"
 
 namespace polyhal::cpu {
 

@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "engine/elf_segments.hpp"
-#include "support/elf_layout.hpp"
+#include "plugin_common/elf_layout.hpp"
 
 namespace polyhal::cpu {
 

@@ -15,7 +15,7 @@
 
 #include "engine/graph_batch.hpp"
 #include "engine/kernel_execution.hpp"
-#include "support/shared_event.hpp"
+#include "plugin_common/shared_event.hpp"
 #include "event.hpp"
 
 namespace polyhal::cpu {

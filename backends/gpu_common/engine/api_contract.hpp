@@ -12,7 +12,7 @@
 //   NativeDevice, Context, Stream, Event, Module, Function, DevicePointer, JitOption,
 //   IpcMemHandle, IpcEventHandle
 //   symbols                                        the symbol table whose roles the entries
-//                                                  call (support/symbol_table.hpp)
+//                                                  call (backends/plugin_common/symbol_table.hpp)
 //   retainContext(), releaseContext()              what a device in use holds (CUDA: its primary
 //                                                  context)
 //   enterContext(), leaveContext()                 making it current on a thread for one entry and

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <polyhal/plugin_support.hpp>
 
-#include "support/symbol_table.hpp"
+#include "plugin_common/symbol_table.hpp"
 
 namespace polyhal::gpu {
 

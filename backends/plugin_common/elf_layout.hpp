@@ -1,8 +1,8 @@
 // Checks that an ELF image's tables and the file ranges they name lie inside the image, before
 // a loader that takes the headers at their word reads it (a dynamic loader maps segments past the
 // end of a file and faults on first touch; vendor loaders take no size at all).
-#ifndef POLYHAL_SUPPORT_ELF_LAYOUT_HPP_
-#define POLYHAL_SUPPORT_ELF_LAYOUT_HPP_
+#ifndef POLYHAL_BACKENDS_PLUGIN_COMMON_ELF_LAYOUT_HPP_
+#define POLYHAL_BACKENDS_PLUGIN_COMMON_ELF_LAYOUT_HPP_
 
 #include <cstddef>
 
@@ -18,4 +18,4 @@ const char* elfLayoutProblem(const unsigned char* image, size_t size);
 
 }  // namespace polyhal
 
-#endif  // POLYHAL_SUPPORT_ELF_LAYOUT_HPP_
+#endif  // POLYHAL_BACKENDS_PLUGIN_COMMON_ELF_LAYOUT_HPP_

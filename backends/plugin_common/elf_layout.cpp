@@ -1,5 +1,5 @@
 // Implements elf_layout.hpp.
-#include "support/elf_layout.hpp"
+#include "plugin_common/elf_layout.hpp"
 
 #include <elf.h>
 #include <endian.h>

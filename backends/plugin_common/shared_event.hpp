@@ -2,16 +2,16 @@
 // page of shared memory that every process holding the event maps (shared_generations.hpp). A
 // record takes the next generation and enqueues work that publishes it when the stream reaches
 // it; a wait enqueues work that holds the stream until the generation it saw is published.
-#ifndef POLYHAL_SUPPORT_SHARED_EVENT_HPP_
-#define POLYHAL_SUPPORT_SHARED_EVENT_HPP_
+#ifndef POLYHAL_BACKENDS_PLUGIN_COMMON_SHARED_EVENT_HPP_
+#define POLYHAL_BACKENDS_PLUGIN_COMMON_SHARED_EVENT_HPP_
 
 #include <polyhal/plugin.h>
 
 #include <cstdint>
 #include <memory>
 
-#include "support/shared_generations.hpp"
-#include "support/shared_memory.hpp"
+#include "plugin_common/shared_generations.hpp"
+#include "plugin_common/shared_memory.hpp"
 
 namespace polyhal {
 
@@ -41,4 +41,4 @@ class SharedEventState {
 
 }  // namespace polyhal
 
-#endif  // POLYHAL_SUPPORT_SHARED_EVENT_HPP_
+#endif  // POLYHAL_BACKENDS_PLUGIN_COMMON_SHARED_EVENT_HPP_

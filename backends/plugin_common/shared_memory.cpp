@@ -1,5 +1,5 @@
 // Implements shared_memory.hpp.
-#include "support/shared_memory.hpp"
+#include "plugin_common/shared_memory.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>

@@ -2,8 +2,8 @@
 // names it by its process id and file descriptor; the importer opens the descriptor through
 // /proc/<pid>/fd/<n> and checks the file's identity, so a descriptor number the exporter has
 // closed and reused is never mistaken for the memory.
-#ifndef POLYHAL_SUPPORT_SHARED_MEMORY_HPP_
-#define POLYHAL_SUPPORT_SHARED_MEMORY_HPP_
+#ifndef POLYHAL_BACKENDS_PLUGIN_COMMON_SHARED_MEMORY_HPP_
+#define POLYHAL_BACKENDS_PLUGIN_COMMON_SHARED_MEMORY_HPP_
 
 #include <polyhal/plugin.h>
 
@@ -60,4 +60,4 @@ class SharedMemory {
 
 }  // namespace polyhal
 
-#endif  // POLYHAL_SUPPORT_SHARED_MEMORY_HPP_
+#endif  // POLYHAL_BACKENDS_PLUGIN_COMMON_SHARED_MEMORY_HPP_

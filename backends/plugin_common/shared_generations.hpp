@@ -4,8 +4,8 @@
 // generations and sleep on a futex that is not private to the process, so that a publication in
 // one process wakes waiters in the others. Zero-filled memory is a valid state: never recorded.
 // The CPU backend's interprocess events and the vendor doubles' (tests/drivers/common) use it.
-#ifndef POLYHAL_SUPPORT_SHARED_GENERATIONS_HPP_
-#define POLYHAL_SUPPORT_SHARED_GENERATIONS_HPP_
+#ifndef POLYHAL_BACKENDS_PLUGIN_COMMON_SHARED_GENERATIONS_HPP_
+#define POLYHAL_BACKENDS_PLUGIN_COMMON_SHARED_GENERATIONS_HPP_
 
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -74,4 +74,4 @@ static_assert(std::is_standard_layout<SharedGenerations>::value, "placed in shar
 
 }  // namespace polyhal
 
-#endif  // POLYHAL_SUPPORT_SHARED_GENERATIONS_HPP_
+#endif  // POLYHAL_BACKENDS_PLUGIN_COMMON_SHARED_GENERATIONS_HPP_

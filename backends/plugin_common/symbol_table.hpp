@@ -10,8 +10,8 @@
 // header declares it: its prototype types the pointer, and the header's macro expansion of the name
 // (e.g. cuMemAlloc -> cuMemAlloc_v2) is the symbol looked up, so the pointer's type and the
 // resolved ABI version always agree.
-#ifndef POLYHAL_SUPPORT_SYMBOL_TABLE_HPP_
-#define POLYHAL_SUPPORT_SYMBOL_TABLE_HPP_
+#ifndef POLYHAL_BACKENDS_PLUGIN_COMMON_SYMBOL_TABLE_HPP_
+#define POLYHAL_BACKENDS_PLUGIN_COMMON_SYMBOL_TABLE_HPP_
 
 #include "support/dynamic_library.hpp"
 
@@ -81,4 +81,4 @@ struct Symbol {
         return nullptr;                                                                          \
     }
 
-#endif  // POLYHAL_SUPPORT_SYMBOL_TABLE_HPP_
+#endif  // POLYHAL_BACKENDS_PLUGIN_COMMON_SYMBOL_TABLE_HPP_

@@ -1,5 +1,5 @@
 // Implements shared_event.hpp.
-#include "support/shared_event.hpp"
+#include "plugin_common/shared_event.hpp"
 
 #include <unistd.h>
 

@@ -1,6 +1,6 @@
 // Records of and waits for HAL_EVENT_INTERPROCESS events, in stream order. Level Zero events are
 // flags set once and reset before they are set again, which another process cannot follow, so an
-// interprocess event keeps its records in shared memory (backends/plugin_common/shared_event.hpp) and a stream
+// interprocess event keeps its records in shared memory (plugin_common/shared_event.hpp) and a stream
 // reaches it through its host-function thread: a record publishes the event's next generation
 // once the stream's earlier work has finished; a wait holds the stream's later work until the
 // generation it saw has been published, by whichever process recorded it.

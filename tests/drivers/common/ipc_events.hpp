@@ -1,6 +1,6 @@
 // Events shared between processes, for the doubles' IPC event calls (cuIpcGetEventHandle,
 // cuIpcOpenEventHandle and HIP's): an interprocess event keeps its records in a page of a memory
-// file (backends/plugin_common/shared_generations.hpp), which the exporter names as ipc_mappings.hpp names device
+// file (plugin_common/shared_generations.hpp), which the exporter names as ipc_mappings.hpp names device
 // memory and an importer maps through /proc/<pid>/fd. A record publishes its generation once its
 // stream reaches it; a wait holds its stream until the generation that was the latest when the
 // wait was enqueued has been published, by whichever process recorded it.

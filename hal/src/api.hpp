@@ -18,19 +18,37 @@
 
 namespace polyhal {
 
-// Runs a public function's body: initialises first, refuses what hal.h does not allow inside a
-// host function or during a capture, and turns any exception into an error so none crosses the
-// C ABI. `function` is the public function calling it. While a trace is written the body runs
-// inside its span.
+// What hal.h lets a public function do where the device must not be reached. Each public function
+// declares its own where it calls apiCall, next to its hal.h entry's "Allowed in host functions"
+// and capture rules.
+enum class CallPolicy : unsigned char {
+    // Reaches the device (enqueues, or asks the plugin): refused inside a host function; allowed
+    // during a capture, which records or refuses it itself.
+    kReachesDevice,
+    // Never reaches the device: allowed inside a host function and during any capture.
+    kHostOnly,
+    // What hal.h's halCaptureMode names unsafe: may wait for the device (synchronises, allocates
+    // or frees synchronously) or asks whether its work is done (as CUDA's global mode refuses
+    // cudaStreamQuery and cudaEventQuery). Refused inside a host function, and by a global or
+    // thread-local capture under way, which it invalidates.
+    kWaitsForDevice,
+};
+
+// Runs a public function's body: initialises first, refuses what `policy` does not allow inside a
+// host function or during a capture, and turns any exception into an error so none crosses the C
+// ABI. `function` is the public function calling it (its __func__). While a trace is written the
+// body runs inside its span.
 template <typename Body>
-halError apiCall(Body&& body, const char* function = __builtin_FUNCTION()) noexcept {
+halError apiCall(const char* function, CallPolicy policy, Body&& body) noexcept {
     try {
-        if (__builtin_expect(inHostFunction(), 0)) {
-            if (halError e = checkPermittedInHostFunction(function)) return e;
+        if (__builtin_expect(inHostFunction(), 0) && policy != CallPolicy::kHostOnly) {
+            return refuseInHostFunction(function);
         }
         const halError status = ensureInitialized();
         if (status != HAL_SUCCESS) return status;
-        if (halError e = checkPermittedDuringCapture(function)) return e;
+        if (policy == CallPolicy::kWaitsForDevice) {
+            if (halError e = checkPermittedDuringCapture(function)) return e;
+        }
         if (trace::enabled()) return trace::tracedCall(function, body);
         return body();
     } catch (const std::bad_alloc&) {

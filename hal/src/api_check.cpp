@@ -8,7 +8,7 @@ using namespace polyhal;
 extern "C" {
 
 HAL_API halError halCheckGetEnabled(uint32_t* checks) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kHostOnly, [&, op = __func__] {
         if (halError e = requireOutput(checks, op, "checks")) return e;
         *checks = check::detail::g_checks.load(std::memory_order_relaxed);
         return HAL_SUCCESS;
@@ -16,7 +16,7 @@ HAL_API halError halCheckGetEnabled(uint32_t* checks) {
 }
 
 HAL_API halError halCheckGetFindingCount(uint64_t* count) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kHostOnly, [&, op = __func__] {
         if (halError e = requireOutput(count, op, "count")) return e;
         *count = check::findingCount();
         return HAL_SUCCESS;
@@ -24,7 +24,7 @@ HAL_API halError halCheckGetFindingCount(uint64_t* count) {
 }
 
 HAL_API halError halCheckSetCallSite(const char* site) {
-    return apiCall([&] {
+    return apiCall(__func__, CallPolicy::kHostOnly, [&] {
         check::setForeignCallSite(site);
         return HAL_SUCCESS;
     });

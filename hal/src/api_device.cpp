@@ -52,7 +52,7 @@ void releaseDeviceObjects(Device* device) {
 extern "C" {
 
 HAL_API halError halInit(void) {
-    return apiCall([] { return HAL_SUCCESS; });
+    return apiCall(__func__, CallPolicy::kHostOnly, [] { return HAL_SUCCESS; });
 }
 
 HAL_API halError halGetVersion(int* major, int* minor, int* patch) {
@@ -63,7 +63,7 @@ HAL_API halError halGetVersion(int* major, int* minor, int* patch) {
 }
 
 HAL_API halError halGetBackendName(const char** name) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kHostOnly, [&, op = __func__] {
         if (halError e = requireOutput(name, op, "name")) return e;
         *name = currentDevice()->backend->name.c_str();
         return HAL_SUCCESS;
@@ -71,7 +71,7 @@ HAL_API halError halGetBackendName(const char** name) {
 }
 
 HAL_API halError halGetDeviceCount(int* count) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kHostOnly, [&, op = __func__] {
         if (halError e = requireOutput(count, op, "count")) return e;
         *count = static_cast<int>(runtime().devices.size());
         return HAL_SUCCESS;
@@ -79,7 +79,7 @@ HAL_API halError halGetDeviceCount(int* count) {
 }
 
 HAL_API halError halSetDevice(int device) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kHostOnly, [&, op = __func__] {
         if (halError e = requireDevice(device, op)) return e;
         currentDeviceOrdinal() = device;
         return HAL_SUCCESS;
@@ -87,7 +87,7 @@ HAL_API halError halSetDevice(int device) {
 }
 
 HAL_API halError halGetDevice(int* device) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kHostOnly, [&, op = __func__] {
         if (halError e = requireOutput(device, op, "device")) return e;
         *device = currentDeviceOrdinal();
         return HAL_SUCCESS;
@@ -95,7 +95,7 @@ HAL_API halError halGetDevice(int* device) {
 }
 
 HAL_API halError halResetDevice(int ordinal) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kWaitsForDevice, [&, op = __func__] {
         if (halError e = requireDevice(ordinal, op)) return e;
         Device* device = runtime().devices[ordinal].get();
         // A capture holds streams, events and memory of the device; the reset would leave it
@@ -118,7 +118,7 @@ HAL_API halError halResetDevice(int ordinal) {
 }
 
 HAL_API halError halGetDeviceProperties(int ordinal, halDeviceProperties* props) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kHostOnly, [&, op = __func__] {
         if (halError e = requireOutput(props, op, "props")) return e;
         const size_t minimum = offsetof(halDeviceProperties, name) + sizeof(props->name);
         if (props->size < minimum) {
@@ -157,7 +157,7 @@ HAL_API halError halGetDeviceProperties(int ordinal, halDeviceProperties* props)
 }
 
 HAL_API halError halSynchronizeDevice(void) {
-    return apiCall([op = __func__] {
+    return apiCall(__func__, CallPolicy::kWaitsForDevice, [op = __func__] {
         Device* device = currentDevice();
         if (halError e = refuseIfDeviceCaptured(device, op)) return e;
         trace::notePool(device);

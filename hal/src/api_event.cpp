@@ -60,15 +60,17 @@ halError makeEventHandle(Device* device, halPluginEvent native, uint32_t flags,
 extern "C" {
 
 HAL_API halError halCreateEventWithFlag(halEvent* event, uint32_t flags) {
-    return apiCall([&, op = __func__] { return createEventHandle(event, flags, op); });
+    return apiCall(__func__, CallPolicy::kReachesDevice,
+                   [&, op = __func__] { return createEventHandle(event, flags, op); });
 }
 
 HAL_API halError halCreateEvent(halEvent* event) {
-    return apiCall([&, op = __func__] { return createEventHandle(event, HAL_EVENT_DEFAULT, op); });
+    return apiCall(__func__, CallPolicy::kReachesDevice,
+                   [&, op = __func__] { return createEventHandle(event, HAL_EVENT_DEFAULT, op); });
 }
 
 HAL_API halError halRecordEvent(halEvent eventHandle, halStream streamHandle) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         halEvent_t* event = nullptr;
         halStream_t* stream = nullptr;
         if (halError e = resolveEvent(eventHandle, &event, op)) return e;
@@ -85,7 +87,7 @@ HAL_API halError halRecordEvent(halEvent eventHandle, halStream streamHandle) {
 }
 
 HAL_API halError halQueryEvent(halEvent handle) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kWaitsForDevice, [&, op = __func__] {
         halEvent_t* event = nullptr;
         if (halError e = resolveEvent(handle, &event, op)) return e;
         if (capturedEvent(event)) return refuseCapturedEvent(event, op);
@@ -95,7 +97,7 @@ HAL_API halError halQueryEvent(halEvent handle) {
 }
 
 HAL_API halError halSynchronizeEvent(halEvent handle) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kWaitsForDevice, [&, op = __func__] {
         halEvent_t* event = nullptr;
         if (halError e = resolveEvent(handle, &event, op)) return e;
         if (capturedEvent(event)) return refuseCapturedEvent(event, op);
@@ -107,7 +109,7 @@ HAL_API halError halSynchronizeEvent(halEvent handle) {
 }
 
 HAL_API halError halEventElapsedTime(float* ms, halEvent startHandle, halEvent endHandle) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         if (halError e = requireOutput(ms, op, "ms")) return e;
         halEvent_t* start = nullptr;
         halEvent_t* end = nullptr;
@@ -151,7 +153,7 @@ HAL_API halError halEventElapsedTime(float* ms, halEvent startHandle, halEvent e
 }
 
 HAL_API halError halDestroyEvent(halEvent handle) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         halEvent_t* event = nullptr;
         if (halError e = resolveEvent(handle, &event, op)) return e;
         if (capturedEvent(event)) leaveCapture(event);

@@ -22,7 +22,7 @@ halError resolveGraph(halGraph handle, halGraph_t** graph, const char* operation
 extern "C" {
 
 HAL_API halError halStreamBeginCapture(halStream handle, halCaptureMode mode) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         const uint32_t modeBits = enumBits(mode);
         if (modeBits > HAL_CAPTURE_MODE_RELAXED) {
             return fail(HAL_ERROR_INVALID_VALUE, "{}: unknown capture mode {}", op, modeBits);
@@ -40,7 +40,7 @@ HAL_API halError halStreamBeginCapture(halStream handle, halCaptureMode mode) {
 }
 
 HAL_API halError halStreamEndCapture(halStream handle, halGraph* graph) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         if (halError e = requireOutput(graph, op, "graph")) return e;
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, op)) return e;
@@ -49,7 +49,7 @@ HAL_API halError halStreamEndCapture(halStream handle, halGraph* graph) {
 }
 
 HAL_API halError halStreamGetCaptureInfo(halStream handle, halCaptureStatus* status) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         if (halError e = requireOutput(status, op, "status")) return e;
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, op)) return e;
@@ -59,7 +59,7 @@ HAL_API halError halStreamGetCaptureInfo(halStream handle, halCaptureStatus* sta
 }
 
 HAL_API halError halGraphLaunch(halGraph graphHandle, halStream streamHandle) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         halGraph_t* graph = nullptr;
         halStream_t* stream = nullptr;
         if (halError e = resolveGraph(graphHandle, &graph, op)) return e;
@@ -85,7 +85,7 @@ HAL_API halError halGraphLaunch(halGraph graphHandle, halStream streamHandle) {
 }
 
 HAL_API halError halGraphDestroy(halGraph handle) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         halGraph_t* graph = nullptr;
         if (halError e = resolveGraph(handle, &graph, op)) return e;
         return destroyGraph(graph, op);

@@ -7,7 +7,7 @@ using namespace polyhal;
 extern "C" {
 
 HAL_API halError halIpcGetEventHandle(halIpcEventHandle* handle, halEvent eventHandle) {
-    return apiCall([&, operation = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, operation = __func__] {
         if (halError e = requireOutput(handle, operation, "handle")) return e;
         halEvent_t* event = nullptr;
         if (halError e = resolveEvent(eventHandle, &event, operation)) return e;
@@ -28,7 +28,7 @@ HAL_API halError halIpcGetEventHandle(halIpcEventHandle* handle, halEvent eventH
 }
 
 HAL_API halError halIpcOpenEventHandle(halEvent* event, halIpcEventHandle handle) {
-    return apiCall([&, operation = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, operation = __func__] {
         if (halError e = requireOutput(event, operation, "event")) return e;
         Device* device = currentDevice();
         IpcHandle imported;

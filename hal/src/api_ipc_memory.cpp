@@ -19,7 +19,7 @@ halError requireIpcMemory(const Device* device, const char* operation) {
 extern "C" {
 
 HAL_API halError halIpcGetMemHandle(halIpcMemHandle* handle, void* devPtr) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         if (halError e = requireOutput(handle, op, "handle")) return e;
         for (const auto& owner : runtime().devices) {
             Device* device = owner.get();
@@ -46,7 +46,7 @@ HAL_API halError halIpcGetMemHandle(halIpcMemHandle* handle, void* devPtr) {
 }
 
 HAL_API halError halIpcOpenMemHandle(void** devPtr, halIpcMemHandle handle, uint32_t flags) {
-    return apiCall([&, operation = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, operation = __func__] {
         if (halError e = requireOutput(devPtr, operation, "devPtr")) return e;
         if (flags != 0) {
             return fail(HAL_ERROR_INVALID_VALUE, "{}: flags must be 0 (got {:#x})", operation,
@@ -88,7 +88,7 @@ HAL_API halError halIpcOpenMemHandle(void** devPtr, halIpcMemHandle handle, uint
 }
 
 HAL_API halError halIpcCloseMemHandle(void* devPtr) {
-    return apiCall([&, operation = __func__] {
+    return apiCall(__func__, CallPolicy::kWaitsForDevice, [&, operation = __func__] {
         const auto opened = runtime().ipcImports.find(devPtr);
         if (!opened || opened->base != reinterpret_cast<uintptr_t>(devPtr)) {
             return fail(HAL_ERROR_INVALID_VALUE,

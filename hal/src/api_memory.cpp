@@ -117,7 +117,7 @@ halError enqueueHostMemset(halStream_t* stream, void* dst, unsigned char value, 
 extern "C" {
 
 HAL_API halError halMalloc(void** ptr, size_t size) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kWaitsForDevice, [&, op = __func__] {
         if (halError e = requireOutput(ptr, op, "ptr")) return e;
         if (size == 0) return fail(HAL_ERROR_INVALID_VALUE, "{}: size is 0", op);
         Device* device = currentDevice();
@@ -140,7 +140,7 @@ HAL_API halError halMalloc(void** ptr, size_t size) {
 }
 
 HAL_API halError halFree(void* ptr) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kWaitsForDevice, [&, op = __func__] {
         if (ptr == nullptr) return HAL_SUCCESS;
         const Operand where = locate(ptr);
         Device* device = where.device();
@@ -155,7 +155,7 @@ HAL_API halError halFree(void* ptr) {
 }
 
 HAL_API halError halMallocHost(void** ptr, size_t size) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kWaitsForDevice, [&, op = __func__] {
         if (halError e = requireOutput(ptr, op, "ptr")) return e;
         if (size == 0) return fail(HAL_ERROR_INVALID_VALUE, "{}: size is 0", op);
         Device* device = currentDevice();
@@ -182,7 +182,7 @@ HAL_API halError halMallocHost(void** ptr, size_t size) {
 }
 
 HAL_API halError halFreeHost(void* ptr) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kWaitsForDevice, [&, op = __func__] {
         if (ptr == nullptr) return HAL_SUCCESS;
         const auto allocation = runtime().hostAllocations.eraseExact(ptr);
         if (!allocation) {
@@ -201,7 +201,7 @@ HAL_API halError halFreeHost(void* ptr) {
 
 HAL_API halError halMemcpyAsync(void* dst, size_t dstMax, const void* src, size_t count,
                                 halMemcpyKind kind, halStream handle) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, op)) return e;
         CopyPlan plan;
@@ -217,7 +217,7 @@ HAL_API halError halMemcpyAsync(void* dst, size_t dstMax, const void* src, size_
 
 HAL_API halError halMemcpy(void* dst, size_t dstMax, const void* src, size_t count,
                            halMemcpyKind kind) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kWaitsForDevice, [&, op = __func__] {
         CopyPlan plan;
         if (halError e = planCopy(op, dst, dstMax, src, count, enumBits(kind), &plan)) {
             return e;
@@ -236,20 +236,20 @@ HAL_API halError halMemcpy(void* dst, size_t dstMax, const void* src, size_t cou
 HAL_API halError halMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
                                   size_t width, size_t height, halMemcpyKind kind,
                                   halStream stream) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         return copyBoxAsync(box2D(dst, dpitch, src, spitch, width, height, kind), stream, op);
     });
 }
 
 HAL_API halError halMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                              size_t height, halMemcpyKind kind) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kWaitsForDevice, [&, op = __func__] {
         return copyBox(box2D(dst, dpitch, src, spitch, width, height, kind), op);
     });
 }
 
 HAL_API halError halMemcpy3DAsync(const halMemcpy3DParams* params, halStream stream) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         halMemcpy3DParams box;
         if (halError e = readBox(op, params, &box)) return e;
         return copyBoxAsync(box, stream, op);
@@ -257,7 +257,7 @@ HAL_API halError halMemcpy3DAsync(const halMemcpy3DParams* params, halStream str
 }
 
 HAL_API halError halMemcpy3D(const halMemcpy3DParams* params) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kWaitsForDevice, [&, op = __func__] {
         halMemcpy3DParams box;
         if (halError e = readBox(op, params, &box)) return e;
         return copyBox(box, op);
@@ -266,7 +266,7 @@ HAL_API halError halMemcpy3D(const halMemcpy3DParams* params) {
 
 HAL_API halError halMemsetAsync(void* dst, size_t dstMax, int value, size_t count,
                                 halStream handle) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, op)) return e;
         Operand target;
@@ -294,7 +294,7 @@ HAL_API halError halMemsetAsync(void* dst, size_t dstMax, int value, size_t coun
 }
 
 HAL_API halError halMemset(void* dst, size_t dstMax, int value, size_t count) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kWaitsForDevice, [&, op = __func__] {
         Operand target;
         if (halError e = planMemset(op, dst, dstMax, count, &target)) return e;
         if (count == 0) return HAL_SUCCESS;

@@ -6,7 +6,7 @@ using namespace polyhal;
 extern "C" {
 
 HAL_API halError halGetMemInfo(size_t* freeBytes, size_t* totalBytes) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         if (halError e = requireOutput(freeBytes, op, "freeBytes")) return e;
         if (halError e = requireOutput(totalBytes, op, "totalBytes")) return e;
         Device* device = currentDevice();

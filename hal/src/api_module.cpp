@@ -205,7 +205,8 @@ halError launchKernel(halFunction functionHandle, halDim3 grid, halDim3 block,
     }
     if (capturing(stream)) {
         return captureOperation(
-            stream, makeKernelOp(function, grid, block, dynamicSharedBytes, args, access, numArgs), op);
+            stream, makeKernelOp(function, grid, block, dynamicSharedBytes, args, access, numArgs),
+            op);
     }
     return launch(function, stream, grid, block, dynamicSharedBytes, args, access, numArgs, op);
 }
@@ -215,7 +216,7 @@ halError launchKernel(halFunction functionHandle, halDim3 grid, halDim3 block,
 extern "C" {
 
 HAL_API halError halModuleLoadData(halModule* module, const void* image, size_t size) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         if (halError e = requireOutput(module, op, "module")) return e;
         if (image == nullptr || size == 0) {
             return fail(HAL_ERROR_INVALID_VALUE, "{}: the image is {}", op,
@@ -226,7 +227,7 @@ HAL_API halError halModuleLoadData(halModule* module, const void* image, size_t 
 }
 
 HAL_API halError halModuleLoadFile(halModule* module, const char* path) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         if (halError e = requireOutput(module, op, "module")) return e;
         if (halError e = requireOutput(path, op, "path")) return e;
         std::vector<char> image;
@@ -237,7 +238,7 @@ HAL_API halError halModuleLoadFile(halModule* module, const char* path) {
 
 HAL_API halError halModuleGetFunction(halFunction* function, halModule moduleHandle,
                                       const char* name) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         if (halError e = requireOutput(function, op, "function")) return e;
         if (halError e = requireOutput(name, op, "name")) return e;
         halModule_t* module = nullptr;
@@ -266,7 +267,7 @@ HAL_API halError halModuleGetFunction(halFunction* function, halModule moduleHan
 }
 
 HAL_API halError halModuleUnload(halModule handle) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kWaitsForDevice, [&, op = __func__] {
         halModule_t* module = nullptr;
         if (halError e = resolveModule(handle, &module, op)) return e;
         Device* device = module->device;
@@ -284,7 +285,7 @@ HAL_API halError halModuleUnload(halModule handle) {
 HAL_API halError halLaunchKernel(halFunction function, halDim3 grid, halDim3 block,
                                  size_t dynamicSharedBytes, const halKernelArg* args,
                                  uint32_t numArgs, halStream stream) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         return launchKernel(function, grid, block, dynamicSharedBytes, args, nullptr, numArgs,
                             stream, op);
     });
@@ -294,7 +295,7 @@ HAL_API halError halLaunchKernelWithAccess(halFunction function, halDim3 grid, h
                                            size_t dynamicSharedBytes, const halKernelArg* args,
                                            const halKernelArgAccess* access, uint32_t numArgs,
                                            halStream stream) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         return launchKernel(function, grid, block, dynamicSharedBytes, args, access, numArgs,
                             stream, op);
     });

@@ -66,7 +66,7 @@ void revokePeerAccess(Device* device) {
 extern "C" {
 
 HAL_API halError halDeviceCanAccessPeer(int* canAccessPeer, int device, int peerDevice) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         if (halError e = requireOutput(canAccessPeer, op, "canAccessPeer")) {
             return e;
         }
@@ -84,7 +84,7 @@ HAL_API halError halDeviceCanAccessPeer(int* canAccessPeer, int device, int peer
 }
 
 HAL_API halError halDeviceEnablePeerAccess(int peerDevice, uint32_t flags) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         if (flags != 0) {
             return fail(HAL_ERROR_INVALID_VALUE, "{}: flags must be 0 (got {:#x})", op, flags);
         }
@@ -122,7 +122,7 @@ HAL_API halError halDeviceEnablePeerAccess(int peerDevice, uint32_t flags) {
 }
 
 HAL_API halError halDeviceDisablePeerAccess(int peerDevice) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         if (halError e = requireDevice(peerDevice, op)) return e;
         Device* device = currentDevice();
         Device* peer = runtime().devices[peerDevice].get();

@@ -29,7 +29,7 @@ halError requireSwitch(uint64_t value, const char* operation) {
 extern "C" {
 
 HAL_API halError halMallocAsync(void** ptr, size_t size, halStream handle) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         if (halError e = requireOutput(ptr, op, "ptr")) return e;
         if (size == 0) return fail(HAL_ERROR_INVALID_VALUE, "{}: size is 0", op);
         halStream_t* stream = nullptr;
@@ -44,7 +44,7 @@ HAL_API halError halMallocAsync(void** ptr, size_t size, halStream handle) {
 }
 
 HAL_API halError halFreeAsync(void* ptr, halStream handle) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, op)) return e;
         if (ptr == nullptr) return fail(HAL_ERROR_INVALID_VALUE, "{}: ptr is NULL", op);
@@ -67,7 +67,7 @@ HAL_API halError halFreeAsync(void* ptr, halStream handle) {
 }
 
 HAL_API halError halRecordStream(void* ptr, halStream handle) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         if (ptr == nullptr) return fail(HAL_ERROR_INVALID_VALUE, "{}: ptr is NULL", op);
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, op)) return e;
@@ -77,7 +77,7 @@ HAL_API halError halRecordStream(void* ptr, halStream handle) {
 }
 
 HAL_API halError halMemPoolGetStats(int ordinal, halMemPoolStats* stats) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kHostOnly, [&, op = __func__] {
         if (halError e = requireOutput(stats, op, "stats")) return e;
         const size_t minimum = offsetof(halMemPoolStats, bytesInUse) + sizeof(stats->bytesInUse);
         if (stats->size < minimum) {
@@ -111,7 +111,7 @@ HAL_API halError halMemPoolGetStats(int ordinal, halMemPoolStats* stats) {
 }
 
 HAL_API halError halMemPoolTrim(int ordinal, size_t bytesToKeep) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         Device* device = nullptr;
         if (halError e = requirePoolDevice(ordinal, &device, op)) return e;
         trace::poolTrimming(device, bytesToKeep);
@@ -121,7 +121,7 @@ HAL_API halError halMemPoolTrim(int ordinal, size_t bytesToKeep) {
 
 HAL_API halError halMemPoolSetAttribute(int ordinal, halMemPoolAttribute attribute,
                                         uint64_t value) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         Device* device = nullptr;
         if (halError e = requirePoolDevice(ordinal, &device, op)) return e;
         allocator::PoolAttributes attributes = device->pool->attributes();
@@ -146,7 +146,7 @@ HAL_API halError halMemPoolSetAttribute(int ordinal, halMemPoolAttribute attribu
 
 HAL_API halError halMemPoolGetAttribute(int ordinal, halMemPoolAttribute attribute,
                                         uint64_t* value) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kHostOnly, [&, op = __func__] {
         if (halError e = requireOutput(value, op, "value")) return e;
         Device* device = nullptr;
         if (halError e = requirePoolDevice(ordinal, &device, op)) return e;

@@ -20,16 +20,18 @@ halError createStreamHandle(halStream* stream, int priority, uint32_t flags, con
 extern "C" {
 
 HAL_API halError halCreateStreamWithConfig(halStream* stream, int priority, uint32_t flags) {
-    return apiCall([&, op = __func__] { return createStreamHandle(stream, priority, flags, op); });
+    return apiCall(__func__, CallPolicy::kReachesDevice,
+                   [&, op = __func__] { return createStreamHandle(stream, priority, flags, op); });
 }
 
 HAL_API halError halCreateStream(halStream* stream) {
-    return apiCall(
-        [&, op = __func__] { return createStreamHandle(stream, 0, HAL_STREAM_DEFAULT, op); });
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
+        return createStreamHandle(stream, 0, HAL_STREAM_DEFAULT, op);
+    });
 }
 
 HAL_API halError halDestroyStream(halStream handle) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         if (handle == nullptr) {
             return fail(HAL_ERROR_INVALID_HANDLE,
                         "{}: NULL is the default stream, which cannot be destroyed", op);
@@ -42,7 +44,7 @@ HAL_API halError halDestroyStream(halStream handle) {
 }
 
 HAL_API halError halSynchronizeStream(halStream handle) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kWaitsForDevice, [&, op = __func__] {
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, op)) return e;
         if (capturing(stream)) return refuseInCapture(stream, op);
@@ -53,7 +55,7 @@ HAL_API halError halSynchronizeStream(halStream handle) {
 }
 
 HAL_API halError halQueryStream(halStream handle) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kWaitsForDevice, [&, op = __func__] {
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, op)) return e;
         if (capturing(stream)) return refuseInCapture(stream, op);
@@ -72,7 +74,7 @@ HAL_API halError halQueryStream(halStream handle) {
 }
 
 HAL_API halError halStreamWaitEvent(halStream streamHandle, halEvent eventHandle) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         halStream_t* stream = nullptr;
         halEvent_t* event = nullptr;
         if (halError e = resolveStream(streamHandle, &stream, op)) return e;
@@ -89,7 +91,7 @@ HAL_API halError halStreamWaitEvent(halStream streamHandle, halEvent eventHandle
 }
 
 HAL_API halError halGetStreamPriorityRange(int* least, int* greatest) {
-    return apiCall([&] {
+    return apiCall(__func__, CallPolicy::kHostOnly, [&] {
         int leastPriority = 0;
         int greatestPriority = 0;
         currentDevice()->streamPriorityRange(&leastPriority, &greatestPriority);
@@ -100,7 +102,7 @@ HAL_API halError halGetStreamPriorityRange(int* least, int* greatest) {
 }
 
 HAL_API halError halStreamGetNativeHandle(halStream handle, void** native) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         if (halError e = requireOutput(native, op, "native")) return e;
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, op)) return e;
@@ -114,7 +116,7 @@ HAL_API halError halStreamGetNativeHandle(halStream handle, void** native) {
 }
 
 HAL_API halError halLaunchHostFunc(halStream handle, halHostFn fn, void* userData) {
-    return apiCall([&, op = __func__] {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         if (fn == nullptr) {
             return fail(HAL_ERROR_INVALID_VALUE, "{}: fn must not be NULL", op);
         }

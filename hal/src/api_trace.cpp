@@ -23,11 +23,13 @@ trace::Record rangeRecord(char phase, const char* name) {
 extern "C" {
 
 HAL_API halError halTraceStart(const char* path) {
-    return apiCall([&, op = __func__] { return trace::start(path, op); });
+    return apiCall(__func__, CallPolicy::kReachesDevice,
+                   [&, op = __func__] { return trace::start(path, op); });
 }
 
 HAL_API halError halTraceStop(void) {
-    return apiCall([op = __func__] { return trace::stop(op); });
+    return apiCall(__func__, CallPolicy::kReachesDevice,
+                   [op = __func__] { return trace::stop(op); });
 }
 
 // The ranges do not go through apiCall: they reach no device, so they are allowed inside host

@@ -3,7 +3,6 @@
 #include "capture.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -46,19 +45,6 @@ namespace {
 std::mutex g_mutex;
 std::vector<Capture*> g_captures;
 std::unordered_set<const void*> g_graphOwned;
-
-// The calls hal.h's halCaptureMode names unsafe: they may wait for the device, or ask whether
-// its work is done (as CUDA's global mode refuses cudaStreamQuery and cudaEventQuery).
-constexpr const char* kUnsafeDuringCapture[] = {
-    "halMalloc",       "halFree",
-    "halMallocHost",   "halFreeHost",
-    "halMemcpy",       "halMemcpy2D",
-    "halMemcpy3D",     "halMemset",
-    "halModuleUnload", "halSynchronizeDevice",
-    "halResetDevice",  "halSynchronizeStream",
-    "halQueryStream",  "halSynchronizeEvent",
-    "halQueryEvent",   "halIpcCloseMemHandle",
-};
 
 const char* modeName(halCaptureMode mode) {
     switch (enumBits(mode)) {
@@ -152,10 +138,6 @@ halError refuse(Capture* capture, const char* operation, const char* why, const 
 namespace detail {
 
 halError checkPermittedDuringCaptureSlow(const char* function) {
-    const auto unsafe =
-        std::find_if(std::begin(kUnsafeDuringCapture), std::end(kUnsafeDuringCapture),
-                     [function](const char* name) { return std::strcmp(name, function) == 0; });
-    if (unsafe == std::end(kUnsafeDuringCapture)) return HAL_SUCCESS;
     std::lock_guard<std::mutex> lock(g_mutex);
     const Capture* forbidding = nullptr;
     for (Capture* capture : g_captures) {

@@ -1,7 +1,6 @@
 // Implements host_function.hpp.
 #include "host_function.hpp"
 
-#include <cstring>
 #include <memory>
 #include <utility>
 
@@ -13,24 +12,6 @@ namespace polyhal {
 namespace {
 
 thread_local bool t_inHostFunction = false;
-
-// What hal.h lets a host function call, of the functions that go through apiCall: those that
-// never reach the device. (halGetErrorName, halGetErrorString, halGetLastErrorMessage and
-// halGetVersion do not go through apiCall and are always allowed.)
-constexpr const char* kPermittedInHostFunction[] = {
-    "halInit",
-    "halGetBackendName",
-    "halGetDeviceCount",
-    "halGetDevice",
-    "halSetDevice",
-    "halGetDeviceProperties",
-    "halGetStreamPriorityRange",
-    "halMemPoolGetStats",
-    "halMemPoolGetAttribute",
-    "halCheckGetEnabled",
-    "halCheckGetFindingCount",
-    "halCheckSetCallSite",
-};
 
 struct MarkedCall {
     halHostFn fn;
@@ -69,10 +50,7 @@ bool onHostFunctionThread() noexcept {
 }
 }  // namespace detail
 
-halError checkPermittedInHostFunction(const char* function) {
-    for (const char* permitted : kPermittedInHostFunction) {
-        if (std::strcmp(function, permitted) == 0) return HAL_SUCCESS;
-    }
+halError refuseInHostFunction(const char* function) {
     check::refusedInHostFunction(function);
     return fail(HAL_ERROR_NOT_PERMITTED,
                 "{}: not permitted inside a host function (halLaunchHostFunc); a host function "
@@ -88,8 +66,8 @@ void runGraphHostCall(void* call) {
 
 halError launchMarkedHostFunction(const halPluginDispatchTable& vtable, halPluginStream stream,
                                   halHostFn fn, void* userData, allocator::VectorClock precedes) {
-    auto call = std::make_unique<MarkedCall>(MarkedCall{
-        fn, userData, trace::hostFunctionLaunched(), trace::session(), std::move(precedes)});
+    auto call = std::make_unique<MarkedCall>(MarkedCall{fn, userData, trace::hostFunctionLaunched(),
+                                                        trace::session(), std::move(precedes)});
     const halError status = vtable.launchHostFunc(stream, runMarked, call.get());
     if (status == HAL_SUCCESS) call.release();  // runMarked owns it now
     return status;

@@ -25,9 +25,9 @@ inline bool inHostFunction() noexcept {
            detail::onHostFunctionThread();
 }
 
-// HAL_ERROR_NOT_PERMITTED, with a message naming `function`, unless hal.h allows `function`
-// inside a host function (then HAL_SUCCESS). Called only on a thread inside a host function.
-halError checkPermittedInHostFunction(const char* function);
+// HAL_ERROR_NOT_PERMITTED, with a message naming `function`, a public function that hal.h does not
+// allow inside a host function (CallPolicy), called on a thread inside one.
+halError refuseInHostFunction(const char* function);
 
 // Enqueues fn(userData) on `stream` through the plugin, marked as a host function while it runs.
 // `precedes` is the work the function runs after (the stream's clock before it was enqueued;

@@ -104,7 +104,8 @@ halError enqueueHostMemset(halStream_t* stream, void* dst, unsigned char value, 
         return HAL_SUCCESS;
     }
     auto pending = std::make_unique<HostMemset>(HostMemset{dst, value, count});
-    return submit(stream, operation, {}, [&] {
+    const std::array<check::Access, 1> accesses{{{dst, count, check::AccessMode::kWrite}}};
+    return submit(stream, operation, accesses, [&] {
         const halError status =
             device->vtable->launchHostFunc(stream->native, runHostMemset, pending.get());
         if (status == HAL_SUCCESS) pending.release();  // runHostMemset owns it from now on
@@ -283,11 +284,11 @@ HAL_API halError halMemsetAsync(void* dst, size_t dstMax, int value, size_t coun
             return captureMemset(stream, dst, byte, count, pluginCanSet(stream->device, target),
                                  op);
         }
-        const check::Declared declared{{dst, count, check::AccessMode::kWrite}};
         if (!pluginCanSet(stream->device, target)) {
             return enqueueHostMemset(stream, dst, byte, count, op);
         }
-        return submit(stream, op, {dst}, [&] {
+        const std::array<check::Access, 1> accesses{{{dst, count, check::AccessMode::kWrite}}};
+        return submit(stream, op, accesses, [&] {
             return stream->device->vtable->memsetAsync(stream->native, dst, byte, count);
         });
     });
@@ -303,7 +304,6 @@ HAL_API halError halMemset(void* dst, size_t dstMax, int value, size_t count) {
         halStream_t* stream = nullptr;
         if (halError e = defaultStream(device, &stream)) return e;
         const auto byte = static_cast<unsigned char>(value);
-        const check::Declared declared{{dst, count, check::AccessMode::kWrite}};
         if (!pluginCanSet(device, target)) {
             // Synchronous anyway: no host function needed.
             if (halError e = synchronizeStream(stream, op)) return e;
@@ -311,7 +311,8 @@ HAL_API halError halMemset(void* dst, size_t dstMax, int value, size_t count) {
             std::memset(dst, byte, count);
             return HAL_SUCCESS;
         }
-        if (halError e = submit(stream, op, {dst}, [&] {
+        const std::array<check::Access, 1> accesses{{{dst, count, check::AccessMode::kWrite}}};
+        if (halError e = submit(stream, op, accesses, [&] {
                 return device->vtable->memsetAsync(stream->native, dst, byte, count);
             })) {
             return e;

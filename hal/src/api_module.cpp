@@ -141,30 +141,23 @@ halError checkLaunch(const halFunction_t* function, const halStream_t* stream, h
     return HAL_SUCCESS;
 }
 
-// Launches `function` on `stream`. Every pointer-sized argument whose value points into a live
-// pool block is a use on `stream` (the pool ignores the other values cheaply).
+// Launches `function` on `stream`. What it touches is each pointer-sized argument, as `access`
+// says: the pool keeps the blocks they point into (it ignores other values cheaply), and the
+// race detector records the accesses.
 halError launch(halFunction_t* function, halStream_t* stream, halDim3 grid, halDim3 block,
                 size_t sharedBytes, const halKernelArg* args, const halKernelArgAccess* access,
                 uint32_t numArgs, const char* operation) {
     constexpr uint32_t kInline = 16;
-    const void* inlineValues[kInline];
-    std::vector<const void*> manyValues;
-    const void** values = inlineValues;
+    check::Access inlineAccesses[kInline];
+    std::vector<check::Access> manyAccesses;
+    check::Access* accesses = inlineAccesses;
     if (numArgs > kInline) {
-        manyValues.resize(numArgs);
-        values = manyValues.data();
+        manyAccesses.resize(numArgs);
+        accesses = manyAccesses.data();
     }
-    uint32_t count = 0;
-    for (uint32_t i = 0; i < numArgs; ++i) {
-        if (args[i].size == sizeof(void*)) {
-            std::memcpy(&values[count++], args[i].value, sizeof(void*));
-        }
-    }
+    const size_t count = check::kernelAccesses(args, access, numArgs, accesses);
     trace::noteKernel(function);
-    std::vector<check::Access> accesses;
-    if (check::enabled(check::kRaces)) check::addKernelAccesses(args, access, numArgs, &accesses);
-    const check::Declared declared(accesses.data(), accesses.size());
-    return submit(stream, operation, values, count, [&] {
+    return submit(stream, operation, accesses, count, [&] {
         return stream->device->vtable->launchKernel(stream->native, function->native, grid, block,
                                                     sharedBytes, args, numArgs);
     });

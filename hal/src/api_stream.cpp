@@ -134,7 +134,7 @@ HAL_API halError halLaunchHostFunc(halStream handle, halHostFn fn, void* userDat
         if (check::enabled(check::kRaces)) {
             stream->device->pool->captureInto(stream->poolStream, &precedes);
         }
-        return submit(stream, op, {}, [&] {
+        return submit(stream, op, nullptr, 0, [&] {
             return launchMarkedHostFunction(*vtable, stream->native, fn, userData,
                                             std::move(precedes));
         });

@@ -95,9 +95,7 @@ halError copyOnDevice(Device* device, void* dst, const void* src, size_t count, 
                       const char* operation) {
     halStream_t* stream = nullptr;
     if (halError e = defaultStream(device, &stream)) return e;
-    const check::Declared declared{{dst, count, check::AccessMode::kWrite},
-                                   {src, count, check::AccessMode::kRead}};
-    if (halError e = submit(stream, operation, {dst, src}, [&] {
+    if (halError e = submit(stream, operation, check::copyAccesses(dst, src, count), [&] {
             return device->vtable->memcpyAsync(stream->native, dst, src, count, kind);
         })) {
         return e;
@@ -145,7 +143,7 @@ bool peerCopyPossible(const halStream_t* stream, const Device* dstDevice, const 
 halError enqueuePeerCopy(halStream_t* stream, void* dst, Device* dstDevice, const void* src,
                          Device* srcDevice, size_t count, const char* operation) {
     Device* device = stream->device;
-    if (halError e = submit(stream, operation, {dst, src}, [&] {
+    if (halError e = submit(stream, operation, check::copyAccesses(dst, src, count), [&] {
             return device->vtable->memcpyPeerAsync(stream->native, dst, dstDevice->native, src,
                                                    srcDevice->native, count);
         })) {
@@ -243,10 +241,8 @@ halError enqueueCopy(halStream_t* stream, void* dst, const void* src, size_t cou
     Device* srcDevice = plan.src.device();
     const bool local = (dstDevice == nullptr || dstDevice == stream->device) &&
                        (srcDevice == nullptr || srcDevice == stream->device);
-    const check::Declared declared{{dst, count, check::AccessMode::kWrite},
-                                   {src, count, check::AccessMode::kRead}};
     if (local) {
-        return submit(stream, operation, {dst, src}, [&] {
+        return submit(stream, operation, check::copyAccesses(dst, src, count), [&] {
             return stream->device->vtable->memcpyAsync(stream->native, dst, src, count, plan.kind);
         });
     }
@@ -321,9 +317,7 @@ halError enqueueBox(halStream_t* stream, const halMemcpy3DParams& box, const Cop
     if (local && device->vtable->memcpy3DAsync != nullptr) {
         halMemcpy3DParams resolved = box;
         resolved.kind = plan.kind;
-        const std::array<check::Access, 2> accesses = boxAccesses(box);
-        const check::Declared declared(accesses.data(), accesses.size());
-        return submit(stream, operation, {box.dst, box.src},
+        return submit(stream, operation, boxAccesses(box),
                       [&] { return device->vtable->memcpy3DAsync(stream->native, &resolved); });
     }
     auto* dst = static_cast<unsigned char*>(box.dst);

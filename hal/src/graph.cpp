@@ -22,7 +22,6 @@ class MemsetOp final : public GraphOp {
         return stream->device->vtable->memsetAsync(stream->native, dst_, value_, count_);
     }
     void addFootprint(GraphFootprint* footprint) const override {
-        footprint->uses.push_back(dst_);
         footprint->accesses.push_back({dst_, count_, check::AccessMode::kWrite});
     }
     void describe(NativeGraphDescription* description) const override {
@@ -43,10 +42,8 @@ class CopyOp final : public GraphOp {
         return stream->device->vtable->memcpyAsync(stream->native, dst_, src_, count_, kind_);
     }
     void addFootprint(GraphFootprint* footprint) const override {
-        footprint->uses.push_back(dst_);
-        footprint->uses.push_back(src_);
-        footprint->accesses.push_back({dst_, count_, check::AccessMode::kWrite});
-        footprint->accesses.push_back({src_, count_, check::AccessMode::kRead});
+        const std::array<check::Access, 2> accesses = check::copyAccesses(dst_, src_, count_);
+        footprint->accesses.insert(footprint->accesses.end(), accesses.begin(), accesses.end());
     }
     void describe(NativeGraphDescription* description) const override {
         description->addCopy(dst_, src_, count_, kind_);
@@ -66,8 +63,6 @@ class BoxOp final : public GraphOp {
         return stream->device->vtable->memcpy3DAsync(stream->native, &box_);
     }
     void addFootprint(GraphFootprint* footprint) const override {
-        footprint->uses.push_back(box_.dst);
-        footprint->uses.push_back(box_.src);
         const std::array<check::Access, 2> accesses = boxAccesses(box_);
         footprint->accesses.insert(footprint->accesses.end(), accesses.begin(), accesses.end());
     }
@@ -105,16 +100,14 @@ class KernelOp final : public GraphOp {
                                                     static_cast<uint32_t>(args_.size()));
     }
     void addFootprint(GraphFootprint* footprint) const override {
-        // As an eager launch: every pointer-sized value may point into a pool block.
-        for (const halKernelArg& arg : args_) {
-            if (arg.size != sizeof(void*)) continue;
-            const void* value = nullptr;
-            std::memcpy(&value, arg.value, sizeof value);
-            footprint->uses.push_back(value);
-        }
+        // As an eager launch.
         footprint->kernels.push_back({function_, serial_});
-        check::addKernelAccesses(args_.data(), access_.empty() ? nullptr : access_.data(),
-                                 static_cast<uint32_t>(args_.size()), &footprint->accesses);
+        const size_t first = footprint->accesses.size();
+        footprint->accesses.resize(first + args_.size());
+        const size_t count = check::kernelAccesses(
+            args_.data(), access_.empty() ? nullptr : access_.data(),
+            static_cast<uint32_t>(args_.size()), footprint->accesses.data() + first);
+        footprint->accesses.resize(first + count);
     }
     void describe(NativeGraphDescription* description) const override {
         description->addKernel(function_->native, grid_, block_, sharedBytes_, args_.data(),
@@ -160,7 +153,6 @@ class ChildGraphOp final : public GraphOp {
     }
     void addFootprint(GraphFootprint* footprint) const override {
         const GraphFootprint& child = body_->footprint();
-        footprint->uses.insert(footprint->uses.end(), child.uses.begin(), child.uses.end());
         footprint->kernels.insert(footprint->kernels.end(), child.kernels.begin(),
                                   child.kernels.end());
         footprint->accesses.insert(footprint->accesses.end(), child.accesses.begin(),
@@ -281,12 +273,13 @@ halError launchGraph(halGraph_t* graph, halStream_t* stream, const char* operati
         device->pool->streamWaited(stream->poolStream, graph->finishedClock);
     }
     check::beforeSubmit(stream);
-    const check::Declared declared(footprint.accesses.data(), footprint.accesses.size());
     halError status = body.enqueue(stream);
     // A launch refused part way still runs the operations enqueued before the refusal: the pool
     // must know of them, and the next launch must follow them as well.
-    const uint64_t ticket = noteSubmitted(stream, footprint.uses.data(), footprint.uses.size());
-    check::submitted(stream, operation, footprint.uses.data(), footprint.uses.size(), ticket);
+    const uint64_t ticket =
+        noteSubmitted(stream, footprint.accesses.data(), footprint.accesses.size());
+    check::submitted(stream, operation, footprint.accesses.data(), footprint.accesses.size(),
+                     ticket);
     // What `finished` follows, taken before its record (as recordEvent does): work another
     // thread enqueues on the stream after the record is not claimed.
     static thread_local allocator::VectorClock captured;

@@ -22,9 +22,8 @@ struct KernelRef {
 
 // What a graph's operations touch and need, gathered once when the graph is built.
 struct GraphFootprint {
-    std::vector<const void*> uses;        // the pointers, for the pool
+    std::vector<check::Access> accesses;  // what they read and write: the pool's uses, the checks'
     std::vector<KernelRef> kernels;       // the functions, checked before each launch
-    std::vector<check::Access> accesses;  // what they read and write, for the race detector
 };
 
 // One captured operation.

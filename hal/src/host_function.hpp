@@ -4,8 +4,8 @@
 #ifndef POLYHAL_HAL_SRC_HOST_FUNCTION_HPP_
 #define POLYHAL_HAL_SRC_HOST_FUNCTION_HPP_
 
-#include <polyhal/allocator/vector_clock.hpp>
 #include <polyhal/plugin.h>
+#include <polyhal/allocator/vector_clock.hpp>
 
 #include <atomic>
 

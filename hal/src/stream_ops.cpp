@@ -3,6 +3,7 @@
 
 #include <mutex>
 #include <utility>
+#include <vector>
 
 namespace polyhal {
 
@@ -22,6 +23,22 @@ halError deferAsynchronousFailure(halError status, Device* device, const halStre
 }
 
 }  // namespace
+
+namespace detail {
+void recordUses(halStream_t* stream, const check::Access* accesses, size_t count, uint64_t ticket) {
+    // The pool takes the pointers alone; a kernel with more pointer arguments than this is rare.
+    constexpr size_t kInline = 16;
+    const void* inlinePointers[kInline];
+    std::vector<const void*> manyPointers;
+    const void** pointers = inlinePointers;
+    if (count > kInline) {
+        manyPointers.resize(count);
+        pointers = manyPointers.data();
+    }
+    for (size_t i = 0; i < count; ++i) pointers[i] = accesses[i].pointer;
+    stream->device->pool->recordUses(pointers, count, stream->poolStream, ticket);
+}
+}  // namespace detail
 
 halError defaultStream(Device* device, halStream_t** stream) {
     halStream_t* existing = device->defaultStream.load(std::memory_order_acquire);
@@ -56,7 +73,7 @@ bool holdOnDevice(halStream_t* stream, Device* other, const void* operand) {
     const bool held = device->vtable->eventRecord(copied, stream->native) == HAL_SUCCESS &&
                       other->vtable->streamWaitEvent(otherStream->native, copied) == HAL_SUCCESS;
     device->vtable->eventDestroy(copied);  // a wait already enqueued on it still holds
-    if (held) noteSubmitted(otherStream, &operand, 1);
+    if (held) recordUse(otherStream, operand);
     return held;
 }
 

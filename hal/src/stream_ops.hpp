@@ -2,8 +2,8 @@
 #ifndef POLYHAL_HAL_SRC_STREAM_OPS_HPP_
 #define POLYHAL_HAL_SRC_STREAM_OPS_HPP_
 
+#include <array>
 #include <cstddef>
-#include <initializer_list>
 #include <optional>
 
 #include "api.hpp"
@@ -11,22 +11,28 @@
 
 namespace polyhal {
 
+namespace detail {
+// Tells the pool of `stream`'s device that the operation `ticket` uses the memory of `accesses`.
+void recordUses(halStream_t* stream, const check::Access* accesses, size_t count, uint64_t ticket);
+}  // namespace detail
+
 // The pool hands a freed block out again only once it knows the work using it is over, so work
-// it is not told of may have its memory reused while it runs. These record that the backend
-// accepted one more operation on `stream`, which touches `uses`; enqueue through submit() rather
-// than calling them.
-inline uint64_t noteSubmitted(halStream_t* stream, const void* const* uses, size_t count) {
+// it is not told of may have its memory reused while it runs. This records that the backend
+// accepted one more operation on `stream`, which makes `accesses`; enqueue through submit()
+// rather than calling it.
+inline uint64_t noteSubmitted(halStream_t* stream, const check::Access* accesses, size_t count) {
     const uint64_t ticket = stream->device->pool->submitted(stream->poolStream);
-    if (count > 0) stream->device->pool->recordUses(uses, count, stream->poolStream, ticket);
+    if (count > 0) detail::recordUses(stream, accesses, count, ticket);
     return ticket;
 }
 
-// Enqueues work on `stream` through `enqueue` (a plugin call returning its halError) and, once
-// the backend has accepted it, tells the pool, which then keeps `uses` (the pointers the work
-// touches) from reuse until the work is over. A refusal is adopted as checked() does.
+// Enqueues one operation on `stream` through `enqueue` (a plugin call returning its halError)
+// and, once the backend has accepted it, tells the pool and the race detector what it touches,
+// `accesses`, the operation's one footprint: the pool keeps each access's block from reuse until
+// the work is over. A refusal is adopted as checked() does.
 template <typename Enqueue>
-halError submit(halStream_t* stream, const char* operation, const void* const* uses, size_t count,
-                Enqueue&& enqueue) {
+halError submit(halStream_t* stream, const char* operation, const check::Access* accesses,
+                size_t count, Enqueue&& enqueue) {
     // Work with no captured form (capture.hpp records the rest before it gets here).
     if (__builtin_expect(capturing(stream), 0)) return refuseInCapture(stream, operation);
     trace::Timing* timing = trace::beforeSubmit(stream);
@@ -35,22 +41,23 @@ halError submit(halStream_t* stream, const char* operation, const void* const* u
         trace::abandon(timing);
         return e;
     }
-    const uint64_t ticket = noteSubmitted(stream, uses, count);
-    check::submitted(stream, operation, uses, count, ticket);
+    const uint64_t ticket = noteSubmitted(stream, accesses, count);
+    check::submitted(stream, operation, accesses, count, ticket);
     trace::submitted(stream, operation, timing);
     return HAL_SUCCESS;
 }
 
-template <typename Enqueue>
-halError submit(halStream_t* stream, const char* operation, std::initializer_list<const void*> uses,
-                Enqueue&& enqueue) {
-    return submit(stream, operation, uses.begin(), uses.size(), enqueue);
+template <typename Enqueue, size_t kCount>
+halError submit(halStream_t* stream, const char* operation,
+                const std::array<check::Access, kCount>& accesses, Enqueue&& enqueue) {
+    return submit(stream, operation, accesses.data(), kCount, enqueue);
 }
 
 // A use of `ptr` on `stream` that no plugin call enqueued (halRecordStream): placed after
 // everything submitted so far, so any event recorded later covers it.
 inline void recordUse(halStream_t* stream, const void* ptr) {
-    noteSubmitted(stream, &ptr, 1);
+    const uint64_t ticket = stream->device->pool->submitted(stream->poolStream);
+    stream->device->pool->recordUses(&ptr, 1, stream->poolStream, ticket);
 }
 
 // Makes `other`'s default stream wait for the work just submitted to `stream`, and records the

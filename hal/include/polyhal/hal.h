@@ -838,8 +838,8 @@ HAL_API halError halLaunchKernel(halFunction function, halDim3 grid, halDim3 blo
                                  uint32_t numArgs, halStream stream);
 
 /* How a kernel reads or writes the memory one argument points to, for checked mode's race
- * detector (POLYHAL_CHECK=races, docs/check.md). Backends ignore it: a kernel that writes through
- * an argument declared read-only is not stopped, only misreported. */
+ * detector (POLYHAL_CHECK=races, docs/check.md) and the stream-aware pool. Backends ignore it: a
+ * kernel that writes through an argument declared read-only is not stopped, only misreported. */
 typedef enum halKernelArgAccess {
     HAL_KERNEL_ARG_READ_WRITE = 0, /* what halLaunchKernel assumes of every pointer argument */
     HAL_KERNEL_ARG_READ_ONLY = 1,
@@ -849,8 +849,10 @@ typedef enum halKernelArgAccess {
 } halKernelArgAccess;
 
 /* As halLaunchKernel, with `access[i]` saying how the kernel uses the memory argument i points
- * to (access NULL: every argument HAL_KERNEL_ARG_READ_WRITE). Only the race detector reads it: two
- * kernels on unordered streams that only read one buffer are then not reported.
+ * to (access NULL: every argument HAL_KERNEL_ARG_READ_WRITE). The race detector reads it: two
+ * kernels on unordered streams that only read one buffer are then not reported. The pool reads
+ * HAL_KERNEL_ARG_NO_ACCESS: such an argument is no use of the block it points into, which a free
+ * may hand out again while the kernel runs.
  * Errors: as halLaunchKernel, and HAL_ERROR_INVALID_VALUE (an access value not in
  * halKernelArgAccess). */
 HAL_API halError halLaunchKernelWithAccess(halFunction function, halDim3 grid, halDim3 block,

@@ -7,11 +7,10 @@
 
 #include <polyhal/hal.h>
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <initializer_list>
-#include <vector>
 
 struct halStream_t;
 struct halEvent_t;
@@ -59,48 +58,20 @@ struct Access {
     AccessMode mode;
 };
 
-// Appends what a kernel launch touches, as the detector sees it: each pointer-sized argument,
-// as `access` says (NULL: read and write), from its value to the end of its allocation.
-void addKernelAccesses(const halKernelArg* args, const halKernelArgAccess* access,
-                       uint32_t numArgs, std::vector<Access>* accesses);
+// What a copy of `bytes` from `src` to `dst` touches.
+inline std::array<Access, 2> copyAccesses(const void* dst, const void* src, size_t bytes) {
+    return {Access{dst, bytes, AccessMode::kWrite}, Access{src, bytes, AccessMode::kRead}};
+}
 
-// The accesses of the operation the calling thread submits while this lives, as the detector
-// should see them; without one, the operation's uses count as read and write of their whole
-// allocation.
-class Declared {
-  public:
-    // A copy of up to two accesses is kept: the list's own storage ends with the statement.
-    Declared(std::initializer_list<Access> accesses) noexcept {
-        if (enabled(kRaces)) {
-            const size_t count = accesses.size() < kKept ? accesses.size() : kKept;
-            for (size_t i = 0; i < count; ++i) kept_[i] = accesses.begin()[i];
-            declare(kept_, count);
-        }
-    }
-    // `accesses` must outlive the declaration.
-    Declared(const Access* accesses, size_t count) noexcept {
-        if (enabled(kRaces)) declare(accesses, count);
-    }
-    ~Declared() {
-        if (declared_) undeclare();
-    }
-    Declared(const Declared&) = delete;
-    Declared& operator=(const Declared&) = delete;
-
-  private:
-    void declare(const Access* accesses, size_t count) noexcept;
-    void undeclare() noexcept;
-    static constexpr size_t kKept = 2;  // a copy's two ends
-    Access kept_[kKept];
-    bool previousHad_ = false;
-    const Access* previous_ = nullptr;
-    size_t previousCount_ = 0;
-    bool declared_ = false;
-};
+// Writes to `accesses` (room for `numArgs`) what a kernel launch touches and returns how many:
+// each pointer-sized argument, as `access` says (NULL: read and write; no access: none), from its
+// value to the end of its allocation.
+size_t kernelAccesses(const halKernelArg* args, const halKernelArgAccess* access, uint32_t numArgs,
+                      Access* accesses);
 
 namespace slow {
 void beforeSubmit(halStream_t* stream) noexcept;
-void submitted(halStream_t* stream, const char* operation, const void* const* uses, size_t count,
+void submitted(halStream_t* stream, const char* operation, const Access* accesses, size_t count,
                uint64_t ticket) noexcept;
 void inStreamOrder(halStream_t* stream, const char* operation, const Access& access) noexcept;
 void hostObserved(const allocator::VectorClock& reached) noexcept;
@@ -120,10 +91,10 @@ inline void beforeSubmit(halStream_t* stream) noexcept {
     if (enabled(kRaces)) slow::beforeSubmit(stream);
 }
 
-// The backend accepted `operation` on `stream` with `ticket`; `uses` are the pointers it touches.
-inline void submitted(halStream_t* stream, const char* operation, const void* const* uses,
+// The backend accepted `operation` on `stream` with `ticket`; `accesses` are what it touches.
+inline void submitted(halStream_t* stream, const char* operation, const Access* accesses,
                       size_t count, uint64_t ticket) noexcept {
-    if (enabled(kRaces)) slow::submitted(stream, operation, uses, count, ticket);
+    if (enabled(kRaces)) slow::submitted(stream, operation, accesses, count, ticket);
 }
 
 // `operation` accesses memory at `stream`'s current position without enqueuing work on it: a

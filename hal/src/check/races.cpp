@@ -340,29 +340,7 @@ std::vector<std::string> Detector::liveBlocks() {
     return live;
 }
 
-// The calling thread's declaration (Declared). An empty one is a declaration too: a kernel
-// whose arguments are all HAL_KERNEL_ARG_NO_ACCESS touches nothing.
-thread_local bool t_hasDeclaration = false;
-thread_local const Access* t_declared = nullptr;
-thread_local size_t t_declaredCount = 0;
-
 }  // namespace
-
-void Declared::declare(const Access* accesses, size_t count) noexcept {
-    previousHad_ = t_hasDeclaration;
-    previous_ = t_declared;
-    previousCount_ = t_declaredCount;
-    t_hasDeclaration = true;
-    t_declared = accesses;
-    t_declaredCount = count;
-    declared_ = true;
-}
-
-void Declared::undeclare() noexcept {
-    t_hasDeclaration = previousHad_;
-    t_declared = previous_;
-    t_declaredCount = previousCount_;
-}
 
 std::vector<std::string> liveBlocks() {
     return detector().liveBlocks();
@@ -409,19 +387,21 @@ void record(halStream_t* stream, const char* name, uint64_t ticket, const Access
 
 }  // namespace
 
-void addKernelAccesses(const halKernelArg* args, const halKernelArgAccess* access,
-                       uint32_t numArgs, std::vector<Access>* accesses) {
+size_t kernelAccesses(const halKernelArg* args, const halKernelArgAccess* access, uint32_t numArgs,
+                      Access* accesses) {
+    size_t count = 0;
     for (uint32_t i = 0; i < numArgs; ++i) {
         const uint32_t mode =
             access != nullptr ? enumBits(access[i]) : uint32_t{HAL_KERNEL_ARG_READ_WRITE};
         if (args[i].size != sizeof(void*) || mode == HAL_KERNEL_ARG_NO_ACCESS) continue;
         const void* pointer = nullptr;
         std::memcpy(&pointer, args[i].value, sizeof pointer);
-        accesses->push_back(Access{pointer, kToEndOfAllocation,
+        accesses[count++] = Access{pointer, kToEndOfAllocation,
                                    mode == HAL_KERNEL_ARG_READ_ONLY    ? AccessMode::kRead
                                    : mode == HAL_KERNEL_ARG_WRITE_ONLY ? AccessMode::kWrite
-                                                                       : AccessMode::kReadWrite});
+                                                                       : AccessMode::kReadWrite};
     }
+    return count;
 }
 
 namespace slow {
@@ -430,21 +410,9 @@ void beforeSubmit(halStream_t* stream) noexcept {
     guarded([&] { stream->device->pool->captureInto(stream->poolStream, &t_clock); });
 }
 
-void submitted(halStream_t* stream, const char* operation, const void* const* uses, size_t count,
+void submitted(halStream_t* stream, const char* operation, const Access* accesses, size_t count,
                uint64_t ticket) noexcept {
-    guarded([&] {
-        if (t_hasDeclaration) {
-            record(stream, operation, ticket, t_declared, t_declaredCount);
-            return;
-        }
-        // Undeclared: each use reads and writes its allocation from the pointer on.
-        std::vector<Access> accesses;
-        accesses.reserve(count);
-        for (size_t i = 0; i < count; ++i) {
-            accesses.push_back(Access{uses[i], kToEndOfAllocation, AccessMode::kReadWrite});
-        }
-        record(stream, operation, ticket, accesses.data(), accesses.size());
-    });
+    guarded([&] { record(stream, operation, ticket, accesses, count); });
 }
 
 void inStreamOrder(halStream_t* stream, const char* operation, const Access& access) noexcept {

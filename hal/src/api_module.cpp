@@ -145,8 +145,8 @@ halError checkLaunch(const halFunction_t* function, const halStream_t* stream, h
 // says: the pool keeps the blocks they point into (it ignores other values cheaply), and the
 // race detector records the accesses.
 halError launch(halFunction_t* function, halStream_t* stream, halDim3 grid, halDim3 block,
-                size_t sharedBytes, const halKernelArg* args, const halKernelArgAccess* access,
-                uint32_t numArgs, const char* operation) {
+                size_t sharedBytes, const halKernelArg* args, check::ArgUses uses, uint32_t numArgs,
+                const char* operation) {
     constexpr uint32_t kInline = 16;
     check::Access inlineAccesses[kInline];
     std::vector<check::Access> manyAccesses;
@@ -155,7 +155,7 @@ halError launch(halFunction_t* function, halStream_t* stream, halDim3 grid, halD
         manyAccesses.resize(numArgs);
         accesses = manyAccesses.data();
     }
-    const size_t count = check::kernelAccesses(args, access, numArgs, accesses);
+    const size_t count = check::kernelAccesses(args, uses, numArgs, accesses);
     trace::noteKernel(function);
     return submit(stream, operation, accesses, count, [&] {
         return stream->device->vtable->launchKernel(stream->native, function->native, grid, block,
@@ -163,25 +163,24 @@ halError launch(halFunction_t* function, halStream_t* stream, halDim3 grid, halD
     });
 }
 
-// HAL_ERROR_INVALID_VALUE unless each of `access`'s `numArgs` values (none when NULL) is a
-// halKernelArgAccess.
-halError checkAccess(const halKernelArgAccess* access, uint32_t numArgs, const char* operation) {
-    for (uint32_t i = 0; access != nullptr && i < numArgs; ++i) {
-        const uint32_t mode = enumBits(access[i]);
+// HAL_ERROR_INVALID_VALUE unless each of the `numArgs` modes `uses` gives is a halKernelArgAccess.
+halError checkUses(check::ArgUses uses, uint32_t numArgs, const char* operation) {
+    if (uses.access == nullptr && uses.uses == nullptr) return HAL_SUCCESS;
+    for (uint32_t i = 0; i < numArgs; ++i) {
+        const uint32_t mode = uses.mode(i);
         if (mode > HAL_KERNEL_ARG_NO_ACCESS) {
-            return fail(HAL_ERROR_INVALID_VALUE, "{}: access[{}] is {}, not a halKernelArgAccess",
-                        operation, i, mode);
+            return fail(HAL_ERROR_INVALID_VALUE, "{}: {}[{}] is {}, not a halKernelArgAccess",
+                        operation, uses.uses != nullptr ? "uses" : "access", i, mode);
         }
     }
     return HAL_SUCCESS;
 }
 
-// The work of halLaunchKernel and halLaunchKernelWithAccess: the handles are validated first,
-// then the values.
+// The work of halLaunchKernel, halLaunchKernelWithAccess and halLaunchKernelWithUses: the
+// handles are validated first, then the values.
 halError launchKernel(halFunction functionHandle, halDim3 grid, halDim3 block,
-                      size_t dynamicSharedBytes, const halKernelArg* args,
-                      const halKernelArgAccess* access, uint32_t numArgs, halStream streamHandle,
-                      const char* op) {
+                      size_t dynamicSharedBytes, const halKernelArg* args, check::ArgUses uses,
+                      uint32_t numArgs, halStream streamHandle, const char* op) {
     halFunction_t* function = runtime().functions.validate(functionHandle);
     if (function == nullptr) {
         return fail(HAL_ERROR_INVALID_HANDLE,
@@ -191,17 +190,17 @@ halError launchKernel(halFunction functionHandle, halDim3 grid, halDim3 block,
     }
     halStream_t* stream = nullptr;
     if (halError e = resolveStream(streamHandle, &stream, op)) return e;
-    if (halError e = checkAccess(access, numArgs, op)) return e;
+    if (halError e = checkUses(uses, numArgs, op)) return e;
     if (halError e =
             checkLaunch(function, stream, grid, block, dynamicSharedBytes, args, numArgs, op)) {
         return e;
     }
     if (capturing(stream)) {
         return captureOperation(
-            stream, makeKernelOp(function, grid, block, dynamicSharedBytes, args, access, numArgs),
+            stream, makeKernelOp(function, grid, block, dynamicSharedBytes, args, uses, numArgs),
             op);
     }
-    return launch(function, stream, grid, block, dynamicSharedBytes, args, access, numArgs, op);
+    return launch(function, stream, grid, block, dynamicSharedBytes, args, uses, numArgs, op);
 }
 
 }  // namespace
@@ -279,8 +278,8 @@ HAL_API halError halLaunchKernel(halFunction function, halDim3 grid, halDim3 blo
                                  size_t dynamicSharedBytes, const halKernelArg* args,
                                  uint32_t numArgs, halStream stream) {
     return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
-        return launchKernel(function, grid, block, dynamicSharedBytes, args, nullptr, numArgs,
-                            stream, op);
+        return launchKernel(function, grid, block, dynamicSharedBytes, args, {}, numArgs, stream,
+                            op);
     });
 }
 
@@ -289,8 +288,18 @@ HAL_API halError halLaunchKernelWithAccess(halFunction function, halDim3 grid, h
                                            const halKernelArgAccess* access, uint32_t numArgs,
                                            halStream stream) {
     return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
-        return launchKernel(function, grid, block, dynamicSharedBytes, args, access, numArgs,
-                            stream, op);
+        return launchKernel(function, grid, block, dynamicSharedBytes, args, {access, nullptr},
+                            numArgs, stream, op);
+    });
+}
+
+HAL_API halError halLaunchKernelWithUses(halFunction function, halDim3 grid, halDim3 block,
+                                         size_t dynamicSharedBytes, const halKernelArg* args,
+                                         const halKernelArgUse* uses, uint32_t numArgs,
+                                         halStream stream) {
+    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
+        return launchKernel(function, grid, block, dynamicSharedBytes, args, {nullptr, uses},
+                            numArgs, stream, op);
     });
 }
 

@@ -75,13 +75,20 @@ class BoxOp final : public GraphOp {
 class KernelOp final : public GraphOp {
   public:
     KernelOp(const halFunction_t* function, halDim3 grid, halDim3 block, size_t sharedBytes,
-             const halKernelArg* args, const halKernelArgAccess* access, uint32_t numArgs)
+             const halKernelArg* args, check::ArgUses uses, uint32_t numArgs)
         : function_(function),
           serial_(function->serial),
           grid_(grid),
           block_(block),
           sharedBytes_(sharedBytes) {
-        if (access != nullptr) access_.assign(access, access + numArgs);
+        // Kept as halLaunchKernelWithUses's form, whichever call declared them.
+        if (uses.access != nullptr || uses.uses != nullptr) {
+            uses_.resize(numArgs);
+            for (uint32_t i = 0; i < numArgs; ++i) {
+                uses_[i] = halKernelArgUse{static_cast<halKernelArgAccess>(uses.mode(i)),
+                                           uses.uses != nullptr ? uses.uses[i].bytes : 0};
+            }
+        }
         // The values, copied now: the caller's argument storage may be gone by the launch.
         size_t total = 0;
         for (uint32_t i = 0; i < numArgs; ++i) total += args[i].size;
@@ -104,9 +111,10 @@ class KernelOp final : public GraphOp {
         footprint->kernels.push_back({function_, serial_});
         const size_t first = footprint->accesses.size();
         footprint->accesses.resize(first + args_.size());
-        const size_t count = check::kernelAccesses(
-            args_.data(), access_.empty() ? nullptr : access_.data(),
-            static_cast<uint32_t>(args_.size()), footprint->accesses.data() + first);
+        const check::ArgUses uses{nullptr, uses_.empty() ? nullptr : uses_.data()};
+        const size_t count =
+            check::kernelAccesses(args_.data(), uses, static_cast<uint32_t>(args_.size()),
+                                  footprint->accesses.data() + first);
         footprint->accesses.resize(first + count);
     }
     void describe(NativeGraphDescription* description) const override {
@@ -121,7 +129,7 @@ class KernelOp final : public GraphOp {
     size_t sharedBytes_;
     std::vector<unsigned char> values_;
     std::vector<halKernelArg> args_;
-    std::vector<halKernelArgAccess> access_;  // empty: every argument read and written
+    std::vector<halKernelArgUse> uses_;  // empty: every argument read and written, to its end
 };
 
 class HostFunctionOp final : public GraphOp {
@@ -244,8 +252,8 @@ std::unique_ptr<GraphOp> makeBoxOp(const halMemcpy3DParams& box) {
 
 std::unique_ptr<GraphOp> makeKernelOp(const halFunction_t* function, halDim3 grid, halDim3 block,
                                       size_t sharedBytes, const halKernelArg* args,
-                                      const halKernelArgAccess* access, uint32_t numArgs) {
-    return std::make_unique<KernelOp>(function, grid, block, sharedBytes, args, access, numArgs);
+                                      check::ArgUses uses, uint32_t numArgs) {
+    return std::make_unique<KernelOp>(function, grid, block, sharedBytes, args, uses, numArgs);
 }
 
 std::unique_ptr<GraphOp> makeHostFunctionOp(halHostFn fn, void* userData) {

@@ -83,10 +83,10 @@ class GraphBody {
 std::unique_ptr<GraphOp> makeMemsetOp(void* dst, unsigned char value, size_t count);
 std::unique_ptr<GraphOp> makeCopyOp(void* dst, const void* src, size_t count, halMemcpyKind kind);
 std::unique_ptr<GraphOp> makeBoxOp(const halMemcpy3DParams& box);
-// `access` as halLaunchKernelWithAccess's (NULL: every argument read and written).
+// `uses` as the launch declared them (none: every argument read and written).
 std::unique_ptr<GraphOp> makeKernelOp(const halFunction_t* function, halDim3 grid, halDim3 block,
                                       size_t sharedBytes, const halKernelArg* args,
-                                      const halKernelArgAccess* access, uint32_t numArgs);
+                                      check::ArgUses uses, uint32_t numArgs);
 std::unique_ptr<GraphOp> makeHostFunctionOp(halHostFn fn, void* userData);
 std::unique_ptr<GraphOp> makeGraphOp(std::shared_ptr<const GraphBody> body);
 

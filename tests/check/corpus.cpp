@@ -124,6 +124,26 @@ struct Vadd {
         }
     }
 
+    // c = a + b over `bytes` from `offset` of each buffer, on `stream`, each pointer argument
+    // declared with its extent: the slice of the buffers this launch touches.
+    void launchSlice(void* a, void* b, void* c, size_t offset, size_t bytes,
+                     halStream stream) const {
+        void* aSlice = at(a, offset);
+        void* bSlice = at(b, offset);
+        void* cSlice = at(c, offset);
+        const uint32_t count = static_cast<uint32_t>(bytes / sizeof(float));
+        const halKernelArg args[] = {{&aSlice, sizeof aSlice},
+                                     {&bSlice, sizeof bSlice},
+                                     {&cSlice, sizeof cSlice},
+                                     {&count, sizeof count}};
+        const halKernelArgUse uses[] = {{HAL_KERNEL_ARG_READ_ONLY, bytes},
+                                        {HAL_KERNEL_ARG_READ_ONLY, bytes},
+                                        {HAL_KERNEL_ARG_WRITE_ONLY, bytes},
+                                        {HAL_KERNEL_ARG_NO_ACCESS, 0}};
+        const halDim3 grid{count / 256, 1, 1}, block{256, 1, 1};
+        REQUIRE_OK(halLaunchKernelWithUses(function, grid, block, 0, args, uses, 4, stream));
+    }
+
     // The kernel over no elements, so it touches nothing; `declared`: every argument declared
     // HAL_KERNEL_ARG_NO_ACCESS (else all read+write).
     void launchEmpty(void* a, void* b, void* c, halStream stream, bool declared) const {
@@ -509,6 +529,42 @@ const std::map<std::string, Program>& programs() {
              if (synchronised) s.order(s.s2, s.s1, s.e1);
              vadd.launch(s.b, s.b, s.a, s.s2, true);
              REQUIRE_OK(halSynchronizeDevice());
+             REQUIRE_OK(halFree(c));
+         }},
+        // One buffer split between two streams, each kernel writing its own half (CUDA's
+        // simpleHyperQ and simpleStreams pattern), then downloaded whole on the second stream:
+        // with the extents declared, only the missing wait for the first half is a race.
+        {"kernel_partitioned",
+         [](bool synchronised) {
+             Setup s;
+             void* c = nullptr;
+             REQUIRE_OK(halMalloc(&c, kBytes));
+             Vadd vadd;
+             vadd.launchSlice(s.a, s.b, c, 0, kBytes / 2, s.s1);
+             vadd.launchSlice(s.a, s.b, c, kBytes / 2, kBytes / 2, s.s2);
+             if (synchronised) s.order(s.s2, s.s1, s.e1);
+             copy(s.h, c, kBytes, s.s2);
+             REQUIRE_OK(halSynchronizeDevice());
+             REQUIRE_OK(halFree(c));
+         }},
+        // The same split captured: each graph keeps its launch's extents.
+        {"kernel_partitioned_graph",
+         [](bool synchronised) {
+             Setup s;
+             void* c = nullptr;
+             REQUIRE_OK(halMalloc(&c, kBytes));
+             Vadd vadd;
+             halGraph first =
+                 captureGraph(s.s1, [&] { vadd.launchSlice(s.a, s.b, c, 0, kBytes / 2, s.s1); });
+             halGraph second = captureGraph(
+                 s.s2, [&] { vadd.launchSlice(s.a, s.b, c, kBytes / 2, kBytes / 2, s.s2); });
+             REQUIRE_OK(halGraphLaunch(first, s.s1));
+             REQUIRE_OK(halGraphLaunch(second, s.s2));
+             if (synchronised) s.order(s.s2, s.s1, s.e1);
+             copy(s.h, c, kBytes, s.s2);
+             REQUIRE_OK(halSynchronizeDevice());
+             REQUIRE_OK(halGraphDestroy(first));
+             REQUIRE_OK(halGraphDestroy(second));
              REQUIRE_OK(halFree(c));
          }},
         // A kernel declaring every argument HAL_KERNEL_ARG_NO_ACCESS touches none of them.

@@ -731,6 +731,22 @@ std::vector<Row> rows() {
                                               o.stream);
          },
          kKernels},
+        {"halLaunchKernelWithUses", "function NULL", HAL_ERROR_INVALID_HANDLE,
+         [](Objects& o) {
+             return halLaunchKernelWithUses(nullptr, one, one, 0, fillArgs(o), nullptr, 3,
+                                            o.stream);
+         }},
+        {"halLaunchKernelWithUses", "an access value outside halKernelArgAccess",
+         HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) {
+             halKernelArgUse uses[3] = {};
+             const uint32_t outside = 7;
+             std::memcpy(&uses[1].access, &outside, sizeof outside);
+             uses[0].access = uses[2].access = HAL_KERNEL_ARG_NO_ACCESS;
+             return halLaunchKernelWithUses(o.function, one, one, 0, fillArgs(o), uses, 3,
+                                            o.stream);
+         },
+         kKernels},
         {"halCheckGetEnabled", "checks NULL", HAL_ERROR_INVALID_VALUE,
          [](Objects&) { return halCheckGetEnabled(nullptr); }},
         {"halCheckGetFindingCount", "count NULL", HAL_ERROR_INVALID_VALUE,

@@ -860,6 +860,25 @@ HAL_API halError halLaunchKernelWithAccess(halFunction function, halDim3 grid, h
                                            const halKernelArgAccess* access, uint32_t numArgs,
                                            halStream stream);
 
+/* How a kernel uses the memory one pointer argument points to: how it touches it, and how many
+ * bytes from the pointer it may touch (0: to the end of the allocation, as halLaunchKernel and
+ * halLaunchKernelWithAccess assume). */
+typedef struct halKernelArgUse {
+    halKernelArgAccess access;
+    size_t bytes;
+} halKernelArgUse;
+
+/* As halLaunchKernelWithAccess, with `uses[i]` saying how the kernel uses the memory argument i
+ * points to and how far (uses NULL: as halLaunchKernel). The race detector reads the extents:
+ * kernels on unordered streams that each write their own slice of one allocation (the usual way
+ * to split a buffer among streams) are then not reported, and an access past the extent is not
+ * seen. Captured launches keep the uses. Errors: as halLaunchKernelWithAccess, for
+ * uses[i].access. */
+HAL_API halError halLaunchKernelWithUses(halFunction function, halDim3 grid, halDim3 block,
+                                         size_t dynamicSharedBytes, const halKernelArg* args,
+                                         const halKernelArgUse* uses, uint32_t numArgs,
+                                         halStream stream);
+
 /* ---------------------------------------------------------------------------------------------
  * Checked mode: a race detector between streams, a leak report at exit and costly API checks,
  * the same on every backend (docs/check.md).

@@ -63,11 +63,26 @@ inline std::array<Access, 2> copyAccesses(const void* dst, const void* src, size
     return {Access{dst, bytes, AccessMode::kWrite}, Access{src, bytes, AccessMode::kRead}};
 }
 
+// How a launch says its arguments are used: halLaunchKernelWithAccess's modes, or
+// halLaunchKernelWithUses's modes and extents; neither: every argument read and written, from
+// its value to the end of its allocation.
+struct ArgUses {
+    const halKernelArgAccess* access = nullptr;
+    const halKernelArgUse* uses = nullptr;
+
+    uint32_t mode(uint32_t i) const {
+        if (uses != nullptr) return static_cast<uint32_t>(uses[i].access);
+        return access != nullptr ? static_cast<uint32_t>(access[i])
+                                 : uint32_t{HAL_KERNEL_ARG_READ_WRITE};
+    }
+    size_t bytes(uint32_t i) const {
+        return uses != nullptr && uses[i].bytes != 0 ? uses[i].bytes : kToEndOfAllocation;
+    }
+};
+
 // Writes to `accesses` (room for `numArgs`) what a kernel launch touches and returns how many:
-// each pointer-sized argument, as `access` says (NULL: read and write; no access: none), from its
-// value to the end of its allocation.
-size_t kernelAccesses(const halKernelArg* args, const halKernelArgAccess* access, uint32_t numArgs,
-                      Access* accesses);
+// each pointer-sized argument, as `uses` says (no access: none).
+size_t kernelAccesses(const halKernelArg* args, ArgUses uses, uint32_t numArgs, Access* accesses);
 
 namespace slow {
 void beforeSubmit(halStream_t* stream) noexcept;

@@ -49,6 +49,9 @@ struct RecordedAccess {
     uint64_t ticket;
     AccessMode mode;
     std::shared_ptr<const Operation> operation;
+    // No extent was declared (a kernel argument): the access was taken to reach the end of its
+    // allocation, which a finding says.
+    bool extentAssumed;
 
     bool writes() const { return (static_cast<uint8_t>(mode) & 2) != 0; }
 };
@@ -74,6 +77,7 @@ struct Finding {
     AccessMode earlierMode;
     std::shared_ptr<const Operation> later;
     AccessMode laterMode;
+    bool extentAssumed = false;  // for either access (RecordedAccess::extentAssumed)
 };
 
 class Detector {
@@ -243,13 +247,13 @@ void Detector::submitted(halStream_t* stream, const std::shared_ptr<const Operat
                                         operation, accesses[i].mode});
             continue;
         }
-        const uintptr_t end = accesses[i].bytes == kToEndOfAllocation ||
-                                      accesses[i].bytes > it->first + block.size - pointer
+        const bool assumed = accesses[i].bytes == kToEndOfAllocation;
+        const uintptr_t end = assumed || accesses[i].bytes > it->first + block.size - pointer
                                   ? it->first + block.size
                                   : pointer + accesses[i].bytes;
         check(block, it->first,
               RecordedAccess{pointer, end, stream->poolStream, stream->device->pool.get(),
-                             operation->ticket, accesses[i].mode, operation},
+                             operation->ticket, accesses[i].mode, operation, assumed},
               clock, &reported, findings);
     }
 }
@@ -279,7 +283,8 @@ void Detector::check(Block& block, uintptr_t base, const RecordedAccess& access,
                                                    : "read-after-write";
             findings->push_back(Finding{hazard, std::max(old.begin, access.begin),
                                         std::min(old.end, access.end), base, withoutAccesses(block),
-                                        old.operation, old.mode, access.operation, access.mode});
+                                        old.operation, old.mode, access.operation, access.mode,
+                                        old.extentAssumed || access.extentAssumed});
         }
         // What the new access covers and follows speaks for the old one from now on: any later
         // operation unordered with the old one is unordered with the new one too.
@@ -306,18 +311,25 @@ void reportFinding(const Finding& finding) {
                         describe(block.freeSite, "    "), describe(block.allocationSite, "    ")));
         return;
     }
+    // Kernels that split one allocation among streams are told apart only by their extents.
+    const char* extentNote =
+        finding.extentAssumed
+            ? "  note: a kernel pointer argument without a declared extent is taken to reach the "
+              "end of its allocation; if the kernels touch separate slices, declare each "
+              "argument's extent (halLaunchKernelWithUses, halKernelArgUse.bytes)\n"
+            : "";
     check::report(
         "race", fmt::format("{} race on {} bytes [{:#x}, {:#x}) of {} allocated by {}\n"
                             "  earlier: {} ({})\n{}"
                             "  later:   {} ({}), not ordered after the earlier one (no event "
                             "wait orders the streams, no host synchronisation between them)\n"
-                            "{}  the block was allocated at:\n{}",
+                            "{}{}  the block was allocated at:\n{}",
                             finding.hazard, finding.to - finding.from, finding.from, finding.to,
                             blockName(block, finding.base), block.allocatedBy,
                             operationName(*finding.earlier), modeName(finding.earlierMode),
                             describe(finding.earlier->site, "    "), operationName(*finding.later),
                             modeName(finding.laterMode), describe(finding.later->site, "    "),
-                            describe(block.allocationSite, "    ")));
+                            extentNote, describe(block.allocationSite, "    ")));
 }
 
 bool Detector::touchesTracked(const Access* accesses, size_t count) {
@@ -387,16 +399,14 @@ void record(halStream_t* stream, const char* name, uint64_t ticket, const Access
 
 }  // namespace
 
-size_t kernelAccesses(const halKernelArg* args, const halKernelArgAccess* access, uint32_t numArgs,
-                      Access* accesses) {
+size_t kernelAccesses(const halKernelArg* args, ArgUses uses, uint32_t numArgs, Access* accesses) {
     size_t count = 0;
     for (uint32_t i = 0; i < numArgs; ++i) {
-        const uint32_t mode =
-            access != nullptr ? enumBits(access[i]) : uint32_t{HAL_KERNEL_ARG_READ_WRITE};
+        const uint32_t mode = uses.mode(i);
         if (args[i].size != sizeof(void*) || mode == HAL_KERNEL_ARG_NO_ACCESS) continue;
         const void* pointer = nullptr;
         std::memcpy(&pointer, args[i].value, sizeof pointer);
-        accesses[count++] = Access{pointer, kToEndOfAllocation,
+        accesses[count++] = Access{pointer, uses.bytes(i),
                                    mode == HAL_KERNEL_ARG_READ_ONLY    ? AccessMode::kRead
                                    : mode == HAL_KERNEL_ARG_WRITE_ONLY ? AccessMode::kWrite
                                                                        : AccessMode::kReadWrite};

@@ -1,5 +1,6 @@
 // halLaunchKernel with the CTS kernels: results over many blocks, shared memory, grids, argument
 // copying, ordering across streams, launch validation and asynchronous kernel failures.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <thread>
@@ -163,6 +164,19 @@ TEST_CASE("a launch with declared argument access runs as halLaunchKernel does",
                                              nullptr, 3, stream));
     HAL_REQUIRE_OK(halSynchronizeStream(stream));
     CHECK(download<uint32_t>(out) == std::vector<uint32_t>(kCount, second));
+    // Declared extents: the second half of the buffer, written through a pointer into it.
+    void* half = static_cast<uint32_t*>(outPtr) + kCount / 2;
+    const uint32_t third = 9, halfCount = kCount / 2;
+    const halKernelArg slice[] = {cts::arg(half), cts::arg(third), cts::arg(halfCount)};
+    const halKernelArgUse uses[] = {{HAL_KERNEL_ARG_WRITE_ONLY, halfCount * sizeof(uint32_t)},
+                                    {HAL_KERNEL_ARG_NO_ACCESS, 0},
+                                    {HAL_KERNEL_ARG_NO_ACCESS, 0}};
+    HAL_REQUIRE_OK(halLaunchKernelWithUses(fill, {halfCount / 64, 1, 1}, {64, 1, 1}, 0, slice, uses,
+                                           3, stream));
+    HAL_REQUIRE_OK(halSynchronizeStream(stream));
+    std::vector<uint32_t> expected(kCount, second);
+    std::fill(expected.begin() + kCount / 2, expected.end(), third);
+    CHECK(download<uint32_t>(out) == expected);
 }
 
 TEST_CASE("kernels on two streams ordered by an event", "[kernel][ordering]") {

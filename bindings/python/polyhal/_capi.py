@@ -112,6 +112,10 @@ class KernelArg(ctypes.Structure):
     _fields_ = [("value", c_void_p), ("size", c_size_t)]
 
 
+class KernelArgUse(ctypes.Structure):
+    _fields_ = [("access", ctypes.c_int), ("bytes", c_size_t)]
+
+
 HostFn = ctypes.CFUNCTYPE(None, c_void_p)
 
 _PROTOTYPES = {
@@ -168,6 +172,8 @@ _PROTOTYPES = {
     "halGraphDestroy": (halError, [Handle]),
     "halLaunchKernelWithAccess": (halError, [Handle, Dim3, Dim3, c_size_t, POINTER(KernelArg),
                                              POINTER(c_int), c_uint32, Handle]),
+    "halLaunchKernelWithUses": (halError, [Handle, Dim3, Dim3, c_size_t, POINTER(KernelArg),
+                                           POINTER(KernelArgUse), c_uint32, Handle]),
     "halCheckGetEnabled": (halError, [POINTER(c_uint32)]),
     "halCheckGetFindingCount": (halError, [POINTER(c_uint64)]),
     "halCheckSetCallSite": (halError, [c_char_p]),

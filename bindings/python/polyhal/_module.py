@@ -5,7 +5,8 @@ import os
 import numpy
 
 from ._capi import (HAL_KERNEL_ARG_NO_ACCESS, HAL_KERNEL_ARG_READ_ONLY, HAL_KERNEL_ARG_READ_WRITE,
-                    HAL_KERNEL_ARG_WRITE_ONLY, SIZE_MAX, Dim3, Handle, KernelArg, hal)
+                    HAL_KERNEL_ARG_WRITE_ONLY, SIZE_MAX, Dim3, Handle, KernelArg, KernelArgUse,
+                    hal)
 from ._current import resolve
 from ._device import get_device
 from ._memory import Buffer
@@ -60,6 +61,9 @@ class Function:
     `shared_mem` is the launch's dynamic shared memory in bytes. `access`, one entry per
     argument, says how the kernel uses the memory each points to, for checked mode's race
     detector: "rw" (the default for every argument), "r", "w" or None (not accessed).
+    `extents`, one entry per argument, says how many bytes from the pointer the kernel may
+    touch (None or 0: to the end of its allocation), so that kernels on different streams that
+    each work on their own slice of one buffer are not reported as racing.
     """
 
     def __init__(self, module, handle, name):
@@ -71,7 +75,8 @@ class Function:
     def name(self):
         return self._name
 
-    def __call__(self, grid, block, *args, stream=None, shared_mem=0, access=None):
+    def __call__(self, grid, block, *args, stream=None, shared_mem=0, access=None,
+                 extents=None):
         stream = resolve(stream)
         self._module._require_open()
         grid, block = _dim3("grid", grid), _dim3("block", block)
@@ -81,8 +86,12 @@ class Function:
         kernel_args = (KernelArg * max(len(args), 1))(
             *(KernelArg(ctypes.addressof(value), ctypes.sizeof(value)) for value in storage))
         modes = _access_modes(access, len(args))
+        uses = _argument_uses(modes, extents, len(args))
         with stream._selected():
-            if modes is None:
+            if uses is not None:
+                hal.halLaunchKernelWithUses(self._handle, grid, block, shared_mem, kernel_args,
+                                            uses, len(args), stream._handle)
+            elif modes is None:
                 hal.halLaunchKernel(self._handle, grid, block, shared_mem, kernel_args,
                                     len(args), stream._handle)
             else:
@@ -108,6 +117,21 @@ def _access_modes(access, count):
         if mode not in _ACCESS_MODES:
             raise ValueError(f"access[{index}] is {mode!r}: use 'rw', 'r', 'w' or None")
     return (ctypes.c_int * max(count, 1))(*(_ACCESS_MODES[mode] for mode in access))
+
+
+def _argument_uses(modes, extents, count):
+    """The halKernelArgUse array for `extents` with `modes` (None: no extents passed)."""
+    if extents is None:
+        return None
+    extents = list(extents)
+    if len(extents) != count:
+        raise ValueError(f"extents has {len(extents)} entries for {count} kernel arguments")
+    for index, extent in enumerate(extents):
+        if extent is not None and (not isinstance(extent, int) or not 0 <= extent <= SIZE_MAX):
+            raise ValueError(f"extents[{index}] is {extent!r}: use a byte count or None")
+    return (KernelArgUse * max(count, 1))(
+        *(KernelArgUse(modes[index] if modes is not None else HAL_KERNEL_ARG_READ_WRITE,
+                       extent or 0) for index, extent in enumerate(extents)))
 
 
 def _argument_bytes(index, arg):

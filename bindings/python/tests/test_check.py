@@ -149,3 +149,52 @@ def test_two_streams_reading_one_input_race_only_if_not_declared_read_only(
     if findings:
         assert "write-after-write race" in result.stderr
         assert f"python: {script}:12 in <module>" in result.stderr
+
+
+# The rows of one output split between two streams, each launch writing its own half through a
+# pointer into the buffer (CUDA's simpleStreams pattern).
+SPLIT_ROWS = """\
+import sys
+import numpy as np
+import polyhal
+module = polyhal.Module(sys.argv[1])
+kernel = module.function("matmul")
+a, b, c = polyhal.Buffer(256), polyhal.Buffer(256), polyhal.Buffer(256)
+a.copy_from(np.ones(64, np.float32))
+b.copy_from(np.ones(64, np.float32))
+streams = polyhal.Stream(), polyhal.Stream()
+for half, stream in enumerate(streams):
+    rows = np.uint64(a.ptr + half * 128), np.uint64(c.ptr + half * 128)
+    kernel((1, 1), (8, 8), rows[0], b, rows[1], np.uint32(4), np.uint32(8), np.uint32(8),
+           stream=stream, access=("r", "r", "w", None, None, None), extents={extents})
+for stream in streams:
+    stream.synchronize()
+print("findings:", polyhal.check_findings(), c.to_numpy(np.float32)[[0, 63]])
+"""
+
+
+@pytest.mark.parametrize("extents, findings", [("(128, 256, 128, None, None, None)", 0),
+                                               ("None", 1)])
+def test_kernels_writing_their_own_slice_race_only_without_extents(tmp_path, matmul_path,
+                                                                    extents, findings):
+    script = tmp_path / "program.py"
+    script.write_text(SPLIT_ROWS.format(extents=extents))
+    env = dict(os.environ, POLYHAL_CHECK="races")
+    result = subprocess.run([sys.executable, str(script), str(matmul_path)], env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert f"findings: {findings}" in result.stdout, result.stderr
+    assert "[8. 8.]" in result.stdout
+    if findings:
+        assert "without a declared extent" in result.stderr
+
+
+def test_extents_must_be_byte_counts(matmul_module):
+    kernel = matmul_module.function("matmul")
+    a, b, c = polyhal.Buffer(256), polyhal.Buffer(256), polyhal.Buffer(256)
+    with pytest.raises(ValueError, match="extents has 1 entries for 6 kernel arguments"):
+        kernel((1, 1), (8, 8), a, b, c, np.uint32(8), np.uint32(8), np.uint32(8),
+               extents=(256,))
+    with pytest.raises(ValueError, match=r"extents\[2\] is -1"):
+        kernel((1, 1), (8, 8), a, b, c, np.uint32(8), np.uint32(8), np.uint32(8),
+               extents=(256, 256, -1, None, None, None))

@@ -324,7 +324,7 @@ class Function {
               "halLaunchKernel");
     }
     // As launch, with how the kernel uses the memory each argument points to, one entry per
-    // argument (halLaunchKernelWithAccess; only checked mode's race detector reads it).
+    // argument (halLaunchKernelWithAccess; checked mode's race detector and the pool read it).
     template <class... Args>
     void launchWithAccess(halDim3 grid, halDim3 block, halStream stream,
                           const halKernelArgAccess (&access)[sizeof...(Args)],
@@ -333,6 +333,17 @@ class Function {
         check(halLaunchKernelWithAccess(function_, grid, block, 0, packed, access,
                                         static_cast<uint32_t>(sizeof...(Args)), stream),
               "halLaunchKernelWithAccess");
+    }
+    // As launchWithAccess, with how many bytes from each pointer the kernel may touch as well
+    // (halLaunchKernelWithUses): kernels on several streams that each work on their own slice of
+    // one buffer are then not reported as racing.
+    template <class... Args>
+    void launchWithUses(halDim3 grid, halDim3 block, halStream stream,
+                        const halKernelArgUse (&uses)[sizeof...(Args)], const Args&... args) const {
+        const halKernelArg packed[sizeof...(Args)] = {{&args, sizeof(Args)}...};
+        check(halLaunchKernelWithUses(function_, grid, block, 0, packed, uses,
+                                      static_cast<uint32_t>(sizeof...(Args)), stream),
+              "halLaunchKernelWithUses");
     }
 
   private:

@@ -153,6 +153,26 @@ TEST_CASE("a launch with declared argument access runs the kernel and checks the
     }
 }
 
+TEST_CASE("a launch with declared extents writes only its slice") {
+    polyhal::Module module(POLYHAL_CTS_CPU_KERNELS);
+    const polyhal::Function fill = module.function("fill_u32");
+    constexpr uint32_t kCount = 512, kHalf = kCount / 2;
+    polyhal::Stream stream;
+    polyhal::DeviceBuffer out(kCount * sizeof(uint32_t), stream);
+    polyhal::HostBuffer host(out.size());
+    fill.launch({kCount / 256, 1, 1}, {256, 1, 1}, stream, out.as<uint32_t>(), uint32_t{1}, kCount);
+    fill.launchWithUses({kHalf / 256, 1, 1}, {256, 1, 1}, stream,
+                        {{HAL_KERNEL_ARG_WRITE_ONLY, kHalf * sizeof(uint32_t)},
+                         {HAL_KERNEL_ARG_NO_ACCESS, 0},
+                         {HAL_KERNEL_ARG_NO_ACCESS, 0}},
+                        out.as<uint32_t>() + kHalf, uint32_t{2}, kHalf);
+    polyhal::memcpy(host, out, HAL_MEMCPY_DEVICE_TO_HOST, stream);
+    stream.synchronize();
+    size_t wrong = 0;
+    for (uint32_t i = 0; i < kCount; ++i) wrong += host.as<uint32_t>()[i] != (i < kHalf ? 1 : 2);
+    CHECK(wrong == 0);
+}
+
 TEST_CASE("TraceRange closes its range when it goes out of scope, innermost first") {
     {
         polyhal::TraceRange outer("outer");

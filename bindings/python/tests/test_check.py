@@ -27,12 +27,12 @@ for resource in (a, b, c, side):
 """
 
 
-def run_checked(tmp_path, source, checks="races,leaks,api"):
+def run_checked(tmp_path, source, checks="races,leaks,api", args=()):
     script = tmp_path / "program.py"
     script.write_text(source)
     env = dict(os.environ, POLYHAL_CHECK=checks)
-    return script, subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
-                                  text=True, timeout=120)
+    return script, subprocess.run([sys.executable, str(script), *args], env=env,
+                                  capture_output=True, text=True, timeout=120)
 
 
 def test_a_side_stream_without_wait_stream_is_reported_at_its_python_line(tmp_path):
@@ -139,11 +139,8 @@ print("findings:", polyhal.check_findings())
                                               ("None", 1)])
 def test_two_streams_reading_one_input_race_only_if_not_declared_read_only(
         tmp_path, matmul_path, access, findings):
-    script = tmp_path / "program.py"
-    script.write_text(READ_ONLY_INPUTS.format(access=access))
-    env = dict(os.environ, POLYHAL_CHECK="races")
-    result = subprocess.run([sys.executable, str(script), str(matmul_path)], env=env,
-                            capture_output=True, text=True, timeout=120)
+    script, result = run_checked(tmp_path, READ_ONLY_INPUTS.format(access=access), "races",
+                                 [str(matmul_path)])
     assert result.returncode == 0, result.stderr
     assert f"findings: {findings}" in result.stdout, result.stderr
     if findings:
@@ -177,11 +174,8 @@ print("findings:", polyhal.check_findings(), c.to_numpy(np.float32)[[0, 63]])
                                                ("None", 1)])
 def test_kernels_writing_their_own_slice_race_only_without_extents(tmp_path, matmul_path,
                                                                     extents, findings):
-    script = tmp_path / "program.py"
-    script.write_text(SPLIT_ROWS.format(extents=extents))
-    env = dict(os.environ, POLYHAL_CHECK="races")
-    result = subprocess.run([sys.executable, str(script), str(matmul_path)], env=env,
-                            capture_output=True, text=True, timeout=120)
+    _, result = run_checked(tmp_path, SPLIT_ROWS.format(extents=extents), "races",
+                            [str(matmul_path)])
     assert result.returncode == 0, result.stderr
     assert f"findings: {findings}" in result.stdout, result.stderr
     assert "[8. 8.]" in result.stdout

@@ -38,7 +38,9 @@ HAL_API halError halDestroyStream(halStream handle) {
         }
         halStream_t* stream = nullptr;
         if (halError e = resolveStream(handle, &stream, op)) return e;
-        if (capturing(stream)) leaveCapture(stream);
+        if (capturing(stream)) {
+            if (halError e = leaveCapture(stream, op)) return e;
+        }
         return destroyStream(stream, op);
     });
 }

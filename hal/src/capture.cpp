@@ -112,16 +112,32 @@ void release(Device* device, halStream_t* stream, const std::vector<void*>& memo
     }
 }
 
+// Does the origin stream of `capture` follow the last captured work of `stream`, a stream
+// forked into it?
+bool joinedBack(const Capture& capture, const halStream_t* stream) {
+    const CaptureClock& joined = capture.lanes.at(capture.origin);
+    const CaptureClock& lane = capture.lanes.at(const_cast<halStream_t*>(stream));
+    const auto own = lane.find(stream);
+    if (own == lane.end()) return true;  // it captured nothing
+    const auto seen = joined.find(stream);
+    return seen != joined.end() && seen->second >= own->second;
+}
+
 // A stream forked into `capture` whose last captured work the origin stream does not follow,
 // or nullptr when every fork was joined back.
 const halStream_t* unjoinedStream(const Capture& capture) {
-    const CaptureClock& joined = capture.lanes.at(capture.origin);
     for (const auto& lane : capture.lanes) {
-        if (lane.first == capture.origin) continue;
-        const auto seen = joined.find(lane.first);
-        if (seen == joined.end() || seen->second < lane.second.at(lane.first)) return lane.first;
+        if (lane.first != capture.origin && !joinedBack(capture, lane.first)) return lane.first;
     }
     return nullptr;
+}
+
+// Forgets `stream`, forked into `capture` and joined back, as it is destroyed: no clock of the
+// capture names it any more, so a stream made later at its address starts afresh.
+void forgetJoinedStream(Capture* capture, halStream_t* stream) {
+    capture->lanes.erase(stream);
+    for (auto& lane : capture->lanes) lane.second.erase(stream);
+    for (auto& event : capture->events) event.second.erase(stream);
 }
 
 halError refuse(Capture* capture, const char* operation, const char* why, const void* what,
@@ -431,22 +447,32 @@ void forgetGraphOwned(const std::vector<void*>& blocks) {
     detail::graphOwnedBlocks.fetch_sub(static_cast<int>(blocks.size()), std::memory_order_relaxed);
 }
 
-void leaveCapture(halStream_t* stream) {
+halError leaveCapture(halStream_t* stream, const char* operation) {
     std::vector<std::unique_ptr<GraphOp>> ops;
     std::vector<void*> memory;
     {
         std::lock_guard<std::mutex> lock(g_mutex);
         Capture* capture = captureOf(stream);
-        if (capture == nullptr) return;
+        if (capture == nullptr) return HAL_SUCCESS;
         if (capture->origin != stream) {
-            capture->invalidated = true;
-            capture->lanes.erase(stream);
+            if (!joinedBack(*capture, stream)) {
+                return fail(HAL_ERROR_STREAM_CAPTURE_UNJOINED,
+                            "{}: stream {} has work in the capture of stream {} that was not "
+                            "joined back; record an event on it after its last captured work and "
+                            "make stream {} wait on it, then destroy it (the stream and the "
+                            "capture are left as they were)",
+                            operation, static_cast<const void*>(stream),
+                            static_cast<const void*>(capture->origin),
+                            static_cast<const void*>(capture->origin));
+            }
+            forgetJoinedStream(capture, stream);
             stream->capture.capture.store(nullptr);
-            return;
+            return HAL_SUCCESS;
         }
         memory = finish(capture, &ops);
     }
     release(stream->device, stream, memory);
+    return HAL_SUCCESS;
 }
 
 void leaveCapture(halEvent_t* event) {

@@ -74,9 +74,11 @@ inline halError refuseGraphOwned(const void* ptr, const char* operation) {
 // The graph has released its blocks to the pool.
 void forgetGraphOwned(const std::vector<void*>& blocks);
 
-// A stream being destroyed leaves its capture: a forked stream invalidates it, the origin
-// stream ends it. An event destroyed, or recorded again outside its capture, leaves it.
-void leaveCapture(halStream_t* stream);
+// A stream being destroyed leaves its capture: the origin stream ends it; a forked stream whose
+// captured work was joined back leaves the capture intact, and one whose work was not is refused
+// (HAL_ERROR_STREAM_CAPTURE_UNJOINED, naming both streams), the stream and the capture unchanged.
+// An event destroyed, or recorded again outside its capture, leaves it.
+halError leaveCapture(halStream_t* stream, const char* operation);
 void leaveCapture(halEvent_t* event);
 
 }  // namespace polyhal

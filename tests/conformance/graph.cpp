@@ -672,7 +672,8 @@ TEST_CASE("a graph refuses to launch a kernel whose handle now names another fun
     void* out = device.get();
     uint32_t value = 7, n = kCount;
     HAL_REQUIRE_OK(halStreamBeginCapture(stream, HAL_CAPTURE_MODE_GLOBAL));
-    HAL_REQUIRE_OK(cts::launch1d(fill, n, 64, {cts::arg(out), cts::arg(value), cts::arg(n)}, stream));
+    HAL_REQUIRE_OK(
+        cts::launch1d(fill, n, 64, {cts::arg(out), cts::arg(value), cts::arg(n)}, stream));
     HAL_REQUIRE_OK(halStreamEndCapture(stream, graph.out()));
     HAL_REQUIRE_OK(halModuleUnload(module.release()));
     // Freed handles are reused once a thousand more are free: load and unload until a new
@@ -696,7 +697,7 @@ TEST_CASE("a graph refuses to launch a kernel whose handle now names another fun
     HAL_CHECK_OK(halSynchronizeStream(stream));
 }
 
-TEST_CASE("destroying a stream or event that takes part in a capture ends or invalidates it",
+TEST_CASE("destroying a stream or event that takes part in a capture ends it, or is refused",
           "[graph][errors]") {
     cts::DeviceMemory memory(256);
     halStream origin = nullptr;
@@ -710,11 +711,22 @@ TEST_CASE("destroying a stream or event that takes part in a capture ends or inv
     HAL_REQUIRE_OK(halStreamWaitEvent(forked, fork));
     HAL_REQUIRE_OK(halDestroyEvent(fork));  // the wait already joined `forked`
     HAL_REQUIRE_OK(halMemsetAsync(memory.get(), 256, 1, 256, forked));
-    SECTION("a forked stream: the capture is invalidated") {
-        HAL_REQUIRE_OK(halDestroyStream(forked));
-        CHECK(statusOf(origin) == HAL_CAPTURE_STATUS_INVALIDATED);
+    SECTION("a forked stream not joined back: refused, the stream and the capture unchanged") {
+        CHECK(halDestroyStream(forked) == HAL_ERROR_STREAM_CAPTURE_UNJOINED);
+        const std::string message = halGetLastErrorMessage();
+        CHECK(message.find("not joined back") != std::string::npos);
+        CHECK(statusOf(origin) == HAL_CAPTURE_STATUS_ACTIVE);
+        CHECK(statusOf(forked) == HAL_CAPTURE_STATUS_ACTIVE);
+        // Joined now, it may go, and the capture ends well.
+        halEvent join = nullptr;
+        HAL_REQUIRE_OK(halCreateEvent(&join));
+        HAL_REQUIRE_OK(halRecordEvent(join, forked));
+        HAL_REQUIRE_OK(halStreamWaitEvent(origin, join));
+        HAL_CHECK_OK(halDestroyStream(forked));
         halGraph graph = nullptr;
-        CHECK(halStreamEndCapture(origin, &graph) == HAL_ERROR_STREAM_CAPTURE_INVALIDATED);
+        HAL_CHECK_OK(halStreamEndCapture(origin, &graph));
+        HAL_CHECK_OK(halGraphDestroy(graph));
+        HAL_CHECK_OK(halDestroyEvent(join));
         HAL_CHECK_OK(halDestroyStream(origin));
     }
     SECTION("the origin stream: the capture ends, and the forked stream leaves it") {
@@ -724,6 +736,42 @@ TEST_CASE("destroying a stream or event that takes part in a capture ends or inv
         HAL_CHECK_OK(halSynchronizeDevice());
         HAL_CHECK_OK(halDestroyStream(forked));
     }
+}
+
+// CUDA's graphMemoryNodes sample: work forked onto a second stream inside the capture, joined
+// back with an event, and the second stream destroyed before the capture ends.
+TEST_CASE("a forked stream destroyed once joined back leaves the capture intact", "[graph]") {
+    constexpr size_t kBytes = 256;
+    cts::DeviceMemory memory(kBytes);
+    HAL_REQUIRE_OK(halMemset(memory.get(), kBytes, 0, kBytes));
+    cts::Stream origin;
+    halStream forked = nullptr;
+    halEvent fork = nullptr, join = nullptr;
+    HAL_REQUIRE_OK(halCreateStream(&forked));
+    HAL_REQUIRE_OK(halCreateEvent(&fork));
+    HAL_REQUIRE_OK(halCreateEvent(&join));
+    HAL_REQUIRE_OK(halStreamBeginCapture(origin, HAL_CAPTURE_MODE_GLOBAL));
+    HAL_REQUIRE_OK(halRecordEvent(fork, origin));
+    HAL_REQUIRE_OK(halStreamWaitEvent(forked, fork));
+    HAL_REQUIRE_OK(halMemsetAsync(memory.get(), kBytes, 5, kBytes / 2, forked));
+    HAL_REQUIRE_OK(halRecordEvent(join, forked));
+    HAL_REQUIRE_OK(halStreamWaitEvent(origin, join));
+    HAL_REQUIRE_OK(halDestroyStream(forked));
+    CHECK(statusOf(origin) == HAL_CAPTURE_STATUS_ACTIVE);
+    HAL_REQUIRE_OK(halMemsetAsync(static_cast<unsigned char*>(memory.get()) + kBytes / 2,
+                                  kBytes / 2, 6, kBytes / 2, origin));
+    halGraph graph = nullptr;
+    HAL_REQUIRE_OK(halStreamEndCapture(origin, &graph));
+    HAL_REQUIRE_OK(halGraphLaunch(graph, origin));
+    HAL_REQUIRE_OK(halSynchronizeStream(origin));
+    std::vector<unsigned char> host(kBytes);
+    HAL_REQUIRE_OK(halMemcpy(host.data(), kBytes, memory.get(), kBytes, HAL_MEMCPY_DEVICE_TO_HOST));
+    std::vector<unsigned char> expected(kBytes, 5);
+    std::fill(expected.begin() + kBytes / 2, expected.end(), 6);
+    CHECK(host == expected);
+    HAL_CHECK_OK(halGraphDestroy(graph));
+    HAL_CHECK_OK(halDestroyEvent(fork));
+    HAL_CHECK_OK(halDestroyEvent(join));
 }
 
 TEST_CASE(

@@ -265,8 +265,13 @@ HAL_API halError halCreateStream(halStream* stream);
 HAL_API halError halCreateStreamWithConfig(halStream* stream, int priority, uint32_t flags);
 
 /* Destroys a stream. Work already submitted still runs to completion; the call does not wait
- * for it. The default stream (NULL) cannot be destroyed.
- * Errors: HAL_ERROR_INVALID_HANDLE (NULL, destroyed or foreign). */
+ * for it. The default stream (NULL) cannot be destroyed. A stream capturing work ends its
+ * capture, which makes no graph; a stream forked into another stream's capture leaves it intact
+ * once its captured work was joined back into the capturing stream (as CUDA's graphMemoryNodes
+ * sample does before it ends the capture).
+ * Errors: HAL_ERROR_INVALID_HANDLE (NULL, destroyed or foreign),
+ * HAL_ERROR_STREAM_CAPTURE_UNJOINED (a forked stream whose captured work was not joined back:
+ * neither the stream nor the capture changes). */
 HAL_API halError halDestroyStream(halStream stream);
 
 /* Blocks until all work submitted to `stream` has finished.

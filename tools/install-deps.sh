@@ -39,6 +39,8 @@ test_packages=(
 # matplotlib for `tools/polyhal-trace plot` (the example.trace test draws a picture when present).
 # PyPI wheels of the test profile, pinned (install_python_packages below).
 python_packages=(intel-opencl-rt==2026.2.0 intel-cmplr-lib-rt==2026.2.0)
+# The all profile adds dpctl (Intel's SYCL runtime), the peer of tools/bench/peer_sycl.py.
+[[ ${1:-} == all || ${2:-} == all ]] && python_packages+=(dpctl==0.22.1)
 all_packages=("${test_packages[@]}" python3-torch python3-pyopencl linux-perf valgrind
               python3-matplotlib)
 

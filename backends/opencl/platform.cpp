@@ -145,8 +145,10 @@ halError initialize() {
         if (platformChosen(name)) {
             addPlatform(platform, skipped);
         } else {
-            plugin::log(HAL_LOG_INFO, "OpenCL platform '%s' is not used: POLYHAL_OPENCL_PLATFORM "
-                        "does not match it", name.c_str());
+            plugin::log(HAL_LOG_INFO,
+                        "OpenCL platform '%s' is not used: POLYHAL_OPENCL_PLATFORM "
+                        "does not match it",
+                        name.c_str());
             notChosen += " '" + name + "'";
         }
     }

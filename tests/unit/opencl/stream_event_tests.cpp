@@ -189,8 +189,9 @@ TEST_CASE("a failure of queued work is reported once, with OpenCL's error name")
     REQUIRE(clGetEventInfo(barrier, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof barrierStatus,
                            &barrierStatus, nullptr) == CL_SUCCESS);
     if (barrierStatus >= 0) {
-        WARN("skipped: this OpenCL implementation does not pass a failed user event's status "
-             "on to the commands waiting on it, so nothing fails in the queue");
+        WARN(
+            "skipped: this OpenCL implementation does not pass a failed user event's status "
+            "on to the commands waiting on it, so nothing fails in the queue");
         REQUIRE_OK(plugin().streamSynchronize(stream.get()));
         clReleaseEvent(barrier);
         clReleaseEvent(failing);

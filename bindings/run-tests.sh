@@ -2,7 +2,8 @@
 # Tests of the language bindings against a polyhal build tree:
 #   - Python: installs bindings/python with pip into <build>/venv (offline, Debian's python3 with
 #     its numpy and pytest), then runs pytest with POLYHAL_BACKEND=cpu and, when the build has the
-#     OpenCL plugin, with POLYHAL_BACKEND=opencl, each also under POLYHAL_CHECK=races,leaks,api; when the build has the cuda, hip or level_zero
+#     OpenCL plugin, with POLYHAL_BACKEND=opencl (on PoCL, and on Intel's OpenCL CPU runtime when
+#     tools/install-deps.sh installed it), each also under POLYHAL_CHECK=races,leaks,api; when the build has the cuda, hip or level_zero
 #     plugin and its vendor-driver double (tests/drivers), also with that backend against the
 #     double (Level Zero's behind Debian's loader and its validation layer);
 #   - Rust: cargo test and the two_streams example of bindings/rust (offline, no crates), on the
@@ -42,12 +43,22 @@ ze_double="${lib}/libze_polyhal_double.so"
 if [ -e "${lib}/polyhal/libpolyhal_level_zero.so" ] && [ -e "${ze_double}" ]; then
     python_backends+=(level_zero)
 fi
+# The OpenCL backend again on Intel's OpenCL CPU runtime, when the build found it
+# (POLYHAL_INTEL_OPENCL_VENDORS, backends/opencl/CMakeLists.txt).
+intel_vendors=$(sed -n 's/^POLYHAL_INTEL_OPENCL_VENDORS:PATH=//p' "${build}/CMakeCache.txt")
+if [ -e "${lib}/polyhal/libpolyhal_opencl.so" ] && [ -n "${intel_vendors}" ]; then
+    python_backends+=(opencl-intel)
+fi
 
 # The environment a backend's tests run in: the CUDA and HIP doubles are found on the library
 # path; the Level Zero double is a driver Debian's loader takes, with every validation check on.
 backend_env() {
-    echo "POLYHAL_BACKEND=$1"
+    echo "POLYHAL_BACKEND=${1%-intel}"
     case $1 in
+        opencl-intel)
+            echo "OCL_ICD_VENDORS=${intel_vendors}"
+            echo "POLYHAL_OPENCL_PLATFORM=intel"
+            ;;
         cuda | hip) echo "LD_LIBRARY_PATH=${double_dir[$1]}${LD_LIBRARY_PATH:+:${LD_LIBRARY_PATH}}" ;;
         level_zero)
             echo "ZE_ENABLE_ALT_DRIVERS=${ze_double}"

@@ -8,6 +8,8 @@ include(${CMAKE_CURRENT_LIST_DIR}/PolyhalCtsSpec.cmake)
 # <prefix>/${POLYHAL_CTS_KERNEL_INSTALL_DIR}/<backend>, the two places polyhal-cts looks.
 set(POLYHAL_CTS_KERNEL_BUILD_DIR ${PROJECT_BINARY_DIR}/kernels)
 set(POLYHAL_CTS_KERNEL_INSTALL_DIR ${CMAKE_INSTALL_DATADIR}/polyhal/cts-kernels)
+# A kernel folder whose opencl/ holds only the SPIR-V of the Level Zero backend (cts.opencl.intel.spirv).
+set(POLYHAL_CTS_SPIRV_ONLY_DIR ${PROJECT_BINARY_DIR}/kernels-spirv-only)
 
 # polyhal_add_cts_run(NAME <test name> BACKEND <POLYHAL_BACKEND value>
 #                     [FILTER <Catch2 test spec>] [ENV <VAR=value>...] [IGNORE_SKIPS])

@@ -9,6 +9,11 @@
 # Idempotent and quiet when everything is present: `apt-get update` and `apt-get install` run
 # only for packages that are missing. Runs apt-get as root, or through sudo for another user.
 #
+# From PyPI (the test profile), into a virtual environment in build/python-deps that the build
+# owns (never the system's Python), kept between runs while build/ stays: Intel's OpenCL runtime
+# for the CPU, a second OpenCL platform beside PoCL. The folder build/python-deps/opencl-vendors
+# lists it and the installed drivers for the ICD loader (OCL_ICD_VENDORS); CMake finds it there.
+#
 # Not a Debian package: NVIDIA's CUDA toolkit, whose cuda.h the cuda backend builds against
 # (searched at /usr/local/cuda, $CUDA_PATH, $CUDA_HOME). The test profile checks that it is there.
 set -euo pipefail
@@ -32,6 +37,10 @@ test_packages=(
 )
 # Interop clients the Python tests use when present, the profilers docs/benchmarks.md uses, and
 # matplotlib for `tools/polyhal-trace plot` (the example.trace test draws a picture when present).
+# PyPI wheels of the test profile, pinned (install_python_packages below).
+python_packages=(intel-opencl-rt==2026.2.0 intel-cmplr-lib-rt==2026.2.0)
+# The all profile adds dpctl (Intel's SYCL runtime), the peer of tools/bench/peer_sycl.py.
+[[ ${1:-} == all || ${2:-} == all ]] && python_packages+=(dpctl==0.22.1)
 all_packages=("${test_packages[@]}" python3-torch python3-pyopencl linux-perf valgrind
               python3-matplotlib)
 
@@ -55,6 +64,7 @@ case ${profile} in
 esac
 if ((list_only)); then
     printf '%s\n' "${packages[@]}"
+    [[ ${profile} == example ]] || printf 'pypi:%s\n' "${python_packages[@]}"
     exit 0
 fi
 
@@ -81,7 +91,33 @@ if ((${#missing[@]})); then
     echo "install-deps: installed ${missing[*]}"
 fi
 
+# Installs python_packages into build/python-deps (again only when the pinned list changed) and
+# writes the ICD folder that adds Intel's OpenCL runtime to the drivers in /etc/OpenCL/vendors.
+install_python_packages() {
+    local root venv stamp vendors runtime
+    root=$(cd "$(dirname "$0")/.." && pwd)/build/python-deps
+    venv=${root}/venv
+    stamp=${venv}/polyhal-packages
+    if [[ ! -f ${stamp} || $(<"${stamp}") != "${python_packages[*]}" ]]; then
+        echo "install-deps: installing from PyPI into ${venv}: ${python_packages[*]}"
+        rm -rf "${venv}"
+        /usr/bin/python3 -m venv "${venv}"
+        "${venv}/bin/python" -m pip install --quiet --disable-pip-version-check \
+            --root-user-action=ignore "${python_packages[@]}"
+        echo "${python_packages[*]}" >"${stamp}"
+    fi
+    runtime=${venv}/lib/libintelocl.so
+    [[ -e ${runtime} ]] || { echo "install-deps: ${runtime} is missing" >&2; exit 1; }
+    vendors=${root}/opencl-vendors
+    rm -rf "${vendors}"
+    mkdir -p "${vendors}"
+    # The wheel's own intel-cpu.icd names a path of Intel's build machine, not this one.
+    echo "${runtime}" >"${vendors}/intel-cpu.icd"
+    cp /etc/OpenCL/vendors/*.icd "${vendors}/"
+}
+
 if [[ ${profile} != example ]]; then
+    install_python_packages
     found_cuda=
     for root in "${CUDA_PATH:-}" "${CUDA_HOME:-}" /usr/local/cuda; do
         if [[ -n ${root} && -e ${root}/include/cuda.h ]]; then

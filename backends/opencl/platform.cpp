@@ -4,6 +4,8 @@
 #include <CL/cl_ext.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -47,6 +49,30 @@ std::vector<cl_device_id> platformDevices(cl_platform_id platform) {
     return devices;
 }
 
+std::string platformName(cl_platform_id platform) {
+    size_t size = 0;
+    if (clGetPlatformInfo(platform, CL_PLATFORM_NAME, 0, nullptr, &size) != CL_SUCCESS) return {};
+    std::string name(size, '\0');
+    if (clGetPlatformInfo(platform, CL_PLATFORM_NAME, size, name.data(), nullptr) != CL_SUCCESS) {
+        return {};
+    }
+    name.resize(name.find('\0'));
+    return name;
+}
+
+std::string lowerCase(std::string text) {
+    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+}
+
+// Whether POLYHAL_OPENCL_PLATFORM (a case-insensitive part of the platform's name, such as
+// "intel" or "portable") lets the backend use `name`; unset or empty lets every platform in.
+bool platformChosen(const std::string& name) {
+    const char* wanted = std::getenv("POLYHAL_OPENCL_PLATFORM");
+    if (wanted == nullptr || *wanted == '\0') return true;
+    return lowerCase(name).find(lowerCase(wanted)) != std::string::npos;
+}
+
 // Asynchronous errors the OpenCL implementation reports about a context (some drivers explain
 // a failed kernel here only).
 void CL_CALLBACK logContextError(const char* detail, const void*, size_t, void*) {
@@ -86,6 +112,7 @@ void addPlatform(cl_platform_id id, std::string& skipped) {
         const size_t bytes = deviceInfo<cl_uint>(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, 1024) / 8;
         platform->svmAlignment = std::min(platform->svmAlignment, bytes);
     }
+    platform->name = platformName(id);
     for (cl_device_id device : usable) gDevices.push_back({device, platform.get()});
     gPlatforms.push_back(std::move(platform));
 }
@@ -112,7 +139,26 @@ halError initialize() {
         return failCall(HAL_ERROR_NO_DEVICE, "clGetPlatformIDs", e);
     }
     std::string skipped;
-    for (cl_platform_id platform : platforms) addPlatform(platform, skipped);
+    std::string notChosen;
+    for (cl_platform_id platform : platforms) {
+        const std::string name = platformName(platform);
+        if (platformChosen(name)) {
+            addPlatform(platform, skipped);
+        } else {
+            plugin::log(HAL_LOG_INFO,
+                        "OpenCL platform '%s' is not used: POLYHAL_OPENCL_PLATFORM "
+                        "does not match it",
+                        name.c_str());
+            notChosen += " '" + name + "'";
+        }
+    }
+    if (gDevices.empty() && !notChosen.empty()) {
+        return plugin::fail(HAL_ERROR_NO_DEVICE,
+                            "POLYHAL_OPENCL_PLATFORM='%s' (a case-insensitive part of a platform "
+                            "name) leaves no usable OpenCL device; not matched:%s%s",
+                            std::getenv("POLYHAL_OPENCL_PLATFORM"), notChosen.c_str(),
+                            skipped.empty() ? "" : ("; unusable:" + skipped).c_str());
+    }
     if (gDevices.empty()) {
         return plugin::fail(HAL_ERROR_NO_DEVICE, "no usable OpenCL device on %u platform(s):%s",
                             count, skipped.empty() ? " none has a device" : skipped.c_str());
@@ -122,9 +168,10 @@ halError initialize() {
         return !(deviceInfo<cl_device_type>(entry.id, CL_DEVICE_TYPE, 0) & CL_DEVICE_TYPE_CPU);
     });
     for (size_t i = 0; i < gDevices.size(); ++i) {
-        plugin::log(HAL_LOG_INFO, "OpenCL device %zu: '%s' (%s)", i,
+        plugin::log(HAL_LOG_INFO, "OpenCL device %zu: '%s' (%s) on platform '%s'", i,
                     deviceInfoString(gDevices[i].id, CL_DEVICE_NAME).c_str(),
-                    deviceInfoString(gDevices[i].id, CL_DEVICE_VERSION).c_str());
+                    deviceInfoString(gDevices[i].id, CL_DEVICE_VERSION).c_str(),
+                    gDevices[i].platform->name.c_str());
     }
     return HAL_SUCCESS;
 }

@@ -5,6 +5,8 @@
 #include <CL/cl.h>
 #include <polyhal/plugin.h>
 
+#include <string>
+
 #include "engine/svm_registry.hpp"
 
 namespace polyhal::opencl {
@@ -12,6 +14,7 @@ namespace polyhal::opencl {
 // One OpenCL platform. Its usable devices share one context, so that events and SVM pointers of
 // one device are valid on the others (cross-device waits and copies need nothing extra).
 struct Platform {
+    std::string name;  // CL_PLATFORM_NAME, which the device log and POLYHAL_OPENCL_PLATFORM use
     cl_context context = nullptr;
     // The largest clSVMAlloc alignment every device of the context supports, at most 256.
     size_t svmAlignment = 0;

@@ -61,6 +61,12 @@ halError DeviceClock::calibrate(uint64_t now) {
             error = clGetEventProfilingInfo(marker, CL_PROFILING_COMMAND_QUEUED, sizeof queued,
                                             &queued, nullptr);
         }
+        // Intel's OpenCL CPU runtime (2026.2) answers 0 for a marker's queued time; its submit
+        // time, taken while clEnqueueMarkerWithWaitList runs, bounds the offset as well there.
+        if (error == CL_SUCCESS && queued == 0) {
+            error = clGetEventProfilingInfo(marker, CL_PROFILING_COMMAND_SUBMIT, sizeof queued,
+                                            &queued, nullptr);
+        }
         clReleaseEvent(marker);
         if (error != CL_SUCCESS) {
             return checkCall(error, "clGetEventProfilingInfo(CL_PROFILING_COMMAND_QUEUED)");

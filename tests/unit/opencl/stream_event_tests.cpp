@@ -182,6 +182,21 @@ TEST_CASE("a failure of queued work is reported once, with OpenCL's error name")
     REQUIRE(clEnqueueBarrierWithWaitList(queue, 1, &failing, &barrier) == CL_SUCCESS);
     REQUIRE_OK(plugin().eventRecord(event.get(), stream.get()));
     REQUIRE(clSetUserEventStatus(failing, CL_OUT_OF_RESOURCES) == CL_SUCCESS);
+    // Whether a failed user event fails the commands waiting on it is the implementation's
+    // choice: PoCL fails them; Intel's CPU runtime completes them (the barrier ends CL_COMPLETE).
+    cl_int barrierStatus = CL_QUEUED;
+    clWaitForEvents(1, &barrier);
+    REQUIRE(clGetEventInfo(barrier, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof barrierStatus,
+                           &barrierStatus, nullptr) == CL_SUCCESS);
+    if (barrierStatus >= 0) {
+        WARN(
+            "skipped: this OpenCL implementation does not pass a failed user event's status "
+            "on to the commands waiting on it, so nothing fails in the queue");
+        REQUIRE_OK(plugin().streamSynchronize(stream.get()));
+        clReleaseEvent(barrier);
+        clReleaseEvent(failing);
+        return;
+    }
 
     // Events report that the work ended; the failure is the stream's to report (plugin.h).
     CHECK(plugin().eventSynchronize(event.get()) == HAL_SUCCESS);

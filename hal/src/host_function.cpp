@@ -25,6 +25,7 @@ constexpr const char* kPermittedInHostFunction[] = {
     "halSetDevice",
     "halGetDeviceProperties",
     "halGetStreamPriorityRange",
+    "halGetDefaultStreamMode",
     "halMemPoolGetStats",
     "halMemPoolGetAttribute",
     "halCheckGetEnabled",

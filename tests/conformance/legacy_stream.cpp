@@ -40,6 +40,14 @@ struct AfterGate {
     }
 };
 
+// Makes sure `stream` has run a host function: work given to it then runs at once where nothing
+// holds it, so that a missing implicit wait shows.
+void warm(halStream stream) {
+    std::atomic<bool> ran{false};
+    cts::enqueueSet(stream, &ran);
+    HAL_REQUIRE_OK(halSynchronizeStream(stream));
+}
+
 }  // namespace
 
 TEST_CASE("the default stream mode follows POLYHAL_DEFAULT_STREAM and halSetDefaultStreamMode",
@@ -63,6 +71,7 @@ TEST_CASE("the default stream mode follows POLYHAL_DEFAULT_STREAM and halSetDefa
 TEST_CASE("under the legacy default stream, the default stream waits for the blocking streams",
           "[stream][legacy]") {
     CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
+    warm(nullptr);
     cts::Stream blocking;
     cts::Gate gate;
     gate.enqueue(blocking);
@@ -84,6 +93,7 @@ TEST_CASE("under the legacy default stream, a blocking stream waits for the defa
     CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
     LegacyDefaultStream legacy;
     cts::Stream blocking;
+    warm(blocking);
     cts::Gate gate;
     gate.enqueue(nullptr);
     AfterGate after{&gate};
@@ -116,6 +126,7 @@ TEST_CASE("under the legacy default stream, the default stream follows a destroy
           "[stream][legacy]") {
     CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
     LegacyDefaultStream legacy;
+    warm(nullptr);
     cts::Gate gate;
     {
         cts::Stream blocking;

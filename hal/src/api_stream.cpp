@@ -8,8 +8,9 @@ namespace {
 // halCreateStreamWithConfig's work, shared with halCreateStream so that each reports its own name.
 halError createStreamHandle(halStream* stream, int priority, uint32_t flags, const char* op) {
     if (halError e = requireOutput(stream, op, "stream")) return e;
-    if (flags != HAL_STREAM_DEFAULT) {
-        return fail(HAL_ERROR_INVALID_VALUE, "{}: unknown flags 0x{:x}", op, flags);
+    if ((flags & ~HAL_STREAM_NON_BLOCKING) != 0) {
+        return fail(HAL_ERROR_INVALID_VALUE, "{}: unknown flags 0x{:x}", op,
+                    flags & ~HAL_STREAM_NON_BLOCKING);
     }
     Device* device = currentDevice();
     return createStream(device, device->clampPriority(priority), flags, op, stream);
@@ -27,6 +28,19 @@ HAL_API halError halCreateStreamWithConfig(halStream* stream, int priority, uint
 HAL_API halError halCreateStream(halStream* stream) {
     return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
         return createStreamHandle(stream, 0, HAL_STREAM_DEFAULT, op);
+    });
+}
+
+HAL_API halError halSetDefaultStreamMode(halDefaultStreamMode mode) {
+    return apiCall(__func__, CallPolicy::kReachesDevice,
+                   [&, op = __func__] { return setDefaultStreamMode(mode, op); });
+}
+
+HAL_API halError halGetDefaultStreamMode(halDefaultStreamMode* mode) {
+    return apiCall(__func__, CallPolicy::kHostOnly, [&, op = __func__] {
+        if (halError e = requireOutput(mode, op, "mode")) return e;
+        *mode = legacyDefaultStream() ? HAL_DEFAULT_STREAM_LEGACY : HAL_DEFAULT_STREAM_ORDINARY;
+        return HAL_SUCCESS;
     });
 }
 

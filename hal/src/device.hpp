@@ -12,6 +12,7 @@
 
 #include "backend.hpp"
 #include "deferred_failures.hpp"
+#include "legacy_stream.hpp"
 #include "objects.hpp"
 #include "pool_device.hpp"
 
@@ -35,6 +36,9 @@ struct Device {
     // The default stream, created on first use.
     std::atomic<halStream_t*> defaultStream{nullptr};
     std::mutex defaultStreamMutex;
+
+    // Its blocking streams, for the legacy default stream (halSetDefaultStreamMode).
+    LegacyStreams legacy;
 
     // Devices whose memory kernels of this device were given access to
     // (halDeviceEnablePeerAccess), by ordinal.

@@ -269,6 +269,7 @@ halError launchGraph(halGraph_t* graph, halStream_t* stream, const char* operati
     const GraphBody& body = *graph->body;
     const GraphFootprint& footprint = body.footprint();
     if (halError e = body.checkLive(operation)) return e;
+    if (halError e = legacyBeforeSubmit(stream, operation)) return e;
     std::lock_guard<std::mutex> lock(graph->launchMutex);
     trace::Timing* timing = trace::beforeSubmit(stream);
     if (graph->launched) {

@@ -36,6 +36,12 @@ struct halStream_t {
     int priority;
     polyhal::allocator::Stream* poolStream;  // the pool's clock for this stream
     polyhal::CaptureLink capture{};
+    uint32_t flags = HAL_STREAM_DEFAULT;
+    // The legacy default stream's bookkeeping (legacy_stream.hpp), under the device's
+    // LegacyStreams lock: work given since the default stream last waited for this stream, and
+    // the default stream's operation count this stream last waited for.
+    bool legacyPending = false;
+    uint64_t legacySeen = 0;
 };
 
 struct halEvent_t {

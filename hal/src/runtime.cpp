@@ -6,6 +6,7 @@
 
 #include "check/hooks.hpp"
 #include "error.hpp"
+#include "legacy_stream.hpp"
 #include "loader.hpp"
 #include "log.hpp"
 #include "trace/recorder.hpp"
@@ -86,6 +87,7 @@ halError initializeOnce() {
     g_runtime = new Runtime();
     halError status = loadBackends(&g_runtime->backends);
     if (status == HAL_SUCCESS) status = openDevices(*g_runtime);
+    if (status == HAL_SUCCESS) status = defaultStreamModeFromEnvironment();
     if (status == HAL_SUCCESS) {
         check::startFromEnvironment();
         trace::startFromEnvironment();

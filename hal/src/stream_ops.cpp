@@ -125,18 +125,22 @@ halError reportDeferred(std::optional<DeferredFailure> failure, halError status)
 halError createStream(Device* device, int priority, uint32_t flags, const char* operation,
                       halStream_t** stream) {
     halPluginStream native = nullptr;
-    if (halError e = checked(device->vtable->streamCreate(device->native, priority, flags, &native),
-                             device, operation)) {
+    // HAL_STREAM_NON_BLOCKING is the core's alone: the plugin's streams never wait implicitly.
+    const uint32_t pluginFlags = flags & ~HAL_STREAM_NON_BLOCKING;
+    if (halError e = checked(
+            device->vtable->streamCreate(device->native, priority, pluginFlags, &native), device,
+            operation)) {
         return e;
     }
     allocator::Stream* poolStream = device->pool->addStream(native);
     halStream_t* object =
-        runtime().streams.create(halStream_t{device, native, priority, poolStream});
+        runtime().streams.create(halStream_t{device, native, priority, poolStream, {}, flags});
     if (object == nullptr) {
         device->pool->removeStream(poolStream);
         device->vtable->streamDestroy(native);
         return fail(HAL_ERROR_OUT_OF_MEMORY, "{}: too many live streams", operation);
     }
+    registerLegacyStream(object);
     check::created(object, "stream", operation);
     *stream = object;
     return HAL_SUCCESS;
@@ -147,6 +151,7 @@ halError releaseStream(halStream_t* stream) {
     const halPluginStream native = stream->native;
     trace::streamDestroyed(stream);
     check::destroyed(stream);
+    unregisterLegacyStream(stream);
     device->pool->removeStream(stream->poolStream);
     runtime().streams.destroy(stream);
     return device->vtable->streamDestroy(native);
@@ -160,6 +165,7 @@ halError destroyStream(halStream_t* stream, const char* operation) {
 
 halError streamWaitEvent(halStream_t* stream, halEvent_t* event, const char* operation) {
     check::awaiting(event, operation);
+    if (halError e = legacyBeforeSubmit(stream, operation)) return e;
     const uint64_t record = event->clock.generation();
     trace::Timing* timing = trace::beforeSubmit(stream);
     if (halError e = checked(stream->device->vtable->streamWaitEvent(stream->native, event->native),

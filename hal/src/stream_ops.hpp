@@ -8,6 +8,7 @@
 
 #include "api.hpp"
 #include "capture.hpp"
+#include "legacy_stream.hpp"
 
 namespace polyhal {
 
@@ -35,6 +36,7 @@ halError submit(halStream_t* stream, const char* operation, const check::Access*
                 size_t count, Enqueue&& enqueue) {
     // Work with no captured form (capture.hpp records the rest before it gets here).
     if (__builtin_expect(capturing(stream), 0)) return refuseInCapture(stream, operation);
+    if (halError e = legacyBeforeSubmit(stream, operation)) return e;
     trace::Timing* timing = trace::beforeSubmit(stream);
     check::beforeSubmit(stream);
     if (halError e = checked(enqueue(), stream->device, operation)) {
@@ -154,6 +156,7 @@ inline halError awaitEvent(halEvent_t* event, const char* operation, Wait&& wait
 inline halError recordEvent(halEvent_t* event, halStream_t* stream, const char* operation) {
     // Reused by every record on this thread: capturing allocates nothing in steady state.
     static thread_local allocator::VectorClock captured;
+    if (halError e = legacyBeforeSubmit(stream, operation)) return e;
     allocator::EventClock::Recording recording(event->clock);
     stream->device->pool->captureInto(stream->poolStream, &captured);
     trace::Timing* timing = trace::beforeSubmit(stream);

@@ -224,6 +224,18 @@ const std::map<std::string, Program>& programs() {
              if (synchronised) s.order(nullptr, s.s1, s.e1);
              copy(s.g, s.b, kBytes, nullptr);
          }},
+        // CUDA code written for the legacy default stream, both ways round: a side stream reads
+        // what the default stream wrote, and the default stream reads what the side stream
+        // wrote. Correct under halSetDefaultStreamMode(HAL_DEFAULT_STREAM_LEGACY), whose implicit
+        // waits the detector must see; racy, with the switch named, without it.
+        {"legacy_default_stream_assumed",
+         [](bool synchronised) {
+             if (synchronised) REQUIRE_OK(halSetDefaultStreamMode(HAL_DEFAULT_STREAM_LEGACY));
+             Setup s;
+             set(s.a, kBytes, nullptr);
+             copy(s.b, s.a, kBytes, s.s1);
+             copy(s.g, s.b, kBytes, nullptr);
+         }},
         // Write after read: a stream overwrites what another still copies out.
         {"war_copy_then_memset",
          [](bool synchronised) {

@@ -169,6 +169,10 @@ std::vector<Row> rows() {
              halStream stream = nullptr;
              return halCreateStreamWithConfig(&stream, 0, 0x80000000u);
          }},
+        {"halSetDefaultStreamMode", "invalid mode", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) { return halSetDefaultStreamMode(invalidEnum<halDefaultStreamMode>()); }},
+        {"halGetDefaultStreamMode", "mode NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) { return halGetDefaultStreamMode(nullptr); }},
         {"halDestroyStream", "NULL (the default stream)", HAL_ERROR_INVALID_HANDLE,
          [](Objects&) { return halDestroyStream(nullptr); }},
         {"halDestroyStream", "a destroyed stream", HAL_ERROR_INVALID_HANDLE,

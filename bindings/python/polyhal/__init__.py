@@ -14,7 +14,7 @@ from ._event import Event
 from ._graph import Graph, capture_status, graph
 from ._memory import Buffer, empty_cache, memory_stats
 from ._module import Function, Module
-from ._stream import Stream
+from ._stream import Stream, default_stream_mode, set_default_stream_mode
 from ._trace import trace, trace_range, trace_start, trace_stop
 from .errors import (BackendError, BackendIncompatibleError, BackendNotFoundError, HalError,
                      InvalidDeviceError, InvalidHandleError, InvalidImageError, InvalidValueError,
@@ -35,8 +35,8 @@ __all__ = [
     "StreamCaptureIsolationError", "StreamCaptureUnjoinedError", "StreamCaptureUnmatchedError",
     "StreamCaptureUnsupportedError", "StreamCaptureWrongThreadError", "StreamCtx", "UnknownError",
     "backend", "can_device_access_peer", "capture_status", "check_enabled", "check_findings",
-    "current_stream", "default_stream", "device_count", "disable_peer_access", "empty_cache",
+    "current_stream", "default_stream", "default_stream_mode", "device_count", "disable_peer_access", "empty_cache",
     "enable_peer_access", "get_device", "get_device_properties", "graph", "mem_get_info",
-    "memory_stats", "set_cur_stream", "set_device", "stream", "synchronize", "trace",
+    "memory_stats", "set_cur_stream", "set_default_stream_mode", "set_device", "stream", "synchronize", "trace",
     "trace_range", "trace_start", "trace_stop",
 ]

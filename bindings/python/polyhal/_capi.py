@@ -138,6 +138,8 @@ _PROTOTYPES = {
     "halQueryStream": (halError, [Handle]),
     "halStreamWaitEvent": (halError, [Handle, Handle]),
     "halGetStreamPriorityRange": (halError, [POINTER(c_int), POINTER(c_int)]),
+    "halSetDefaultStreamMode": (halError, [c_int]),
+    "halGetDefaultStreamMode": (halError, [POINTER(c_int)]),
     "halStreamGetNativeHandle": (halError, [Handle, POINTER(c_void_p)]),
     "halCreateEventWithFlag": (halError, [POINTER(Handle), c_uint32]),
     "halRecordEvent": (halError, [Handle, Handle]),

@@ -8,6 +8,27 @@ from ._device import get_device, on_device
 from ._resource import Resource
 
 
+_STREAM_NON_BLOCKING = 1  # HAL_STREAM_NON_BLOCKING
+_DEFAULT_STREAM_MODES = {"ordinary": 0, "legacy": 1}  # halDefaultStreamMode
+
+
+def set_default_stream_mode(mode):
+    """Chooses what the default stream is for the whole process (halSetDefaultStreamMode):
+    "ordinary" (the default) or "legacy", CUDA's legacy default stream, whose work waits for
+    the device's blocking streams and they for it (POLYHAL_DEFAULT_STREAM does the same from the
+    environment)."""
+    if mode not in _DEFAULT_STREAM_MODES:
+        raise ValueError(f"mode must be 'ordinary' or 'legacy', not {mode!r}")
+    hal.halSetDefaultStreamMode(_DEFAULT_STREAM_MODES[mode])
+
+
+def default_stream_mode():
+    """The process's default stream mode: "ordinary" or "legacy"."""
+    mode = ctypes.c_int()
+    hal.halGetDefaultStreamMode(ctypes.byref(mode))
+    return next(name for name, value in _DEFAULT_STREAM_MODES.items() if value == mode.value)
+
+
 def _priority_range():
     least, greatest = ctypes.c_int(), ctypes.c_int()
     hal.halGetStreamPriorityRange(ctypes.byref(least), ctypes.byref(greatest))
@@ -17,14 +38,16 @@ def _priority_range():
 class Stream(Resource):
     """A stream (torch.Stream, mindspore.hal.Stream, paddle.device.Stream).
 
-    ``Stream(priority=0, device=None)`` creates a stream on `device` (default: the current
-    device). Lower priority numbers are higher priorities; a priority outside the device's range
-    is clamped to it, and ``priority`` reports the clamped value.
+    ``Stream(priority=0, device=None, *, non_blocking=False)`` creates a stream on `device`
+    (default: the current device). Lower priority numbers are higher priorities; a priority
+    outside the device's range is clamped to it, and ``priority`` reports the clamped value.
+    ``non_blocking=True`` (HAL_STREAM_NON_BLOCKING, cudaStreamNonBlocking) keeps the stream out of
+    the implicit waits of a legacy default stream (``set_default_stream_mode("legacy")``).
     """
 
     _kind = "stream"
 
-    def __init__(self, priority=0, device=None):
+    def __init__(self, priority=0, device=None, *, non_blocking=False):
         if not isinstance(priority, int) or isinstance(priority, bool):
             raise TypeError(f"priority must be an int, not {type(priority).__name__}")
         handle = Handle()
@@ -32,9 +55,11 @@ class Stream(Resource):
             self._device = get_device()
             least, greatest = _priority_range()
             priority = min(max(priority, greatest), least)  # as polyhal clamps it
-            hal.halCreateStreamWithConfig(ctypes.byref(handle), priority, 0)
+            flags = _STREAM_NON_BLOCKING if non_blocking else 0
+            hal.halCreateStreamWithConfig(ctypes.byref(handle), priority, flags)
         self._handle = handle.value
         self._priority = priority
+        self._non_blocking = bool(non_blocking)
         self._closed = False
 
     @classmethod
@@ -44,6 +69,7 @@ class Stream(Resource):
         stream._device = device
         stream._handle = None
         stream._priority = 0
+        stream._non_blocking = False
         stream._closed = False
         return stream
 
@@ -54,6 +80,11 @@ class Stream(Resource):
     @property
     def priority(self):
         return self._priority
+
+    @property
+    def non_blocking(self):
+        """True for a stream created with non_blocking=True."""
+        return self._non_blocking
 
     @property
     def is_default(self):

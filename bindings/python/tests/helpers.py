@@ -37,6 +37,9 @@ class Gate:
     def open(self):
         self._opened.set()
 
+    def is_open(self):
+        return self._opened.is_set()
+
     def __enter__(self):
         return self
 

@@ -13,7 +13,8 @@
  *   polyhal once, thread-safely).
  * - A failure leaves a readable detail for the calling thread in halGetLastErrorMessage().
  * - A NULL halStream means the default stream of the calling thread's current device: an
- *   ordinary in-order stream.
+ *   ordinary in-order stream, unless the process chose CUDA's legacy default stream
+ *   (halSetDefaultStreamMode).
  * - A handle that is NULL where one is required, destroyed, or not made by polyhal gives
  *   HAL_ERROR_INVALID_HANDLE. Destroying a handle while another thread is still using it is a
  *   race in the application, as in CUDA.
@@ -252,15 +253,48 @@ typedef struct halEvent_t* halEvent;
 typedef struct halModule_t* halModule;
 typedef struct halFunction_t* halFunction;
 
-/* Stream creation flags. No flags are defined yet; pass HAL_STREAM_DEFAULT. */
+/* Stream creation flags. */
 #define HAL_STREAM_DEFAULT 0u
+/* The stream never waits for, nor holds, a legacy default stream (cudaStreamNonBlocking). With
+ * the default stream ordinary (the default), it behaves as any other stream. */
+#define HAL_STREAM_NON_BLOCKING 1u
+
+/* What the default stream (NULL) is, for the whole process (halSetDefaultStreamMode). */
+typedef enum halDefaultStreamMode {
+    /* An ordinary in-order stream: it orders only its own work (the default; CUDA's
+     * per-thread default stream and AscendCL's default stream behave alike). */
+    HAL_DEFAULT_STREAM_ORDINARY = 0,
+    /* CUDA's legacy default stream: work submitted to a device's default stream waits for the
+     * work submitted before it to every blocking stream of that device (those created without
+     * HAL_STREAM_NON_BLOCKING), and work submitted to a blocking stream waits for the work
+     * submitted before it to the default stream. Each such implicit wait costs an event record
+     * and a stream wait. Work submitted to the default stream while a blocking stream of its
+     * device is being captured is refused with HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED and
+     * invalidates that capture (it would join work outside the capture, as CUDA's
+     * cudaErrorStreamCaptureImplicit); captured work does not wait for the default stream. */
+    HAL_DEFAULT_STREAM_LEGACY = 1,
+    HAL_DEFAULT_STREAM_MODE_FORCE_UINT32 = 0x7fffffff
+} halDefaultStreamMode;
+
+/* Chooses what the default stream is for the whole process, as POLYHAL_DEFAULT_STREAM does
+ * (`ordinary` or `legacy`, read when polyhal initialises; this call overrides it). It applies to
+ * work submitted after the call: switching to HAL_DEFAULT_STREAM_LEGACY makes the next work of
+ * each side wait for everything the other side was given before. Call it before the streams are
+ * used from other threads.
+ * Errors: HAL_ERROR_INVALID_VALUE (mode not in halDefaultStreamMode), initialisation errors. */
+HAL_API halError halSetDefaultStreamMode(halDefaultStreamMode mode);
+
+/* The process's default stream mode. Allowed inside host functions.
+ * Errors: HAL_ERROR_INVALID_VALUE (mode NULL), initialisation errors. */
+HAL_API halError halGetDefaultStreamMode(halDefaultStreamMode* mode);
 
 /* Creates a stream on the current device with the default priority (0).
  * Errors: HAL_ERROR_INVALID_VALUE (stream NULL), HAL_ERROR_OUT_OF_MEMORY, backend errors. */
 HAL_API halError halCreateStream(halStream* stream);
 
 /* Creates a stream with a priority: lower numbers are higher priority, as in CUDA. A priority
- * outside halGetStreamPriorityRange is clamped to the range.
+ * outside halGetStreamPriorityRange is clamped to the range. `flags`: HAL_STREAM_DEFAULT or
+ * HAL_STREAM_NON_BLOCKING.
  * Errors: HAL_ERROR_INVALID_VALUE (stream NULL, unknown flag bits), HAL_ERROR_OUT_OF_MEMORY. */
 HAL_API halError halCreateStreamWithConfig(halStream* stream, int priority, uint32_t flags);
 
@@ -366,7 +400,7 @@ typedef void (*halHostFn)(void* userData);
  * Inside fn, as in CUDA, polyhal may not be called into the device: only halGetErrorName,
  * halGetErrorString, halGetLastErrorMessage, halGetVersion, halInit, halGetBackendName,
  * halGetDeviceCount, halGetDevice, halSetDevice, halGetDeviceProperties,
- * halGetStreamPriorityRange, halMemPoolGetStats, halMemPoolGetAttribute, halTraceRangePush,
+ * halGetStreamPriorityRange, halGetDefaultStreamMode, halMemPoolGetStats, halMemPoolGetAttribute, halTraceRangePush,
  * halTraceRangePop, halCheckGetEnabled, halCheckGetFindingCount and halCheckSetCallSite are
  * allowed. Every other function returns HAL_ERROR_NOT_PERMITTED and does
  * nothing, halFree and halFreeAsync included (they record the pool's events): to release memory

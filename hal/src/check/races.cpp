@@ -18,6 +18,7 @@
 
 #include "../device.hpp"
 #include "../enum_bits.hpp"
+#include "../legacy_stream.hpp"
 #include "../objects.hpp"
 #include "findings.hpp"
 #include "hooks.hpp"
@@ -299,6 +300,19 @@ void Detector::check(Block& block, uintptr_t base, const RecordedAccess& access,
     earlier.push_back(access);
 }
 
+// A race with the default stream on one side is what a program written for CUDA's legacy default
+// stream meets here, where the default stream is an ordinary one: say so, and name the switch.
+std::string legacyDefaultStreamHint(const Finding& finding) {
+    if (legacyDefaultStream() ||
+        !(finding.earlier->defaultStream || finding.later->defaultStream)) {
+        return {};
+    }
+    return "  the default stream is an ordinary stream here: if the program assumed CUDA's legacy "
+           "default stream (work on it waits for the blocking streams, and they for it), set "
+           "POLYHAL_DEFAULT_STREAM=legacy or call halSetDefaultStreamMode("
+           "HAL_DEFAULT_STREAM_LEGACY)\n";
+}
+
 void reportFinding(const Finding& finding) {
     const Block& block = finding.block;
     if (finding.hazard == nullptr) {
@@ -319,17 +333,18 @@ void reportFinding(const Finding& finding) {
               "argument's extent (halLaunchKernelWithUses, halKernelArgUse.bytes)\n"
             : "";
     check::report(
-        "race", fmt::format("{} race on {} bytes [{:#x}, {:#x}) of {} allocated by {}\n"
-                            "  earlier: {} ({})\n{}"
-                            "  later:   {} ({}), not ordered after the earlier one (no event "
-                            "wait orders the streams, no host synchronisation between them)\n"
-                            "{}{}  the block was allocated at:\n{}",
-                            finding.hazard, finding.to - finding.from, finding.from, finding.to,
-                            blockName(block, finding.base), block.allocatedBy,
-                            operationName(*finding.earlier), modeName(finding.earlierMode),
-                            describe(finding.earlier->site, "    "), operationName(*finding.later),
-                            modeName(finding.laterMode), describe(finding.later->site, "    "),
-                            extentNote, describe(block.allocationSite, "    ")));
+        "race",
+        fmt::format("{} race on {} bytes [{:#x}, {:#x}) of {} allocated by {}\n"
+                    "  earlier: {} ({})\n{}"
+                    "  later:   {} ({}), not ordered after the earlier one (no event "
+                    "wait orders the streams, no host synchronisation between them)\n"
+                    "{}{}{}  the block was allocated at:\n{}",
+                    finding.hazard, finding.to - finding.from, finding.from, finding.to,
+                    blockName(block, finding.base), block.allocatedBy,
+                    operationName(*finding.earlier), modeName(finding.earlierMode),
+                    describe(finding.earlier->site, "    "), operationName(*finding.later),
+                    modeName(finding.laterMode), describe(finding.later->site, "    "), extentNote,
+                    legacyDefaultStreamHint(finding), describe(block.allocationSite, "    ")));
 }
 
 bool Detector::touchesTracked(const Access* accesses, size_t count) {

@@ -33,7 +33,7 @@ HAL_API halError halCreateStream(halStream* stream) {
 
 HAL_API halError halSetDefaultStreamMode(halDefaultStreamMode mode) {
     return apiCall(__func__, CallPolicy::kReachesDevice,
-                   [&, op = __func__] { return setDefaultStreamMode(mode, op); });
+                   [&, op = __func__] { return setDefaultStreamMode(enumBits(mode), op); });
 }
 
 HAL_API halError halGetDefaultStreamMode(halDefaultStreamMode* mode) {

@@ -89,12 +89,12 @@ halError defaultStreamModeFromEnvironment() {
                 "POLYHAL_DEFAULT_STREAM='{}' is neither 'ordinary' nor 'legacy'", value);
 }
 
-halError setDefaultStreamMode(halDefaultStreamMode mode, const char* operation) {
+halError setDefaultStreamMode(uint32_t mode, const char* operation) {
     if (mode != HAL_DEFAULT_STREAM_ORDINARY && mode != HAL_DEFAULT_STREAM_LEGACY) {
         return fail(HAL_ERROR_INVALID_VALUE,
                     "{}: mode {} is neither HAL_DEFAULT_STREAM_ORDINARY nor "
                     "HAL_DEFAULT_STREAM_LEGACY",
-                    operation, static_cast<int>(mode));
+                    operation, static_cast<int32_t>(mode));
     }
     const bool legacyNow = mode == HAL_DEFAULT_STREAM_LEGACY;
     if (legacyNow && !legacyDefaultStream()) {

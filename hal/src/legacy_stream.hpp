@@ -46,7 +46,9 @@ inline halError legacyBeforeSubmit(halStream_t* stream, const char* operation) {
 
 // Reads POLYHAL_DEFAULT_STREAM (at initialisation).
 halError defaultStreamModeFromEnvironment();
-halError setDefaultStreamMode(halDefaultStreamMode mode, const char* operation);
+// Sets the mode from its bits (enumBits of halSetDefaultStreamMode's argument, which may be any
+// value); HAL_ERROR_INVALID_VALUE for one that is not a halDefaultStreamMode.
+halError setDefaultStreamMode(uint32_t mode, const char* operation);
 
 // A stream created or about to be destroyed: blocking ones join or leave their device's list.
 void registerLegacyStream(halStream_t* stream);

@@ -8,7 +8,7 @@
 #include <exception>
 #include <new>
 
-#include "capture_mode.hpp"
+#include "graph/capture_mode.hpp"
 #include "check/hooks.hpp"
 #include "enum_bits.hpp"
 #include "error.hpp"

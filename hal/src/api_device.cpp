@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "capture.hpp"
+#include "graph/capture.hpp"
 #include "stream_ops.hpp"
 
 using namespace polyhal;

@@ -1,5 +1,5 @@
 // Stream capture and graphs: capture begun and ended, graphs launched and destroyed.
-#include "capture.hpp"
+#include "graph/capture.hpp"
 
 using namespace polyhal;
 
@@ -78,7 +78,7 @@ HAL_API halError halGraphLaunch(halGraph graphHandle, halStream streamHandle) {
                                        "and a launch of it cannot be captured");
             }
             if (halError e = graph->body->checkLive(op)) return e;
-            return captureOperation(stream, makeGraphOp(graph->body), op);
+            return captureCommand(stream, GraphCommand{graph->body}, op);
         }
         return launchGraph(graph, stream, op);
     });

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <memory>
 
+#include "command_runner.hpp"
 #include "copy_plan.hpp"
 #include "stream_ops.hpp"
 
@@ -20,8 +21,7 @@ halError copyBoxAsync(const halMemcpy3DParams& box, halStream handle, const char
     CopyPlan plan;
     if (halError e = planBox(operation, box, &plan)) return e;
     trace::noteBytes(box.width * box.height * box.depth);
-    if (capturing(stream)) return captureBox(stream, box, plan, operation);
-    return enqueueBox(stream, box, plan, operation);
+    return runBox(stream, box, plan, operation);
 }
 
 // halMemcpy3D's work: on the default stream of synchronousCopyDevice, then waits for it.
@@ -34,7 +34,8 @@ halError copyBox(const halMemcpy3DParams& box, const char* operation) {
     if (halError e = drainSourceDevice(plan, owner, operation)) return e;
     halStream_t* stream = nullptr;
     if (halError e = defaultStream(owner, &stream)) return e;
-    if (halError e = enqueueBox(stream, box, plan, operation)) return e;
+    if (capturing(stream)) return refuseInCapture(stream, operation);
+    if (halError e = runBox(stream, box, plan, operation)) return e;
     return synchronizeStream(stream, operation);
 }
 
@@ -211,8 +212,7 @@ HAL_API halError halMemcpyAsync(void* dst, size_t dstMax, const void* src, size_
         }
         if (count == 0) return HAL_SUCCESS;
         trace::noteBytes(count);
-        if (capturing(stream)) return captureCopy(stream, dst, src, count, plan, op);
-        return enqueueCopy(stream, dst, src, count, plan, op);
+        return runCopy(stream, dst, src, count, plan, op);
     });
 }
 
@@ -229,7 +229,8 @@ HAL_API halError halMemcpy(void* dst, size_t dstMax, const void* src, size_t cou
         if (halError e = drainSourceDevice(plan, owner, op)) return e;
         halStream_t* stream = nullptr;
         if (halError e = defaultStream(owner, &stream)) return e;
-        if (halError e = enqueueCopy(stream, dst, src, count, plan, op)) return e;
+        if (capturing(stream)) return refuseInCapture(stream, op);
+        if (halError e = runCopy(stream, dst, src, count, plan, op)) return e;
         return synchronizeStream(stream, op);
     });
 }
@@ -280,17 +281,15 @@ HAL_API halError halMemsetAsync(void* dst, size_t dstMax, int value, size_t coun
         if (count == 0) return HAL_SUCCESS;
         trace::noteBytes(count);
         const auto byte = static_cast<unsigned char>(value);
+        if (pluginCanSet(stream->device, target)) {
+            return runCommand(stream, MemsetCommand{dst, byte, count}, op);
+        }
         if (capturing(stream)) {
-            return captureMemset(stream, dst, byte, count, pluginCanSet(stream->device, target),
-                                 op);
+            return refuseInCapture(stream, op,
+                                   "a memset of host memory the device cannot reach cannot be "
+                                   "captured");
         }
-        if (!pluginCanSet(stream->device, target)) {
-            return enqueueHostMemset(stream, dst, byte, count, op);
-        }
-        const std::array<check::Access, 1> accesses{{{dst, count, check::AccessMode::kWrite}}};
-        return submit(stream, op, accesses, [&] {
-            return stream->device->vtable->memsetAsync(stream->native, dst, byte, count);
-        });
+        return enqueueHostMemset(stream, dst, byte, count, op);
     });
 }
 
@@ -311,12 +310,7 @@ HAL_API halError halMemset(void* dst, size_t dstMax, int value, size_t count) {
             std::memset(dst, byte, count);
             return HAL_SUCCESS;
         }
-        const std::array<check::Access, 1> accesses{{{dst, count, check::AccessMode::kWrite}}};
-        if (halError e = submit(stream, op, accesses, [&] {
-                return device->vtable->memsetAsync(stream->native, dst, byte, count);
-            })) {
-            return e;
-        }
+        if (halError e = submitCommand(stream, MemsetCommand{dst, byte, count}, op)) return e;
         return synchronizeStream(stream, op);
     });
 }

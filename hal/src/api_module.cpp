@@ -9,6 +9,7 @@
 #include <mutex>
 #include <vector>
 
+#include "command_runner.hpp"
 #include "stream_ops.hpp"
 
 using namespace polyhal;
@@ -141,28 +142,6 @@ halError checkLaunch(const halFunction_t* function, const halStream_t* stream, h
     return HAL_SUCCESS;
 }
 
-// Launches `function` on `stream`. What it touches is each pointer-sized argument, as `access`
-// says: the pool keeps the blocks they point into (it ignores other values cheaply), and the
-// race detector records the accesses.
-halError launch(halFunction_t* function, halStream_t* stream, halDim3 grid, halDim3 block,
-                size_t sharedBytes, const halKernelArg* args, check::ArgUses uses, uint32_t numArgs,
-                const char* operation) {
-    constexpr uint32_t kInline = 16;
-    check::Access inlineAccesses[kInline];
-    std::vector<check::Access> manyAccesses;
-    check::Access* accesses = inlineAccesses;
-    if (numArgs > kInline) {
-        manyAccesses.resize(numArgs);
-        accesses = manyAccesses.data();
-    }
-    const size_t count = check::kernelAccesses(args, uses, numArgs, accesses);
-    trace::noteKernel(function);
-    return submit(stream, operation, accesses, count, [&] {
-        return stream->device->vtable->launchKernel(stream->native, function->native, grid, block,
-                                                    sharedBytes, args, numArgs);
-    });
-}
-
 // HAL_ERROR_INVALID_VALUE unless each of the `numArgs` modes `uses` gives is a halKernelArgAccess.
 halError checkUses(check::ArgUses uses, uint32_t numArgs, const char* operation) {
     if (uses.access == nullptr && uses.uses == nullptr) return HAL_SUCCESS;
@@ -195,12 +174,14 @@ halError launchKernel(halFunction functionHandle, halDim3 grid, halDim3 block,
             checkLaunch(function, stream, grid, block, dynamicSharedBytes, args, numArgs, op)) {
         return e;
     }
-    if (capturing(stream)) {
-        return captureOperation(
-            stream, makeKernelOp(function, grid, block, dynamicSharedBytes, args, uses, numArgs),
-            op);
-    }
-    return launch(function, stream, grid, block, dynamicSharedBytes, args, uses, numArgs, op);
+    // What it touches is each pointer-sized argument, as `uses` says: the pool keeps the blocks
+    // they point into (it ignores other values cheaply), and the race detector records the
+    // accesses.
+    trace::noteKernel(function);
+    return runCommand(stream,
+                      KernelCommand{function, function->serial, grid, block, dynamicSharedBytes,
+                                    args, uses, numArgs},
+                      op);
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 // Streams and host functions in stream order.
+#include "command_runner.hpp"
 #include "stream_ops.hpp"
 
 using namespace polyhal;
@@ -143,17 +144,7 @@ HAL_API halError halLaunchHostFunc(halStream handle, halHostFn fn, void* userDat
             return fail(HAL_ERROR_NOT_SUPPORTED, "{}: the {} backend cannot run host functions", op,
                         stream->device->backend->name);
         }
-        if (capturing(stream)) {
-            return captureOperation(stream, makeHostFunctionOp(fn, userData), op);
-        }
-        allocator::VectorClock precedes;
-        if (check::enabled(check::kRaces)) {
-            stream->device->pool->captureInto(stream->poolStream, &precedes);
-        }
-        return submit(stream, op, nullptr, 0, [&] {
-            return launchMarkedHostFunction(*vtable, stream->native, fn, userData,
-                                            std::move(precedes));
-        });
+        return runCommand(stream, HostFunctionCommand{fn, userData}, op);
     });
 }
 

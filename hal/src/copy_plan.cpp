@@ -7,6 +7,7 @@
 #include <cstring>
 #include <memory>
 
+#include "command_runner.hpp"
 #include "stream_ops.hpp"
 
 namespace polyhal {
@@ -95,9 +96,7 @@ halError copyOnDevice(Device* device, void* dst, const void* src, size_t count, 
                       const char* operation) {
     halStream_t* stream = nullptr;
     if (halError e = defaultStream(device, &stream)) return e;
-    if (halError e = submit(stream, operation, check::copyAccesses(dst, src, count), [&] {
-            return device->vtable->memcpyAsync(stream->native, dst, src, count, kind);
-        })) {
+    if (halError e = submitCommand(stream, CopyCommand{dst, src, count, kind}, operation)) {
         return e;
     }
     return synchronizeStream(stream, operation);
@@ -128,6 +127,19 @@ halError copyAcrossDevices(void* dst, Device* dstDevice, const void* src, Device
         }
     }
     return HAL_SUCCESS;
+}
+
+// Do both ends of `plan` live where the plugin of `stream` copies them itself (its device's
+// memory, or host memory)?
+bool local(const halStream_t* stream, const CopyPlan& plan) {
+    const Device* dst = plan.dst.device();
+    const Device* src = plan.src.device();
+    return (dst == nullptr || dst == stream->device) && (src == nullptr || src == stream->device);
+}
+
+halError refuseAcrossDevices(halStream_t* stream, const char* operation) {
+    return refuseInCapture(stream, operation,
+                           "a copy between devices, or through the host, cannot be captured");
 }
 
 // Can `stream` copy between two devices through their backend's peer path? plugin.h takes a
@@ -235,17 +247,14 @@ halError drainSourceDevice(const CopyPlan& plan, Device* owner, const char* oper
     return synchronizeStream(stream, operation);
 }
 
-halError enqueueCopy(halStream_t* stream, void* dst, const void* src, size_t count,
-                     const CopyPlan& plan, const char* operation) {
+halError runCopy(halStream_t* stream, void* dst, const void* src, size_t count,
+                 const CopyPlan& plan, const char* operation) {
     Device* dstDevice = plan.dst.device();
     Device* srcDevice = plan.src.device();
-    const bool local = (dstDevice == nullptr || dstDevice == stream->device) &&
-                       (srcDevice == nullptr || srcDevice == stream->device);
-    if (local) {
-        return submit(stream, operation, check::copyAccesses(dst, src, count), [&] {
-            return stream->device->vtable->memcpyAsync(stream->native, dst, src, count, plan.kind);
-        });
+    if (local(stream, plan)) {
+        return runCommand(stream, CopyCommand{dst, src, count, plan.kind}, operation);
     }
+    if (capturing(stream)) return refuseAcrossDevices(stream, operation);
     if (peerCopyPossible(stream, dstDevice, srcDevice)) {
         return enqueuePeerCopy(stream, dst, dstDevice, src, srcDevice, count, operation);
     }
@@ -305,25 +314,21 @@ halError readBox(const char* operation, const halMemcpy3DParams* params, halMemc
     return HAL_SUCCESS;
 }
 
-halError enqueueBox(halStream_t* stream, const halMemcpy3DParams& box, const CopyPlan& plan,
-                    const char* operation) {
+halError runBox(halStream_t* stream, const halMemcpy3DParams& box, const CopyPlan& plan,
+                const char* operation) {
     if (isContiguous(box)) {
-        return enqueueCopy(stream, box.dst, box.src, box.width * box.height * box.depth, plan,
-                           operation);
+        return runCopy(stream, box.dst, box.src, box.width * box.height * box.depth, plan,
+                       operation);
     }
-    Device* device = stream->device;
-    const bool local = (plan.dst.device() == nullptr || plan.dst.device() == device) &&
-                       (plan.src.device() == nullptr || plan.src.device() == device);
-    if (local && device->vtable->memcpy3DAsync != nullptr) {
-        halMemcpy3DParams resolved = box;
-        resolved.kind = plan.kind;
-        return submit(stream, operation, boxAccesses(box),
-                      [&] { return device->vtable->memcpy3DAsync(stream->native, &resolved); });
+    if (local(stream, plan) && stream->device->vtable->memcpy3DAsync != nullptr) {
+        BoxCommand command{box};
+        command.box.kind = plan.kind;
+        return runCommand(stream, command, operation);
     }
     auto* dst = static_cast<unsigned char*>(box.dst);
     const auto* src = static_cast<const unsigned char*>(box.src);
     return forEachBoxRow(box, [&](size_t dstOffset, size_t srcOffset) {
-        return enqueueCopy(stream, dst + dstOffset, src + srcOffset, box.width, plan, operation);
+        return runCopy(stream, dst + dstOffset, src + srcOffset, box.width, plan, operation);
     });
 }
 

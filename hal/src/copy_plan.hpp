@@ -75,16 +75,16 @@ inline Device* synchronousCopyDevice(const CopyPlan& plan) {
 // between devices): that work may still be writing the source.
 halError drainSourceDevice(const CopyPlan& plan, Device* owner, const char* operation);
 
-// Enqueues a planned copy on `stream`, or, where no peer path serves it, performs it
-// synchronously through the host.
-halError enqueueCopy(halStream_t* stream, void* dst, const void* src, size_t count,
-                     const CopyPlan& plan, const char* operation);
+// Runs a planned copy on `stream` (recorded where the stream is captured), or, where no peer
+// path serves it, performs it synchronously through the host (refused in a capture).
+halError runCopy(halStream_t* stream, void* dst, const void* src, size_t count,
+                 const CopyPlan& plan, const char* operation);
 
-// Enqueues a planned box on `stream`: one copy when its bytes are contiguous at both ends, one
-// backend operation where the backend copies boxes and both ends are its stream's, else one
-// copy per row, each in stream order like any copy.
-halError enqueueBox(halStream_t* stream, const halMemcpy3DParams& box, const CopyPlan& plan,
-                    const char* operation);
+// Runs a planned box on `stream`, the path decided here once for eager and captured work: one
+// copy when its bytes are contiguous at both ends, one backend operation where the backend copies
+// boxes and both ends are its stream's, else one copy per row, each in stream order like any copy.
+halError runBox(halStream_t* stream, const halMemcpy3DParams& box, const CopyPlan& plan,
+                const char* operation);
 
 }  // namespace polyhal
 

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "capture.hpp"
+#include "graph/capture.hpp"
 #include "device.hpp"
 
 namespace polyhal {

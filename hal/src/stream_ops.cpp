@@ -165,20 +165,16 @@ halError destroyStream(halStream_t* stream, const char* operation) {
 
 halError streamWaitEvent(halStream_t* stream, halEvent_t* event, const char* operation) {
     check::awaiting(event, operation);
-    if (halError e = legacyBeforeSubmit(stream, operation)) return e;
     const uint64_t record = event->clock.generation();
-    trace::Timing* timing = trace::beforeSubmit(stream);
-    if (halError e = checked(stream->device->vtable->streamWaitEvent(stream->native, event->native),
-                             stream->device, operation)) {
-        trace::abandon(timing);
-        return e;
-    }
-    event->clock.applyIfCurrent(record, [&](const allocator::VectorClock& awaited) {
-        stream->device->pool->streamWaited(stream->poolStream, awaited);
-    });
-    trace::eventAwaited(event);
-    trace::submitted(stream, operation, timing);
-    return HAL_SUCCESS;
+    return enqueueOnStream(
+        stream, operation,
+        [&] { return stream->device->vtable->streamWaitEvent(stream->native, event->native); },
+        [&] {
+            event->clock.applyIfCurrent(record, [&](const allocator::VectorClock& awaited) {
+                stream->device->pool->streamWaited(stream->poolStream, awaited);
+            });
+            trace::eventAwaited(event);
+        });
 }
 
 halError synchronizeEvent(halEvent_t* event, const char* operation) {

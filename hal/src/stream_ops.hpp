@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "api.hpp"
-#include "capture.hpp"
+#include "graph/capture.hpp"
 #include "legacy_stream.hpp"
 
 namespace polyhal {
@@ -27,26 +27,44 @@ inline uint64_t noteSubmitted(halStream_t* stream, const check::Access* accesses
     return ticket;
 }
 
-// Enqueues one operation on `stream` through `enqueue` (a plugin call returning its halError)
-// and, once the backend has accepted it, tells the pool and the race detector what it touches,
-// `accesses`, the operation's one footprint: the pool keeps each access's block from reuse until
-// the work is over. A refusal is adopted as checked() does.
-template <typename Enqueue>
-halError submit(halStream_t* stream, const char* operation, const check::Access* accesses,
-                size_t count, Enqueue&& enqueue) {
-    // Work with no captured form (capture.hpp records the rest before it gets here).
-    if (__builtin_expect(capturing(stream), 0)) return refuseInCapture(stream, operation);
+// The one sequence around a plugin call that enqueues work on `stream`, for every stream
+// operation (a command, an event's record or wait, a graph launch): the legacy default stream's
+// implicit waits, the trace's timing, `enqueue` (what must precede the plugin call, and the call;
+// returns its halError), then, once the backend accepted it, `accepted` (what the pool and the
+// race detector learn). A refusal is adopted as checked() does.
+template <typename Enqueue, typename Accepted>
+halError enqueueOnStream(halStream_t* stream, const char* operation, Enqueue&& enqueue,
+                         Accepted&& accepted) {
     if (halError e = legacyBeforeSubmit(stream, operation)) return e;
     trace::Timing* timing = trace::beforeSubmit(stream);
-    check::beforeSubmit(stream);
     if (halError e = checked(enqueue(), stream->device, operation)) {
         trace::abandon(timing);
         return e;
     }
-    const uint64_t ticket = noteSubmitted(stream, accesses, count);
-    check::submitted(stream, operation, accesses, count, ticket);
+    accepted();
     trace::submitted(stream, operation, timing);
     return HAL_SUCCESS;
+}
+
+// Enqueues one operation on `stream` through `enqueue` (a plugin call returning its halError)
+// and, once the backend has accepted it, tells the pool and the race detector what it touches,
+// `accesses`, the operation's one footprint: the pool keeps each access's block from reuse until
+// the work is over. Commands get here through submitCommand (command_runner.hpp).
+template <typename Enqueue>
+halError submit(halStream_t* stream, const char* operation, const check::Access* accesses,
+                size_t count, Enqueue&& enqueue) {
+    // Work with no captured form (the runner records the rest before it gets here).
+    if (__builtin_expect(capturing(stream), 0)) return refuseInCapture(stream, operation);
+    return enqueueOnStream(
+        stream, operation,
+        [&] {
+            check::beforeSubmit(stream);
+            return enqueue();
+        },
+        [&] {
+            const uint64_t ticket = noteSubmitted(stream, accesses, count);
+            check::submitted(stream, operation, accesses, count, ticket);
+        });
 }
 
 template <typename Enqueue, size_t kCount>
@@ -156,20 +174,18 @@ inline halError awaitEvent(halEvent_t* event, const char* operation, Wait&& wait
 inline halError recordEvent(halEvent_t* event, halStream_t* stream, const char* operation) {
     // Reused by every record on this thread: capturing allocates nothing in steady state.
     static thread_local allocator::VectorClock captured;
-    if (halError e = legacyBeforeSubmit(stream, operation)) return e;
     allocator::EventClock::Recording recording(event->clock);
-    stream->device->pool->captureInto(stream->poolStream, &captured);
-    trace::Timing* timing = trace::beforeSubmit(stream);
-    if (halError e = checked(stream->device->vtable->eventRecord(event->native, stream->native),
-                             stream->device, operation)) {
-        trace::abandon(timing);
-        return e;
-    }
-    recording.commit(captured);
-    event->recorded.store(true, std::memory_order_release);
-    trace::eventRecorded(event);
-    trace::submitted(stream, operation, timing);
-    return HAL_SUCCESS;
+    return enqueueOnStream(
+        stream, operation,
+        [&] {
+            stream->device->pool->captureInto(stream->poolStream, &captured);
+            return stream->device->vtable->eventRecord(event->native, stream->native);
+        },
+        [&] {
+            recording.commit(captured);
+            event->recorded.store(true, std::memory_order_release);
+            trace::eventRecorded(event);
+        });
 }
 
 // Makes `stream` wait for `event`; the pool learns that `stream` follows what the event does.

@@ -1,8 +1,8 @@
 // What a capture's mode forbids while it is under way (hal.h, halCaptureMode): asked by every
 // public call that may wait for the device (CallPolicy::kWaitsForDevice), at the cost of one
 // relaxed load while no capture is under way.
-#ifndef POLYHAL_HAL_SRC_CAPTURE_MODE_HPP_
-#define POLYHAL_HAL_SRC_CAPTURE_MODE_HPP_
+#ifndef POLYHAL_HAL_SRC_GRAPH_CAPTURE_MODE_HPP_
+#define POLYHAL_HAL_SRC_GRAPH_CAPTURE_MODE_HPP_
 
 #include <polyhal/hal.h>
 
@@ -28,4 +28,4 @@ inline halError checkPermittedDuringCapture(const char* function) {
 
 }  // namespace polyhal
 
-#endif  // POLYHAL_HAL_SRC_CAPTURE_MODE_HPP_
+#endif  // POLYHAL_HAL_SRC_GRAPH_CAPTURE_MODE_HPP_

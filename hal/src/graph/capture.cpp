@@ -23,7 +23,7 @@ struct Capture {
     halCaptureMode mode;
     std::thread::id thread;
     bool invalidated = false;
-    std::vector<std::unique_ptr<GraphOp>> ops;
+    CommandList commands;
     // The streams in the capture (the origin and those forked into it), each with the point
     // of the capture it has reached.
     std::unordered_map<halStream_t*, CaptureClock> lanes;
@@ -90,10 +90,10 @@ Capture* liveCapture(const halStream_t* stream, const char* operation, halError*
 
 // Unlinks `capture` from its streams and events and from the captures under way, and deletes
 // it. Returns its graph-owned memory, for the caller to keep or release (after unlocking).
-// Its operations go to `ops`, for the caller to destroy after unlocking too: one may hold the
+// Its commands go to `commands`, for the caller to destroy after unlocking too: one may hold the
 // last reference to a graph whose release takes g_mutex.
-std::vector<void*> finish(Capture* capture, std::vector<std::unique_ptr<GraphOp>>* ops) {
-    *ops = std::move(capture->ops);
+std::vector<void*> finish(Capture* capture, CommandList* commands) {
+    *commands = std::move(capture->commands);
     for (auto& lane : capture->lanes) lane.first->capture.capture.store(nullptr);
     for (auto& event : capture->events) event.first->capture.capture.store(nullptr);
     g_captures.erase(std::find(g_captures.begin(), g_captures.end(), capture));
@@ -192,7 +192,7 @@ halError beginCapture(halStream_t* stream, halCaptureMode mode, const char* oper
 }
 
 halError endCapture(halStream_t* stream, halGraph* graph, const char* operation) {
-    std::vector<std::unique_ptr<GraphOp>> ops;
+    CommandList commands;
     std::vector<void*> memory;
     halError ended = HAL_SUCCESS;
     {
@@ -223,14 +223,14 @@ halError endCapture(halStream_t* stream, halGraph* graph, const char* operation)
                          operation, static_cast<const void*>(unjoined),
                          static_cast<const void*>(stream), static_cast<const void*>(stream));
         }
-        memory = finish(capture, &ops);
+        memory = finish(capture, &commands);
     }
     if (ended != HAL_SUCCESS) {
         release(stream->device, stream, memory);
         return ended;
     }
     Device* device = stream->device;
-    auto body = std::make_shared<GraphBody>(device, std::move(ops), std::move(memory));
+    auto body = std::make_shared<GraphBody>(device, std::move(commands), std::move(memory));
     // A kernel's module unloaded meanwhile (by another thread, in relaxed mode): the graph never
     // launches, so the plugin is not handed a function that is gone.
     if (body->kernelsLive()) body->buildNative();
@@ -260,12 +260,12 @@ halCaptureStatus captureStatus(const halStream_t* stream) {
     return capture->invalidated ? HAL_CAPTURE_STATUS_INVALIDATED : HAL_CAPTURE_STATUS_ACTIVE;
 }
 
-halError captureOperation(halStream_t* stream, std::unique_ptr<GraphOp> op, const char* operation) {
+halError captureCommand(halStream_t* stream, Command command, const char* operation) {
     std::lock_guard<std::mutex> lock(g_mutex);
     halError refused = HAL_SUCCESS;
     Capture* capture = liveCapture(stream, operation, &refused);
     if (capture == nullptr) return refused;
-    capture->ops.push_back(std::move(op));
+    capture->commands.append(std::move(command));
     advance(capture, stream);
     return HAL_SUCCESS;
 }
@@ -448,7 +448,7 @@ void forgetGraphOwned(const std::vector<void*>& blocks) {
 }
 
 halError leaveCapture(halStream_t* stream, const char* operation) {
-    std::vector<std::unique_ptr<GraphOp>> ops;
+    CommandList commands;
     std::vector<void*> memory;
     {
         std::lock_guard<std::mutex> lock(g_mutex);
@@ -469,7 +469,7 @@ halError leaveCapture(halStream_t* stream, const char* operation) {
             stream->capture.capture.store(nullptr);
             return HAL_SUCCESS;
         }
-        memory = finish(capture, &ops);
+        memory = finish(capture, &commands);
     }
     release(stream->device, stream, memory);
     return HAL_SUCCESS;

@@ -2,8 +2,8 @@
 // running. The public functions ask here whether a stream or event is in a capture (one atomic
 // load while none is) and hand captured work over; the rules (fork and join, capture modes,
 // invalidation) live in capture.cpp.
-#ifndef POLYHAL_HAL_SRC_CAPTURE_HPP_
-#define POLYHAL_HAL_SRC_CAPTURE_HPP_
+#ifndef POLYHAL_HAL_SRC_GRAPH_CAPTURE_HPP_
+#define POLYHAL_HAL_SRC_GRAPH_CAPTURE_HPP_
 
 #include <atomic>
 #include <memory>
@@ -32,8 +32,9 @@ halError beginCapture(halStream_t* stream, halCaptureMode mode, const char* oper
 halError endCapture(halStream_t* stream, halGraph* graph, const char* operation);
 halCaptureStatus captureStatus(const halStream_t* stream);
 
-// Records `op` into the capture of `stream` (capturing(stream) was true).
-halError captureOperation(halStream_t* stream, std::unique_ptr<GraphOp> op, const char* operation);
+// Records `command` into the capture of `stream` (capturing(stream) was true); the runner
+// (command_runner.hpp) calls it.
+halError captureCommand(halStream_t* stream, Command command, const char* operation);
 
 // Refuses `operation` on the capturing `stream`, invalidating its capture; `reason` says why,
 // in the message.
@@ -48,16 +49,6 @@ halError refuseIfDeviceCaptured(Device* device, const char* operation);
 halError captureRecordEvent(halEvent_t* event, halStream_t* stream, const char* operation);
 // halStreamWaitEvent where the stream is capturing or the event was recorded in a capture.
 halError captureWaitEvent(halStream_t* stream, halEvent_t* event, const char* operation);
-
-// Copies and memsets on a capturing stream (capture_ops.cpp). `pluginSets`: the stream's plugin
-// can set `dst` itself.
-struct CopyPlan;
-halError captureCopy(halStream_t* stream, void* dst, const void* src, size_t count,
-                     const CopyPlan& plan, const char* operation);
-halError captureBox(halStream_t* stream, const halMemcpy3DParams& box, const CopyPlan& plan,
-                    const char* operation);
-halError captureMemset(halStream_t* stream, void* dst, unsigned char value, size_t count,
-                       bool pluginSets, const char* operation);
 
 // halMallocAsync and halFreeAsync on a capturing stream: graph-owned memory.
 halError captureMallocAsync(halStream_t* stream, size_t size, void** ptr, const char* operation);
@@ -83,4 +74,4 @@ void leaveCapture(halEvent_t* event);
 
 }  // namespace polyhal
 
-#endif  // POLYHAL_HAL_SRC_CAPTURE_HPP_
+#endif  // POLYHAL_HAL_SRC_GRAPH_CAPTURE_HPP_

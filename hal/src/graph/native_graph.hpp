@@ -1,7 +1,7 @@
 // The plain description of a graph that a plugin builds its native executable from
 // (halPluginGraphDesc in plugin.h), and what the core keeps alive for that executable.
-#ifndef POLYHAL_HAL_SRC_NATIVE_GRAPH_HPP_
-#define POLYHAL_HAL_SRC_NATIVE_GRAPH_HPP_
+#ifndef POLYHAL_HAL_SRC_GRAPH_NATIVE_GRAPH_HPP_
+#define POLYHAL_HAL_SRC_GRAPH_NATIVE_GRAPH_HPP_
 
 #include <polyhal/plugin.h>
 
@@ -43,4 +43,4 @@ class NativeGraphDescription {
 
 }  // namespace polyhal
 
-#endif  // POLYHAL_HAL_SRC_NATIVE_GRAPH_HPP_
+#endif  // POLYHAL_HAL_SRC_GRAPH_NATIVE_GRAPH_HPP_

@@ -1,8 +1,8 @@
 // The bytes of halIpcMemHandle and halIpcEventHandle: the core's header (what kind of handle,
 // which process and backend made it, where the block lies in its allocation) and the plugin's
 // part. Plain data, the same in every process of one node.
-#ifndef POLYHAL_HAL_SRC_IPC_HANDLE_HPP_
-#define POLYHAL_HAL_SRC_IPC_HANDLE_HPP_
+#ifndef POLYHAL_HAL_SRC_IPC_IPC_HANDLE_HPP_
+#define POLYHAL_HAL_SRC_IPC_IPC_HANDLE_HPP_
 
 #include <polyhal/plugin.h>
 
@@ -51,4 +51,4 @@ halError readIpcHandle(const unsigned char* bytes, IpcKind kind, const Device* d
 
 }  // namespace polyhal
 
-#endif  // POLYHAL_HAL_SRC_IPC_HANDLE_HPP_
+#endif  // POLYHAL_HAL_SRC_IPC_IPC_HANDLE_HPP_

@@ -128,14 +128,13 @@ HAL_API halError halMalloc(void** ptr, size_t size) {
         trace::noteBytes(size);
         trace::notePool(device);
         void* memory = nullptr;
-        if (halError e = device->pool->allocate(size, stream->poolStream, &memory)) return e;
+        if (halError e = allocateBlock(stream, size, op, &memory)) return e;
         // The block may have been freed in the default stream's order with work still queued
         // there; every stream may use halMalloc's memory at once, so that work must be done.
         if (halError e = synchronizeStream(stream, op)) {
-            device->pool->free(memory, stream->poolStream);
+            freeBlock(stream, memory, op);
             return e;
         }
-        check::allocated(device, memory, size, op);
         *ptr = memory;
         return HAL_SUCCESS;
     });
@@ -151,8 +150,7 @@ HAL_API halError halFree(void* ptr) {
         halStream_t* stream = nullptr;
         if (halError e = defaultStream(device, &stream)) return e;
         trace::notePool(device);
-        check::freed(device, ptr, op);
-        return device->pool->free(ptr, stream->poolStream);
+        return freeBlock(stream, ptr, op);
     });
 }
 

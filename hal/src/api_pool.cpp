@@ -36,8 +36,7 @@ HAL_API halError halMallocAsync(void** ptr, size_t size, halStream handle) {
         if (halError e = resolveStream(handle, &stream, op)) return e;
         trace::noteBytes(size);
         if (capturing(stream)) return captureMallocAsync(stream, size, ptr, op);
-        if (halError e = stream->device->pool->allocate(size, stream->poolStream, ptr)) return e;
-        check::allocated(stream->device, *ptr, size, op);
+        if (halError e = allocateBlock(stream, size, op, ptr)) return e;
         check::inStreamOrder(stream, op, {*ptr, size, check::AccessMode::kWrite});
         return HAL_SUCCESS;
     });
@@ -50,9 +49,8 @@ HAL_API halError halFreeAsync(void* ptr, halStream handle) {
         if (ptr == nullptr) return fail(HAL_ERROR_INVALID_VALUE, "{}: ptr is NULL", op);
         if (capturing(stream)) return captureFreeAsync(stream, ptr, op);
         if (halError e = refuseGraphOwned(ptr, op)) return e;
-        check::freed(stream->device, ptr, op);
         // The pool looks the block up once; only a refusal looks further, to say whose it is.
-        const halError freed = stream->device->pool->free(ptr, stream->poolStream);
+        const halError freed = freeBlock(stream, ptr, op);
         if (freed != HAL_ERROR_INVALID_VALUE) return freed;
         allocator::Allocation allocation;
         for (const auto& device : runtime().devices) {

@@ -85,6 +85,24 @@ inline void recordUse(halStream_t* stream, const void* ptr) {
 // device. Returns false, having done nothing, where the backend refuses a step.
 bool holdOnDevice(halStream_t* stream, Device* other, const void* operand);
 
+// Takes a block of `size` bytes from the pool of `stream`'s device, in `stream`'s order, and tells
+// the race detector it was allocated by `operation`. With freeBlock, the one place the core's
+// allocations and frees meet the pool and the detector.
+inline halError allocateBlock(halStream_t* stream, size_t size, const char* operation,
+                              void** block) {
+    if (halError e = stream->device->pool->allocate(size, stream->poolStream, block)) return e;
+    check::allocated(stream->device, *block, size, operation);
+    return HAL_SUCCESS;
+}
+
+// Returns `block` to its pool in `stream`'s order: handed out again once the work using it is
+// over. The race detector notes it freed by `operation`. Returns the pool's result
+// (HAL_ERROR_INVALID_VALUE for a pointer that is no live block of that pool).
+inline halError freeBlock(halStream_t* stream, void* block, const char* operation) {
+    check::freed(stream->device, block, operation);
+    return stream->device->pool->free(block, stream->poolStream);
+}
+
 // Waits for `stream` and tells the pool what has finished. An asynchronous failure of the
 // awaited work is not returned but deferred to the stream's reporting calls (hal.h,
 // "Asynchronous failures"); other plugin errors are returned.

@@ -104,12 +104,9 @@ std::vector<void*> finish(Capture* capture, CommandList* commands) {
 }
 
 // Returns memory a capture that made no graph owned to the pool: no launch ever used it.
-void release(Device* device, halStream_t* stream, const std::vector<void*>& memory) {
+void release(halStream_t* stream, const std::vector<void*>& memory) {
     forgetGraphOwned(memory);
-    for (void* block : memory) {
-        check::freed(device, block, "halStreamEndCapture");
-        device->pool->free(block, stream->poolStream);
-    }
+    for (void* block : memory) freeBlock(stream, block, "halStreamEndCapture");
 }
 
 // Does the origin stream of `capture` follow the last captured work of `stream`, a stream
@@ -226,7 +223,7 @@ halError endCapture(halStream_t* stream, halGraph* graph, const char* operation)
         memory = finish(capture, &commands);
     }
     if (ended != HAL_SUCCESS) {
-        release(stream->device, stream, memory);
+        release(stream, memory);
         return ended;
     }
     Device* device = stream->device;
@@ -380,13 +377,12 @@ halError captureMallocAsync(halStream_t* stream, size_t size, void** ptr, const 
             return refuseInvalidated(capture, operation);
         }
     }
-    Device* device = stream->device;
     void* block = nullptr;
-    if (halError e = device->pool->allocate(size, stream->poolStream, &block)) return e;
+    if (halError e = allocateBlock(stream, size, operation, &block)) return e;
     // Launches may run on any stream: as halMalloc, the block must not be in use by work
     // queued before the capture began.
     if (halError e = synchronizeStream(stream, operation)) {
-        device->pool->free(block, stream->poolStream);
+        freeBlock(stream, block, operation);
         return e;
     }
     halError refused = HAL_SUCCESS;
@@ -400,12 +396,9 @@ halError captureMallocAsync(halStream_t* stream, size_t size, void** ptr, const 
             *ptr = block;
         }
     }
-    if (refused == HAL_SUCCESS) {
-        check::allocated(device, block, size, operation);
-        return HAL_SUCCESS;
-    }
+    if (refused == HAL_SUCCESS) return HAL_SUCCESS;
     // The pool is never called with g_mutex held.
-    device->pool->free(block, stream->poolStream);
+    freeBlock(stream, block, operation);
     return refused;
 }
 
@@ -471,7 +464,7 @@ halError leaveCapture(halStream_t* stream, const char* operation) {
         }
         memory = finish(capture, &commands);
     }
-    release(stream->device, stream, memory);
+    release(stream, memory);
     return HAL_SUCCESS;
 }
 

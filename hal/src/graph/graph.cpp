@@ -30,10 +30,7 @@ GraphBody::~GraphBody() {
     // uses, recorded on their streams, are over.
     halStream_t* stream = nullptr;
     if (defaultStream(device_, &stream) != HAL_SUCCESS) return;  // kept: safer than reused early
-    for (void* block : ownedMemory_) {
-        check::freed(device_, block, "halGraphDestroy");
-        device_->pool->free(block, stream->poolStream);
-    }
+    for (void* block : ownedMemory_) freeBlock(stream, block, "halGraphDestroy");
 }
 
 const KernelRef* GraphBody::firstGoneKernel() const {

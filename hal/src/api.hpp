@@ -8,10 +8,10 @@
 #include <exception>
 #include <new>
 
-#include "graph/capture_mode.hpp"
 #include "check/hooks.hpp"
 #include "enum_bits.hpp"
 #include "error.hpp"
+#include "graph/capture_mode.hpp"
 #include "host_function.hpp"
 #include "runtime.hpp"
 #include "trace/hooks.hpp"
@@ -120,6 +120,17 @@ inline halError requireDevice(int device, const char* operation) {
 inline halError requireOutput(const void* pointer, const char* operation, const char* name) {
     if (pointer != nullptr) return HAL_SUCCESS;
     return fail(HAL_ERROR_INVALID_VALUE, "{}: {} must not be NULL", operation, name);
+}
+
+// A public function that only reads a host-side value: refuses a NULL `out` (named `name` in the
+// message), then stores `value()` there.
+template <typename T, typename Value>
+halError hostGetter(const char* function, T* out, const char* name, Value&& value) noexcept {
+    return apiCall(function, CallPolicy::kHostOnly, [&] {
+        if (halError e = requireOutput(out, function, name)) return e;
+        *out = value();
+        return HAL_SUCCESS;
+    });
 }
 
 }  // namespace polyhal

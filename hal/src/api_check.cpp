@@ -8,19 +8,12 @@ using namespace polyhal;
 extern "C" {
 
 HAL_API halError halCheckGetEnabled(uint32_t* checks) {
-    return apiCall(__func__, CallPolicy::kHostOnly, [&, op = __func__] {
-        if (halError e = requireOutput(checks, op, "checks")) return e;
-        *checks = check::detail::g_checks.load(std::memory_order_relaxed);
-        return HAL_SUCCESS;
-    });
+    return hostGetter(__func__, checks, "checks",
+                      [] { return check::detail::g_checks.load(std::memory_order_relaxed); });
 }
 
 HAL_API halError halCheckGetFindingCount(uint64_t* count) {
-    return apiCall(__func__, CallPolicy::kHostOnly, [&, op = __func__] {
-        if (halError e = requireOutput(count, op, "count")) return e;
-        *count = check::findingCount();
-        return HAL_SUCCESS;
-    });
+    return hostGetter(__func__, count, "count", [] { return check::findingCount(); });
 }
 
 HAL_API halError halCheckSetCallSite(const char* site) {

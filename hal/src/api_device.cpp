@@ -63,19 +63,13 @@ HAL_API halError halGetVersion(int* major, int* minor, int* patch) {
 }
 
 HAL_API halError halGetBackendName(const char** name) {
-    return apiCall(__func__, CallPolicy::kHostOnly, [&, op = __func__] {
-        if (halError e = requireOutput(name, op, "name")) return e;
-        *name = currentDevice()->backend->name.c_str();
-        return HAL_SUCCESS;
-    });
+    return hostGetter(__func__, name, "name",
+                      [] { return currentDevice()->backend->name.c_str(); });
 }
 
 HAL_API halError halGetDeviceCount(int* count) {
-    return apiCall(__func__, CallPolicy::kHostOnly, [&, op = __func__] {
-        if (halError e = requireOutput(count, op, "count")) return e;
-        *count = static_cast<int>(runtime().devices.size());
-        return HAL_SUCCESS;
-    });
+    return hostGetter(__func__, count, "count",
+                      [] { return static_cast<int>(runtime().devices.size()); });
 }
 
 HAL_API halError halSetDevice(int device) {
@@ -87,11 +81,7 @@ HAL_API halError halSetDevice(int device) {
 }
 
 HAL_API halError halGetDevice(int* device) {
-    return apiCall(__func__, CallPolicy::kHostOnly, [&, op = __func__] {
-        if (halError e = requireOutput(device, op, "device")) return e;
-        *device = currentDeviceOrdinal();
-        return HAL_SUCCESS;
-    });
+    return hostGetter(__func__, device, "device", [] { return currentDeviceOrdinal(); });
 }
 
 HAL_API halError halResetDevice(int ordinal) {

@@ -155,33 +155,35 @@ halError checkUses(check::ArgUses uses, uint32_t numArgs, const char* operation)
     return HAL_SUCCESS;
 }
 
-// The work of halLaunchKernel, halLaunchKernelWithAccess and halLaunchKernelWithUses: the
-// handles are validated first, then the values.
-halError launchKernel(halFunction functionHandle, halDim3 grid, halDim3 block,
+// halLaunchKernel, halLaunchKernelWithAccess and halLaunchKernelWithUses, as public function
+// `op`: the handles are validated first, then the values.
+halError launchKernel(const char* op, halFunction functionHandle, halDim3 grid, halDim3 block,
                       size_t dynamicSharedBytes, const halKernelArg* args, check::ArgUses uses,
-                      uint32_t numArgs, halStream streamHandle, const char* op) {
-    halFunction_t* function = runtime().functions.validate(functionHandle);
-    if (function == nullptr) {
-        return fail(HAL_ERROR_INVALID_HANDLE,
-                    "{}: function {} is not a live kernel function (NULL, or its "
-                    "module was unloaded)",
-                    op, static_cast<const void*>(functionHandle));
-    }
-    halStream_t* stream = nullptr;
-    if (halError e = resolveStream(streamHandle, &stream, op)) return e;
-    if (halError e = checkUses(uses, numArgs, op)) return e;
-    if (halError e =
-            checkLaunch(function, stream, grid, block, dynamicSharedBytes, args, numArgs, op)) {
-        return e;
-    }
-    // What it touches is each pointer-sized argument, as `uses` says: the pool keeps the blocks
-    // they point into (it ignores other values cheaply), and the race detector records the
-    // accesses.
-    trace::noteKernel(function);
-    return runCommand(stream,
-                      KernelCommand{function, function->serial, grid, block, dynamicSharedBytes,
-                                    args, uses, numArgs},
-                      op);
+                      uint32_t numArgs, halStream streamHandle) {
+    return apiCall(op, CallPolicy::kReachesDevice, [&] {
+        halFunction_t* function = runtime().functions.validate(functionHandle);
+        if (function == nullptr) {
+            return fail(HAL_ERROR_INVALID_HANDLE,
+                        "{}: function {} is not a live kernel function (NULL, or its "
+                        "module was unloaded)",
+                        op, static_cast<const void*>(functionHandle));
+        }
+        halStream_t* stream = nullptr;
+        if (halError e = resolveStream(streamHandle, &stream, op)) return e;
+        if (halError e = checkUses(uses, numArgs, op)) return e;
+        if (halError e =
+                checkLaunch(function, stream, grid, block, dynamicSharedBytes, args, numArgs, op)) {
+            return e;
+        }
+        // What it touches is each pointer-sized argument, as `uses` says: the pool keeps the blocks
+        // they point into (it ignores other values cheaply), and the race detector records the
+        // accesses.
+        trace::noteKernel(function);
+        return runCommand(stream,
+                          KernelCommand{function, function->serial, grid, block, dynamicSharedBytes,
+                                        args, uses, numArgs},
+                          op);
+    });
 }
 
 }  // namespace
@@ -258,30 +260,24 @@ HAL_API halError halModuleUnload(halModule handle) {
 HAL_API halError halLaunchKernel(halFunction function, halDim3 grid, halDim3 block,
                                  size_t dynamicSharedBytes, const halKernelArg* args,
                                  uint32_t numArgs, halStream stream) {
-    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
-        return launchKernel(function, grid, block, dynamicSharedBytes, args, {}, numArgs, stream,
-                            op);
-    });
+    return launchKernel(__func__, function, grid, block, dynamicSharedBytes, args, {}, numArgs,
+                        stream);
 }
 
 HAL_API halError halLaunchKernelWithAccess(halFunction function, halDim3 grid, halDim3 block,
                                            size_t dynamicSharedBytes, const halKernelArg* args,
                                            const halKernelArgAccess* access, uint32_t numArgs,
                                            halStream stream) {
-    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
-        return launchKernel(function, grid, block, dynamicSharedBytes, args, {access, nullptr},
-                            numArgs, stream, op);
-    });
+    return launchKernel(__func__, function, grid, block, dynamicSharedBytes, args,
+                        {access, nullptr}, numArgs, stream);
 }
 
 HAL_API halError halLaunchKernelWithUses(halFunction function, halDim3 grid, halDim3 block,
                                          size_t dynamicSharedBytes, const halKernelArg* args,
                                          const halKernelArgUse* uses, uint32_t numArgs,
                                          halStream stream) {
-    return apiCall(__func__, CallPolicy::kReachesDevice, [&, op = __func__] {
-        return launchKernel(function, grid, block, dynamicSharedBytes, args, {nullptr, uses},
-                            numArgs, stream, op);
-    });
+    return launchKernel(__func__, function, grid, block, dynamicSharedBytes, args, {nullptr, uses},
+                        numArgs, stream);
 }
 
 }  // extern "C"

@@ -38,10 +38,8 @@ HAL_API halError halSetDefaultStreamMode(halDefaultStreamMode mode) {
 }
 
 HAL_API halError halGetDefaultStreamMode(halDefaultStreamMode* mode) {
-    return apiCall(__func__, CallPolicy::kHostOnly, [&, op = __func__] {
-        if (halError e = requireOutput(mode, op, "mode")) return e;
-        *mode = legacyDefaultStream() ? HAL_DEFAULT_STREAM_LEGACY : HAL_DEFAULT_STREAM_ORDINARY;
-        return HAL_SUCCESS;
+    return hostGetter(__func__, mode, "mode", [] {
+        return legacyDefaultStream() ? HAL_DEFAULT_STREAM_LEGACY : HAL_DEFAULT_STREAM_ORDINARY;
     });
 }
 

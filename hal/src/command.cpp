@@ -148,8 +148,8 @@ void CommandList::append(Command command) {
             stored.uses.resize(kernel->numArgs);
             for (uint32_t i = 0; i < kernel->numArgs; ++i) {
                 const size_t bytes = kernel->uses.uses != nullptr ? kernel->uses.uses[i].bytes : 0;
-                stored.uses[i] = halKernelArgUse{
-                    static_cast<halKernelArgAccess>(kernel->uses.mode(i)), bytes};
+                stored.uses[i] =
+                    halKernelArgUse{static_cast<halKernelArgAccess>(kernel->uses.mode(i)), bytes};
             }
         }
         kernel->args = stored.args.data();

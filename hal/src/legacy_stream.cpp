@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "graph/capture.hpp"
 #include "device.hpp"
+#include "graph/capture.hpp"
 
 namespace polyhal {
 

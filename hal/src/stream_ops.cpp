@@ -127,9 +127,9 @@ halError createStream(Device* device, int priority, uint32_t flags, const char* 
     halPluginStream native = nullptr;
     // HAL_STREAM_NON_BLOCKING is the core's alone: the plugin's streams never wait implicitly.
     const uint32_t pluginFlags = flags & ~HAL_STREAM_NON_BLOCKING;
-    if (halError e = checked(
-            device->vtable->streamCreate(device->native, priority, pluginFlags, &native), device,
-            operation)) {
+    if (halError e =
+            checked(device->vtable->streamCreate(device->native, priority, pluginFlags, &native),
+                    device, operation)) {
         return e;
     }
     allocator::Stream* poolStream = device->pool->addStream(native);

@@ -19,53 +19,48 @@ NativeGraphDescription::NativeGraphDescription()
 
 NativeGraphDescription::~NativeGraphDescription() = default;
 
+decltype(halPluginGraphOp::params)& NativeGraphDescription::add(halPluginGraphOpKind kind) {
+    halPluginGraphOp& op = ops_.emplace_back();
+    op.kind = kind;
+    return op.params;
+}
+
 void NativeGraphDescription::addMemset(void* dst, unsigned char value, size_t count) {
-    halPluginGraphOp op{};
-    op.kind = HAL_PLUGIN_GRAPH_OP_MEMSET;
-    op.params.memset.dst = dst;
-    op.params.memset.count = count;
-    op.params.memset.value = value;
-    ops_.push_back(op);
+    auto& memset = add(HAL_PLUGIN_GRAPH_OP_MEMSET).memset;
+    memset.dst = dst;
+    memset.count = count;
+    memset.value = value;
 }
 
 void NativeGraphDescription::addCopy(void* dst, const void* src, size_t count, halMemcpyKind kind) {
-    halPluginGraphOp op{};
-    op.kind = HAL_PLUGIN_GRAPH_OP_COPY;
-    op.params.copy.dst = dst;
-    op.params.copy.src = src;
-    op.params.copy.count = count;
-    op.params.copy.kind = kind;
-    ops_.push_back(op);
+    auto& copy = add(HAL_PLUGIN_GRAPH_OP_COPY).copy;
+    copy.dst = dst;
+    copy.src = src;
+    copy.count = count;
+    copy.kind = kind;
 }
 
 void NativeGraphDescription::addBox(const halMemcpy3DParams& box) {
-    halPluginGraphOp op{};
-    op.kind = HAL_PLUGIN_GRAPH_OP_COPY_3D;
-    op.params.copy3D = box;
-    ops_.push_back(op);
+    add(HAL_PLUGIN_GRAPH_OP_COPY_3D).copy3D = box;
 }
 
 void NativeGraphDescription::addKernel(halPluginFunction function, halDim3 grid, halDim3 block,
                                        size_t sharedBytes, const halKernelArg* args,
                                        uint32_t numArgs) {
-    halPluginGraphOp op{};
-    op.kind = HAL_PLUGIN_GRAPH_OP_KERNEL;
-    op.params.kernel.function = function;
-    op.params.kernel.grid = grid;
-    op.params.kernel.block = block;
-    op.params.kernel.dynamicSharedBytes = sharedBytes;
-    op.params.kernel.args = args;
-    op.params.kernel.numArgs = numArgs;
-    ops_.push_back(op);
+    auto& kernel = add(HAL_PLUGIN_GRAPH_OP_KERNEL).kernel;
+    kernel.function = function;
+    kernel.grid = grid;
+    kernel.block = block;
+    kernel.dynamicSharedBytes = sharedBytes;
+    kernel.args = args;
+    kernel.numArgs = numArgs;
 }
 
 void NativeGraphDescription::addHostFunction(halHostFn fn, void* userData) {
     GraphHostCall& call = hostCalls_->emplace_back(GraphHostCall{fn, userData});
-    halPluginGraphOp op{};
-    op.kind = HAL_PLUGIN_GRAPH_OP_HOST_FUNCTION;
-    op.params.hostFunction.fn = runGraphHostCall;
-    op.params.hostFunction.userData = &call;
-    ops_.push_back(op);
+    auto& hostFunction = add(HAL_PLUGIN_GRAPH_OP_HOST_FUNCTION).hostFunction;
+    hostFunction.fn = runGraphHostCall;
+    hostFunction.userData = &call;
 }
 
 halPluginGraph NativeGraphDescription::build(Device* device) {

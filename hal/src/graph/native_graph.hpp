@@ -35,6 +35,9 @@ class NativeGraphDescription {
     halPluginGraph build(Device* device);
 
   private:
+    // Appends an operation of `kind`; returns its parameters, for the caller to fill in.
+    decltype(halPluginGraphOp::params)& add(halPluginGraphOpKind kind);
+
     std::vector<halPluginGraphOp> ops_;
     // The host functions' wrappers, which the executable uses until the plugin releases them.
     // A deque: adding one never moves the others.

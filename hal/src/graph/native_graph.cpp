@@ -26,18 +26,11 @@ decltype(halPluginGraphOp::params)& NativeGraphDescription::add(halPluginGraphOp
 }
 
 void NativeGraphDescription::addMemset(void* dst, unsigned char value, size_t count) {
-    auto& memset = add(HAL_PLUGIN_GRAPH_OP_MEMSET).memset;
-    memset.dst = dst;
-    memset.count = count;
-    memset.value = value;
+    add(HAL_PLUGIN_GRAPH_OP_MEMSET).memset = {dst, count, value};
 }
 
 void NativeGraphDescription::addCopy(void* dst, const void* src, size_t count, halMemcpyKind kind) {
-    auto& copy = add(HAL_PLUGIN_GRAPH_OP_COPY).copy;
-    copy.dst = dst;
-    copy.src = src;
-    copy.count = count;
-    copy.kind = kind;
+    add(HAL_PLUGIN_GRAPH_OP_COPY).copy = {dst, src, count, kind};
 }
 
 void NativeGraphDescription::addBox(const halMemcpy3DParams& box) {
@@ -47,20 +40,12 @@ void NativeGraphDescription::addBox(const halMemcpy3DParams& box) {
 void NativeGraphDescription::addKernel(halPluginFunction function, halDim3 grid, halDim3 block,
                                        size_t sharedBytes, const halKernelArg* args,
                                        uint32_t numArgs) {
-    auto& kernel = add(HAL_PLUGIN_GRAPH_OP_KERNEL).kernel;
-    kernel.function = function;
-    kernel.grid = grid;
-    kernel.block = block;
-    kernel.dynamicSharedBytes = sharedBytes;
-    kernel.args = args;
-    kernel.numArgs = numArgs;
+    add(HAL_PLUGIN_GRAPH_OP_KERNEL).kernel = {function, grid, block, sharedBytes, args, numArgs};
 }
 
 void NativeGraphDescription::addHostFunction(halHostFn fn, void* userData) {
     GraphHostCall& call = hostCalls_->emplace_back(GraphHostCall{fn, userData});
-    auto& hostFunction = add(HAL_PLUGIN_GRAPH_OP_HOST_FUNCTION).hostFunction;
-    hostFunction.fn = runGraphHostCall;
-    hostFunction.userData = &call;
+    add(HAL_PLUGIN_GRAPH_OP_HOST_FUNCTION).hostFunction = {runGraphHostCall, &call};
 }
 
 halPluginGraph NativeGraphDescription::build(Device* device) {

@@ -1,6 +1,7 @@
 // Implements command.hpp: each operation's footprint, plugin call and native-graph entry.
 #include "command.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "copy_plan.hpp"
@@ -10,14 +11,6 @@
 namespace polyhal {
 namespace {
 
-// The visitor of one function over every kind of command: overloads picked by the record's type.
-template <typename... Cases>
-struct Overloaded : Cases... {
-    using Cases::operator()...;
-};
-template <typename... Cases>
-Overloaded(Cases...) -> Overloaded<Cases...>;
-
 template <size_t kCount>
 size_t writeAll(const std::array<check::Access, kCount>& from, check::Access* to) {
     std::copy(from.begin(), from.end(), to);
@@ -26,42 +19,106 @@ size_t writeAll(const std::array<check::Access, kCount>& from, check::Access* to
 
 }  // namespace
 
+size_t maxAccesses(const GraphCommand& graph) { return graph.body->footprint().accesses.size(); }
+
+size_t writeAccesses(const MemsetCommand& memset, check::Access* accesses) {
+    accesses[0] = {memset.dst, memset.count, check::AccessMode::kWrite};
+    return 1;
+}
+
+size_t writeAccesses(const CopyCommand& copy, check::Access* accesses) {
+    return writeAll(check::copyAccesses(copy.dst, copy.src, copy.count), accesses);
+}
+
+size_t writeAccesses(const BoxCommand& box, check::Access* accesses) {
+    return writeAll(boxAccesses(box.box), accesses);
+}
+
+size_t writeAccesses(const KernelCommand& kernel, check::Access* accesses) {
+    return check::kernelAccesses(kernel.args, kernel.uses, kernel.numArgs, accesses);
+}
+
+size_t writeAccesses(const GraphCommand& graph, check::Access* accesses) {
+    const std::vector<check::Access>& child = graph.body->footprint().accesses;
+    std::copy(child.begin(), child.end(), accesses);
+    return child.size();
+}
+
+halError enqueueCommand(const MemsetCommand& memset, halStream_t* stream) {
+    return stream->device->vtable->memsetAsync(stream->native, memset.dst, memset.value,
+                                               memset.count);
+}
+
+halError enqueueCommand(const CopyCommand& copy, halStream_t* stream) {
+    return stream->device->vtable->memcpyAsync(stream->native, copy.dst, copy.src, copy.count,
+                                               copy.kind);
+}
+
+halError enqueueCommand(const BoxCommand& box, halStream_t* stream) {
+    return stream->device->vtable->memcpy3DAsync(stream->native, &box.box);
+}
+
+halError enqueueCommand(const KernelCommand& kernel, halStream_t* stream) {
+    return stream->device->vtable->launchKernel(stream->native, kernel.function->native,
+                                                kernel.grid, kernel.block, kernel.sharedBytes,
+                                                kernel.args, kernel.numArgs);
+}
+
+halError enqueueCommand(const HostFunctionCommand& host, halStream_t* stream) {
+    // The work it runs after, for the race detector: the stream's clock before it.
+    allocator::VectorClock precedes;
+    if (check::enabled(check::kRaces)) {
+        stream->device->pool->captureInto(stream->poolStream, &precedes);
+    }
+    return launchMarkedHostFunction(*stream->device->vtable, stream->native, host.fn,
+                                    host.userData, std::move(precedes));
+}
+
+// Replayed, never the child's own executable: that one runs only through launches of the child
+// graph, which the core orders one after another.
+halError enqueueCommand(const GraphCommand& graph, halStream_t* stream) {
+    return graph.body->replay(stream);
+}
+
+void describeCommand(const MemsetCommand& memset, NativeGraphDescription* description) {
+    description->addMemset(memset.dst, memset.value, memset.count);
+}
+
+void describeCommand(const CopyCommand& copy, NativeGraphDescription* description) {
+    description->addCopy(copy.dst, copy.src, copy.count, copy.kind);
+}
+
+void describeCommand(const BoxCommand& box, NativeGraphDescription* description) {
+    description->addBox(box.box);
+}
+
+void describeCommand(const KernelCommand& kernel, NativeGraphDescription* description) {
+    description->addKernel(kernel.function->native, kernel.grid, kernel.block, kernel.sharedBytes,
+                           kernel.args, kernel.numArgs);
+}
+
+void describeCommand(const HostFunctionCommand& host, NativeGraphDescription* description) {
+    description->addHostFunction(host.fn, host.userData);
+}
+
+void describeCommand(const GraphCommand& graph, NativeGraphDescription* description) {
+    graph.body->describe(description);
+}
+
 size_t maxAccesses(const Command& command) {
-    return std::visit(Overloaded{
-                          [](const MemsetCommand&) -> size_t { return 1; },
-                          [](const CopyCommand&) -> size_t { return 2; },
-                          [](const BoxCommand&) -> size_t { return 2; },
-                          [](const KernelCommand& kernel) -> size_t { return kernel.numArgs; },
-                          [](const HostFunctionCommand&) -> size_t { return 0; },
-                          [](const GraphCommand& graph) -> size_t {
-                              return graph.body->footprint().accesses.size();
-                          },
-                      },
-                      command);
+    return std::visit([](const auto& kind) { return maxAccesses(kind); }, command);
 }
 
 size_t writeAccesses(const Command& command, check::Access* accesses) {
-    return std::visit(
-        Overloaded{
-            [&](const MemsetCommand& memset) -> size_t {
-                accesses[0] = {memset.dst, memset.count, check::AccessMode::kWrite};
-                return 1;
-            },
-            [&](const CopyCommand& copy) {
-                return writeAll(check::copyAccesses(copy.dst, copy.src, copy.count), accesses);
-            },
-            [&](const BoxCommand& box) { return writeAll(boxAccesses(box.box), accesses); },
-            [&](const KernelCommand& kernel) {
-                return check::kernelAccesses(kernel.args, kernel.uses, kernel.numArgs, accesses);
-            },
-            [](const HostFunctionCommand&) -> size_t { return 0; },
-            [&](const GraphCommand& graph) {
-                const std::vector<check::Access>& child = graph.body->footprint().accesses;
-                std::copy(child.begin(), child.end(), accesses);
-                return child.size();
-            },
-        },
-        command);
+    return std::visit([&](const auto& kind) { return writeAccesses(kind, accesses); }, command);
+}
+
+halError enqueueCommand(const Command& command, halStream_t* stream) {
+    return std::visit([&](const auto& kind) { return enqueueCommand(kind, stream); }, command);
+}
+
+void describeCommand(const Command& command, NativeGraphDescription* description) {
+    std::visit([&](const auto& kind) { describeCommand(kind, description); }, command);
 }
 
 void addFootprint(const Command& command, Footprint* footprint) {
@@ -74,60 +131,6 @@ void addFootprint(const Command& command, Footprint* footprint) {
         const std::vector<KernelRef>& child = graph->body->footprint().kernels;
         footprint->kernels.insert(footprint->kernels.end(), child.begin(), child.end());
     }
-}
-
-halError enqueueCommand(const Command& command, halStream_t* stream) {
-    const halPluginDispatchTable& vtable = *stream->device->vtable;
-    const halPluginStream native = stream->native;
-    return std::visit(
-        Overloaded{
-            [&](const MemsetCommand& memset) {
-                return vtable.memsetAsync(native, memset.dst, memset.value, memset.count);
-            },
-            [&](const CopyCommand& copy) {
-                return vtable.memcpyAsync(native, copy.dst, copy.src, copy.count, copy.kind);
-            },
-            [&](const BoxCommand& box) { return vtable.memcpy3DAsync(native, &box.box); },
-            [&](const KernelCommand& kernel) {
-                return vtable.launchKernel(native, kernel.function->native, kernel.grid,
-                                           kernel.block, kernel.sharedBytes, kernel.args,
-                                           kernel.numArgs);
-            },
-            [&](const HostFunctionCommand& host) {
-                // The work it runs after, for the race detector: the stream's clock before it.
-                allocator::VectorClock precedes;
-                if (check::enabled(check::kRaces)) {
-                    stream->device->pool->captureInto(stream->poolStream, &precedes);
-                }
-                return launchMarkedHostFunction(vtable, native, host.fn, host.userData,
-                                                std::move(precedes));
-            },
-            // Replayed, never the child's own executable: that one runs only through launches
-            // of the child graph, which the core orders one after another.
-            [&](const GraphCommand& graph) { return graph.body->replay(stream); },
-        },
-        command);
-}
-
-void describeCommand(const Command& command, NativeGraphDescription* description) {
-    std::visit(Overloaded{
-                   [&](const MemsetCommand& memset) {
-                       description->addMemset(memset.dst, memset.value, memset.count);
-                   },
-                   [&](const CopyCommand& copy) {
-                       description->addCopy(copy.dst, copy.src, copy.count, copy.kind);
-                   },
-                   [&](const BoxCommand& box) { description->addBox(box.box); },
-                   [&](const KernelCommand& kernel) {
-                       description->addKernel(kernel.function->native, kernel.grid, kernel.block,
-                                              kernel.sharedBytes, kernel.args, kernel.numArgs);
-                   },
-                   [&](const HostFunctionCommand& host) {
-                       description->addHostFunction(host.fn, host.userData);
-                   },
-                   [&](const GraphCommand& graph) { graph.body->describe(description); },
-               },
-               command);
 }
 
 void CommandList::append(Command command) {

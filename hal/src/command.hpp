@@ -74,22 +74,51 @@ struct Footprint {
     std::vector<KernelRef> kernels;       // the functions, checked before each launch
 };
 
-// How many accesses `command` may report: room for writeAccesses.
-size_t maxAccesses(const Command& command);
+// What each kind of command is asked, one overload per kind, so that the eager path calls them
+// directly for the kind it built; a Command (in a capture or a graph) forwards to them.
+//
+// maxAccesses: how many accesses the command may report, room for writeAccesses.
+// writeAccesses: writes what the command reads and writes (room for maxAccesses) and returns how
+//   many: the one footprint from which the pool's uses and the race detector's records come.
+// enqueueCommand: enqueues it on `stream` through its plugin; returns the plugin's result,
+//   unadopted. A graph command replays its body's commands, stopping at the first refused.
+// describeCommand: appends it, flattened, to the description of a native graph.
+constexpr size_t maxAccesses(const MemsetCommand&) { return 1; }
+constexpr size_t maxAccesses(const CopyCommand&) { return 2; }
+constexpr size_t maxAccesses(const BoxCommand&) { return 2; }
+constexpr size_t maxAccesses(const KernelCommand& kernel) { return kernel.numArgs; }
+constexpr size_t maxAccesses(const HostFunctionCommand&) { return 0; }
+size_t maxAccesses(const GraphCommand& graph);
 
-// Writes what `command` reads and writes to `accesses` (room for maxAccesses) and returns how
-// many: the one footprint from which the pool's uses and the race detector's records both come.
+size_t writeAccesses(const MemsetCommand& memset, check::Access* accesses);
+size_t writeAccesses(const CopyCommand& copy, check::Access* accesses);
+size_t writeAccesses(const BoxCommand& box, check::Access* accesses);
+size_t writeAccesses(const KernelCommand& kernel, check::Access* accesses);
+inline size_t writeAccesses(const HostFunctionCommand&, check::Access*) { return 0; }
+size_t writeAccesses(const GraphCommand& graph, check::Access* accesses);
+
+halError enqueueCommand(const MemsetCommand& memset, halStream_t* stream);
+halError enqueueCommand(const CopyCommand& copy, halStream_t* stream);
+halError enqueueCommand(const BoxCommand& box, halStream_t* stream);
+halError enqueueCommand(const KernelCommand& kernel, halStream_t* stream);
+halError enqueueCommand(const HostFunctionCommand& host, halStream_t* stream);
+halError enqueueCommand(const GraphCommand& graph, halStream_t* stream);
+
+void describeCommand(const MemsetCommand& memset, NativeGraphDescription* description);
+void describeCommand(const CopyCommand& copy, NativeGraphDescription* description);
+void describeCommand(const BoxCommand& box, NativeGraphDescription* description);
+void describeCommand(const KernelCommand& kernel, NativeGraphDescription* description);
+void describeCommand(const HostFunctionCommand& host, NativeGraphDescription* description);
+void describeCommand(const GraphCommand& graph, NativeGraphDescription* description);
+
+// The same, of a Command of any kind.
+size_t maxAccesses(const Command& command);
 size_t writeAccesses(const Command& command, check::Access* accesses);
+halError enqueueCommand(const Command& command, halStream_t* stream);
+void describeCommand(const Command& command, NativeGraphDescription* description);
 
 // Adds what `command` touches and the kernels it launches to `footprint`.
 void addFootprint(const Command& command, Footprint* footprint);
-
-// Enqueues `command` on `stream` through its plugin; returns the plugin's result, unadopted.
-// A graph command replays its body's commands, stopping at the first the plugin refuses.
-halError enqueueCommand(const Command& command, halStream_t* stream);
-
-// Appends `command`, flattened, to the description of a native graph.
-void describeCommand(const Command& command, NativeGraphDescription* description);
 
 // Commands that own their arguments: what a capture records and a graph keeps.
 class CommandList {

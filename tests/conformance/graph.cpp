@@ -1,6 +1,7 @@
 // Stream capture and graphs: replay equals eager execution, repeated launches on several
 // streams, fork and join, the calls a capture refuses, graph-owned memory and destruction while
 // a launch is pending.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -518,6 +519,80 @@ TEST_CASE("graph-owned memory stays reserved and is reused safely", "[graph][poo
     after.size = sizeof after;
     HAL_REQUIRE_OK(halMemPoolGetStats(0, &after));
     CHECK(after.bytesInUse <= before.bytesInUse);
+}
+
+TEST_CASE("a capture reuses graph memory freed before it allocates again", "[graph][pool]") {
+    constexpr size_t kBytes = 1 << 16;
+    constexpr int kRounds = 8;
+    cts::Stream capture, other;
+    cts::Event freed;
+    std::vector<unsigned char> out(kBytes, 0);
+    halMemPoolStats before{};
+    before.size = sizeof before;
+    HAL_REQUIRE_OK(halMemPoolGetStats(0, &before));
+    // Allocate, fill and free in a loop, as a step's scratch buffer: on the capturing stream,
+    // then once on a stream that waits for the last free.
+    HAL_REQUIRE_OK(halStreamBeginCapture(capture, HAL_CAPTURE_MODE_GLOBAL));
+    std::vector<void*> blocks;
+    for (int round = 0; round < kRounds; ++round) {
+        void* scratch = nullptr;
+        HAL_REQUIRE_OK(halMallocAsync(&scratch, kBytes, capture));
+        HAL_REQUIRE_OK(halMemsetAsync(scratch, kBytes, round, kBytes, capture));
+        HAL_REQUIRE_OK(halMemcpyAsync(out.data(), kBytes, scratch, kBytes,
+                                      HAL_MEMCPY_DEVICE_TO_HOST, capture));
+        HAL_REQUIRE_OK(halFreeAsync(scratch, capture));
+        blocks.push_back(scratch);
+    }
+    HAL_REQUIRE_OK(halRecordEvent(freed, capture));
+    HAL_REQUIRE_OK(halStreamWaitEvent(other, freed));
+    void* joined = nullptr;
+    HAL_REQUIRE_OK(halMallocAsync(&joined, kBytes / 2, other));  // follows the frees: reused
+    HAL_REQUIRE_OK(halMemsetAsync(joined, kBytes / 2, 0x5A, kBytes / 2, other));
+    HAL_REQUIRE_OK(halFreeAsync(joined, other));
+    HAL_REQUIRE_OK(halRecordEvent(freed, other));
+    HAL_REQUIRE_OK(halStreamWaitEvent(capture, freed));
+    Graph graph;
+    HAL_REQUIRE_OK(halStreamEndCapture(capture, graph.out()));
+    CHECK(std::all_of(blocks.begin(), blocks.end(), [&](void* b) { return b == blocks[0]; }));
+    CHECK(joined == blocks[0]);
+    // The graph holds one block, not one per allocation.
+    halMemPoolStats reserved{};
+    reserved.size = sizeof reserved;
+    HAL_REQUIRE_OK(halMemPoolGetStats(0, &reserved));
+    CHECK(reserved.bytesInUse - before.bytesInUse >= kBytes);
+    CHECK(reserved.bytesInUse - before.bytesInUse < 2 * kBytes);
+    HAL_REQUIRE_OK(halGraphLaunch(graph, capture));
+    HAL_REQUIRE_OK(halSynchronizeStream(capture));
+    CHECK(out == std::vector<unsigned char>(kBytes, kRounds - 1));
+}
+
+TEST_CASE("a capture does not reuse graph memory freed on a stream it does not follow",
+          "[graph][pool]") {
+    constexpr size_t kBytes = 1 << 12;
+    cts::Stream capture, forked;
+    cts::Event fork, join;
+    HAL_REQUIRE_OK(halStreamBeginCapture(capture, HAL_CAPTURE_MODE_GLOBAL));
+    HAL_REQUIRE_OK(halRecordEvent(fork, capture));
+    HAL_REQUIRE_OK(halStreamWaitEvent(forked, fork));
+    void* first = nullptr;
+    HAL_REQUIRE_OK(halMallocAsync(&first, kBytes, forked));
+    HAL_REQUIRE_OK(halMemsetAsync(first, kBytes, 1, kBytes, forked));
+    HAL_REQUIRE_OK(halFreeAsync(first, forked));
+    // The origin stream has not waited for the fork's free: its uses may still run.
+    void* second = nullptr;
+    HAL_REQUIRE_OK(halMallocAsync(&second, kBytes, capture));
+    CHECK(second != first);
+    HAL_REQUIRE_OK(halFreeAsync(second, capture));
+    HAL_REQUIRE_OK(halRecordEvent(join, forked));
+    HAL_REQUIRE_OK(halStreamWaitEvent(capture, join));
+    // A larger request does not take a smaller freed block either.
+    void* larger = nullptr;
+    HAL_REQUIRE_OK(halMallocAsync(&larger, 2 * kBytes, capture));
+    CHECK(larger != first);
+    CHECK(larger != second);
+    HAL_REQUIRE_OK(halFreeAsync(larger, capture));
+    Graph graph;
+    HAL_REQUIRE_OK(halStreamEndCapture(capture, graph.out()));
 }
 
 TEST_CASE("a graph destroyed while its launch is pending still completes it", "[graph]") {

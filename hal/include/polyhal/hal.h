@@ -447,8 +447,12 @@ HAL_API halError halLaunchHostFunc(halStream stream, halHostFn fn, void* userDat
  * began (as halMalloc would), since a launch on another stream may use the block. The same
  * address is used by every launch, and the pool keeps the block reserved (counted in use) until
  * halGraphDestroy, which releases it once the last launch is over. Its contents are not kept
- * from one launch to the next. halFreeAsync of it inside the capture ends its use in the graph;
- * freeing it outside the capture (halFree, halFreeAsync) returns HAL_ERROR_INVALID_VALUE. Since
+ * from one launch to the next. halFreeAsync of it inside the capture ends its use in the graph,
+ * and a later halMallocAsync of the capture that follows the free (on the same stream, or on a
+ * stream ordered after it by an event) may be given the same block, as CUDA reuses graph memory
+ * within a graph: a graph that allocates and frees in a loop holds the most it has live at once,
+ * not the sum of its allocations. Freeing it outside the capture (halFree, halFreeAsync) returns
+ * HAL_ERROR_INVALID_VALUE. Since
  * launches of one graph never overlap, repeated and concurrent launches stay correct. Freeing,
  * inside a capture, memory allocated outside it returns HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED. A
  * capture that ends without a graph (invalidated, unjoined, or its origin stream destroyed) returns

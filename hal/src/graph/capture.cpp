@@ -29,8 +29,18 @@ struct Capture {
     std::unordered_map<halStream_t*, CaptureClock> lanes;
     // Events recorded in the capture, with the point each marks.
     std::unordered_map<halEvent_t*, CaptureClock> events;
-    std::vector<void*> ownedMemory;               // from halMallocAsync in the capture
-    std::unordered_set<const void*> freedInside;  // owned blocks halFreeAsync ended
+    std::vector<void*> ownedMemory;  // from halMallocAsync in the capture, each block once
+    std::unordered_map<const void*, size_t> ownedBytes;  // what each owned block was asked for
+    // Owned blocks halFreeAsync ended, each with the point of the capture its free marks (the
+    // stream and that stream's count of captured operations): a later halMallocAsync of the
+    // capture that follows the point takes the block again (reuseFreedBlock).
+    struct FreedBlock {
+        void* block;
+        size_t bytes;
+        const halStream_t* stream;
+        uint64_t point;
+    };
+    std::vector<FreedBlock> freed;
 };
 
 namespace detail {
@@ -369,12 +379,42 @@ halError captureWaitEvent(halStream_t* stream, halEvent_t* event, const char* op
     return HAL_SUCCESS;
 }
 
+namespace {
+
+// A block freed earlier in `capture` that `stream` may take for `size` bytes: one whose free
+// `stream` follows (its own earlier free, or another stream's before a join), the smallest that
+// fits. Its uses before the free are then over whenever the new ones run, in every launch, as
+// a graph's launch runs its commands in an order that keeps the capture's. The block is the
+// graph's already, so the pool is not asked; nullptr where none serves.
+void* reuseFreedBlock(Capture* capture, halStream_t* stream, size_t size) {
+    const CaptureClock& reached = capture->lanes[stream];
+    auto best = capture->freed.end();
+    for (auto it = capture->freed.begin(); it != capture->freed.end(); ++it) {
+        const auto seen = reached.find(it->stream);
+        const bool follows = seen != reached.end() && seen->second >= it->point;
+        if (follows && it->bytes >= size &&
+            (best == capture->freed.end() || it->bytes < best->bytes)) {
+            best = it;
+        }
+    }
+    if (best == capture->freed.end()) return nullptr;
+    void* block = best->block;
+    capture->freed.erase(best);
+    return block;
+}
+
+}  // namespace
+
 halError captureMallocAsync(halStream_t* stream, size_t size, void** ptr, const char* operation) {
     {
         std::lock_guard<std::mutex> lock(g_mutex);
-        const Capture* capture = captureOf(stream);
-        if (capture != nullptr && capture->invalidated) {
-            return refuseInvalidated(capture, operation);
+        halError refused = HAL_SUCCESS;
+        Capture* capture = liveCapture(stream, operation, &refused);
+        if (capture == nullptr) return refused;
+        if (void* block = reuseFreedBlock(capture, stream, size)) {
+            advance(capture, stream);
+            *ptr = block;
+            return HAL_SUCCESS;
         }
     }
     void* block = nullptr;
@@ -390,6 +430,7 @@ halError captureMallocAsync(halStream_t* stream, size_t size, void** ptr, const 
         std::lock_guard<std::mutex> lock(g_mutex);
         if (Capture* capture = liveCapture(stream, operation, &refused)) {
             capture->ownedMemory.push_back(block);
+            capture->ownedBytes[block] = size;
             g_graphOwned.insert(block);
             detail::graphOwnedBlocks.fetch_add(1, std::memory_order_relaxed);
             advance(capture, stream);
@@ -416,11 +457,15 @@ halError captureFreeAsync(halStream_t* stream, void* ptr, const char* operation)
                     "is invalidated",
                     operation, ptr, static_cast<const void*>(capture->origin));
     }
-    if (!capture->freedInside.insert(ptr).second) {
+    const auto& freed = capture->freed;
+    if (std::any_of(freed.begin(), freed.end(),
+                    [&](const Capture::FreedBlock& block) { return block.block == ptr; })) {
         return fail(HAL_ERROR_INVALID_VALUE, "{}: {} was freed in this capture already", operation,
                     ptr);
     }
     advance(capture, stream);
+    capture->freed.push_back(
+        {ptr, capture->ownedBytes.at(ptr), stream, capture->lanes[stream][stream]});
     return HAL_SUCCESS;
 }
 

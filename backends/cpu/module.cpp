@@ -119,6 +119,34 @@ int Module::symbolType(const char* name) const {
     return -1;
 }
 
+std::optional<std::vector<size_t>> Module::declaredParameters(const std::string& kernel) const {
+    const std::string name = "hal_cpu_params_" + kernel;
+    if (symbolType(name.c_str()) != STT_OBJECT) return std::nullopt;
+    void* symbol = dlsym(library_, name.c_str());
+    if (symbol == nullptr || !definedIn(library_, symbol)) return std::nullopt;
+    const auto* declared = static_cast<const halCpuKernelParams*>(symbol);
+    return std::vector<size_t>(declared->sizes, declared->sizes + declared->count);
+}
+
+halError Function::checkArguments(const halKernelArg* args, uint32_t numArgs) const {
+    if (!parameters) return HAL_SUCCESS;
+    if (numArgs != parameters->size()) {
+        return plugin::fail(HAL_ERROR_INVALID_VALUE,
+                            "kernel '%s' declares %zu parameters (HAL_CPU_KERNEL_PARAMS), the "
+                            "launch passes %u arguments",
+                            name.c_str(), parameters->size(), numArgs);
+    }
+    for (uint32_t i = 0; i < numArgs; ++i) {
+        if (args[i].size != (*parameters)[i]) {
+            return plugin::fail(HAL_ERROR_INVALID_VALUE,
+                                "argument %u of kernel '%s' is %zu bytes, its parameter %zu "
+                                "(HAL_CPU_KERNEL_PARAMS)",
+                                i, name.c_str(), args[i].size, (*parameters)[i]);
+        }
+    }
+    return HAL_SUCCESS;
+}
+
 halError Module::function(const char* name, Function*& function) {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto known = functions_.find(name);
@@ -144,8 +172,8 @@ halError Module::function(const char* name, Function*& function) {
                             name, reason != nullptr ? " (" : "", reason != nullptr ? reason : "",
                             reason != nullptr ? ")" : "");
     }
-    auto made =
-        std::make_unique<Function>(Function{reinterpret_cast<halCpuKernelFn>(symbol), name});
+    auto made = std::make_unique<Function>(
+        Function{reinterpret_cast<halCpuKernelFn>(symbol), name, declaredParameters(name)});
     function = made.get();
     functions_.emplace(name, std::move(made));
     return HAL_SUCCESS;
@@ -191,7 +219,9 @@ halError makeKernelLaunch(halPluginFunction function, halDim3 grid, halDim3 bloc
                             "the kernel arguments exceed the device's %zu bytes",
                             KernelArguments::kMaxTotalBytes);
     }
-    launch->function = &plugin::fromHandle<Function>(function);
+    const Function& kernel = plugin::fromHandle<Function>(function);
+    if (halError e = kernel.checkArguments(args, numArgs)) return e;
+    launch->function = &kernel;
     launch->grid = grid;
     launch->block = block;
     launch->sharedBytes = dynamicSharedBytes;

@@ -8,8 +8,10 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "engine/command.hpp"
 #include "engine/elf_dynamic.hpp"
@@ -20,6 +22,13 @@ struct Function {
     using Handle = halPluginFunction;
     halCpuKernelFn entry;
     std::string name;  // for failure messages
+    // The sizes of its parameters where the module declares them (HAL_CPU_KERNEL_PARAMS), a
+    // launch's arguments checked against them; nullopt for an undeclared kernel.
+    std::optional<std::vector<size_t>> parameters;
+
+    // HAL_ERROR_INVALID_VALUE, with the kernel and the first argument that differs, unless
+    // `args` match the declared parameters (or none are declared).
+    halError checkArguments(const halKernelArg* args, uint32_t numArgs) const;
 };
 
 class Module {
@@ -45,6 +54,10 @@ class Module {
 
     // The ELF type (STT_FUNC, STT_OBJECT...) of the symbol the module defines as `name`, or -1.
     int symbolType(const char* name) const;
+
+    // The parameter sizes the module declares for kernel `kernel` (its exported
+    // hal_cpu_params_<kernel>, HAL_CPU_KERNEL_PARAMS), or nullopt where it declares none.
+    std::optional<std::vector<size_t>> declaredParameters(const std::string& kernel) const;
 
     // The in-memory file the library was loaded from. It stays open while the library is
     // loaded: the loader knows the library by its "/proc/self/fd/N" name, and a reused N would

@@ -108,3 +108,11 @@ static int ifuncKernelImplementation(const halCpuKernelContext* ctx) {
 static halCpuKernelFn resolveIfuncKernel(void) { return ifuncKernelImplementation; }
 __attribute__((visibility("default"), ifunc("resolveIfuncKernel"))) int ifunc_kernel(
     const halCpuKernelContext* ctx);
+
+/* declared_add(uint32_t* out, uint32_t value): out[0] += value, with its parameters declared */
+HAL_CPU_KERNEL(declared_add) {
+    uint32_t* out = HAL_CPU_ARG(ctx, 0, uint32_t*);
+    if (linearBlock(ctx) == 0) out[0] += HAL_CPU_ARG(ctx, 1, uint32_t);
+    return 0;
+}
+HAL_CPU_KERNEL_PARAMS(declared_add, sizeof(uint32_t*), sizeof(uint32_t));

@@ -225,3 +225,44 @@ TEST_CASE("a grid of more than 2^64 blocks is refused", "[module]") {
     CHECK(launch(stream.get(), module.function("fail_in_block"), {0xffffffffu, 0xffffffffu, 2},
                  {1, 1, 1}, {}) == HAL_ERROR_INVALID_VALUE);
 }
+
+TEST_CASE("a kernel that declares its parameters refuses arguments that differ", "[module]") {
+    KernelModule module;
+    Stream stream;
+    const halPluginFunction declared = module.function("declared_add");
+    uint32_t out = 1;
+    uint32_t* data = &out;
+    uint32_t value = 41;
+    const uint16_t narrow = 41;
+    SECTION("the declared arguments run") {
+        REQUIRE(launch(stream.get(), declared, {1, 1, 1}, {1, 1, 1},
+                       {{&data, sizeof data}, {&value, sizeof value}}) == HAL_SUCCESS);
+        REQUIRE(backend().streamSynchronize(stream.get()) == HAL_SUCCESS);
+        CHECK(out == 42);
+    }
+    SECTION("one argument too few") {
+        CHECK(launch(stream.get(), declared, {1, 1, 1}, {1, 1, 1}, {{&data, sizeof data}}) ==
+              HAL_ERROR_INVALID_VALUE);
+        CHECK_THAT(lastError(), Catch::Contains("kernel 'declared_add' declares 2 parameters") &&
+                                    Catch::Contains("passes 1 arguments"));
+    }
+    SECTION("an argument of another size") {
+        CHECK(launch(stream.get(), declared, {1, 1, 1}, {1, 1, 1},
+                     {{&data, sizeof data}, {&narrow, sizeof narrow}}) == HAL_ERROR_INVALID_VALUE);
+        CHECK_THAT(lastError(), Catch::Contains("argument 1 of kernel 'declared_add' is 2 bytes, "
+                                                "its parameter 4"));
+    }
+    REQUIRE(backend().streamSynchronize(stream.get()) == HAL_SUCCESS);
+}
+
+TEST_CASE("an undeclared kernel takes any arguments", "[module]") {
+    KernelModule module;
+    Stream stream;
+    // Wider than the kernel reads, and one more: the kernel's business, as before.
+    const uint64_t failing = 7;
+    CHECK(launch(stream.get(), module.function("fail_in_block"), {1, 1, 1}, {1, 1, 1},
+                 {{&failing, sizeof failing},
+                  {&failing, sizeof failing},
+                  {&failing, sizeof failing}}) == HAL_SUCCESS);
+    CHECK(backend().streamSynchronize(stream.get()) == HAL_SUCCESS);  // no block 7 to fail
+}

@@ -36,6 +36,16 @@
  *
  * launched with halKernelArg args[] = {{&n, sizeof n}, {&a, sizeof a}, {&x, sizeof x},
  * {&y, sizeof y}}.
+ *
+ * A kernel may declare its parameters, their sizes in order, next to its definition:
+ *     HAL_CPU_KERNEL_PARAMS(saxpy, sizeof(uint32_t), sizeof(float), sizeof(const float*),
+ *                           sizeof(float*));
+ * A launch of a declared kernel whose arguments differ in number or in any size is then refused
+ * with HAL_ERROR_INVALID_VALUE, naming the kernel and the argument, before it runs (as CUDA
+ * refuses arguments that do not match a kernel's parameters), in a graph too. An undeclared
+ * kernel takes any arguments, as before; a kernel without parameters needs no declaration.
+ * The declaration is an exported variable, hal_cpu_params_<name>, that the backend looks up
+ * when the kernel is.
  */
 #ifndef POLYHAL_CPU_KERNEL_H_
 #define POLYHAL_CPU_KERNEL_H_
@@ -80,6 +90,19 @@ typedef int (*halCpuKernelFn)(const halCpuKernelContext* ctx);
 /* Defines an exported kernel `name` whose context parameter is called `ctx`. */
 #define HAL_CPU_KERNEL(name) \
     HAL_CPU_KERNEL_LINKAGE HAL_CPU_KERNEL_EXPORT int name(const halCpuKernelContext* ctx)
+
+/* A kernel's declared parameters (HAL_CPU_KERNEL_PARAMS): how many, and each one's size. */
+typedef struct halCpuKernelParams {
+    uint32_t count;
+    const size_t* sizes;
+} halCpuKernelParams;
+
+/* Declares the parameters of kernel `name`: the size of each, in order (at least one). */
+#define HAL_CPU_KERNEL_PARAMS(name, ...)                                                      \
+    static const size_t hal_cpu_param_sizes_##name[] = {__VA_ARGS__};                         \
+    HAL_CPU_KERNEL_LINKAGE HAL_CPU_KERNEL_EXPORT const halCpuKernelParams hal_cpu_params_##name = { \
+        (uint32_t)(sizeof(hal_cpu_param_sizes_##name) / sizeof(size_t)),                     \
+        hal_cpu_param_sizes_##name}
 
 /* Argument `index` read as `type` (the caller passed sizeof(type) bytes). */
 #define HAL_CPU_ARG(ctx, index, type) (*(type const*)((ctx)->args[(index)]))

@@ -2,6 +2,7 @@
 #include "stream_ops.hpp"
 
 #include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -17,8 +18,9 @@ halError deferAsynchronousFailure(halError status, Device* device, const halStre
     if (__builtin_expect(status != HAL_ERROR_LAUNCH_FAILED, 1)) {
         return checked(status, device, operation);
     }
-    device->deferredFailures.defer(
-        stream, status, takePluginErrorMessage(status, device->backend->name.c_str(), operation));
+    std::string message = takePluginErrorMessage(status, device->backend->name.c_str(), operation);
+    if (stream != nullptr) trace::streamFailed(stream, message);
+    device->deferredFailures.defer(stream, status, std::move(message));
     return HAL_SUCCESS;
 }
 

@@ -399,6 +399,35 @@ TEST_CASE("A traced program has each call, stream operation, flow and pool count
     REQUIRE(spansB.back()->contains(synchronized->ts));
 }
 
+TEST_CASE("A failed kernel's span is marked where the failure was found", "[trace][failure]") {
+    cts::Module module;
+    halFunction failing = nullptr;
+    if (!cts::loadKernel("fail_with_code", module, &failing)) return;
+    cts::Stream stream;
+    TraceFile file;
+    HAL_REQUIRE_OK(halTraceStart(file.path()));
+    const halDim3 one{1, 1, 1};
+    HAL_REQUIRE_OK(halLaunchKernel(failing, one, one, 0, nullptr, 0, stream));
+    REQUIRE(halSynchronizeStream(stream) == HAL_ERROR_LAUNCH_FAILED);
+    const std::string reported = halGetLastErrorMessage();
+    HAL_REQUIRE_OK(halTraceStop());
+
+    Trace trace;
+    load(file.path(), &trace);
+    checkFormat(trace);
+    const Record& kernel = trace.only("device", "fail_with_code");
+    const auto marks = trace.select("i", "launch failed");
+    REQUIRE(marks.size() == 1);
+    const Record& mark = *marks.front();
+    CHECK(mark.cat == "device");
+    CHECK(mark.pid == kernel.pid);
+    CHECK(mark.tid == kernel.tid);
+    CHECK(mark.ts == Approx(kernel.end()).margin(0.002));  // microseconds, as written
+    CHECK(mark.text("kernel") == "fail_with_code");
+    CHECK(mark.text("call") == "halSynchronizeStream");
+    CHECK(mark.text("error") == reported);
+}
+
 TEST_CASE("A trace past its record cap ends with a truncated marker and stays valid", "[trace]") {
     TraceFile file;
     setenv("POLYHAL_TRACE_MAX_EVENTS", "40", 1);

@@ -70,6 +70,7 @@ struct Timing {
     uint64_t submitted;  // the submitting call's start
     const char* name = nullptr;
     const char* operation = nullptr;
+    bool kernel = false;  // a kernel launch: `name` is the kernel's
     int64_t bytes = -1;
 
     ~Timing() {
@@ -130,6 +131,11 @@ void runEndMarker(void* pending) {
         track.lastStart = span.ts;
         track.lastEnd = end;
         track.lastSession = timing->session;
+        if (timing->kernel) {
+            track.lastKernel = timing->name;
+            track.lastKernelEnd = end;
+            track.lastKernelSession = timing->session;
+        }
     }
     span.dur = end - span.ts;
     size_t arg = 0;
@@ -170,6 +176,7 @@ Timing* beforeSubmit(halStream_t* stream) noexcept {
 void submitted(halStream_t* stream, const char* operation, Timing* timing) noexcept {
     if (Call* call = t_call) {
         timing->name = call->kernel != nullptr ? call->kernel : operation;
+        timing->kernel = call->kernel != nullptr;
         timing->bytes = call->bytes;
     } else {
         timing->name = operation;
@@ -182,6 +189,33 @@ void submitted(halStream_t* stream, const char* operation, Timing* timing) noexc
 
 void abandon(Timing* timing) noexcept {
     timing->release();
+}
+
+void streamFailed(const halStream_t* stream, const std::string& message) noexcept {
+    Call* call = t_call;
+    if (call == nullptr) return;
+    try {
+        StreamTrack& track = *trackOf(stream, call->session);
+        Record marker;
+        marker.phase = 'i';
+        marker.name = "launch failed";
+        marker.category = "device";
+        marker.pid = track.pid;
+        marker.tid = track.tid;
+        {
+            std::lock_guard<std::mutex> lock(track.mutex);
+            const bool kernelSeen = track.lastKernelSession == call->session;
+            // At the end of the latest kernel's span, where the backend found the failure;
+            // where this trace saw no kernel of the stream finish, when the call found it.
+            marker.ts = kernelSeen ? track.lastKernelEnd : now();
+            marker.args[1] = Arg{"kernel", kernelSeen ? track.lastKernel : "(not traced)"};
+        }
+        marker.args[0] = Arg{"error", intern(message)};
+        marker.args[2] = Arg{"call", call->function};
+        emit(marker, call->session);
+    } catch (...) {
+        // A trace that cannot note the failure leaves the failure's report as it is.
+    }
 }
 
 }  // namespace slow

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "recorder.hpp"
 
@@ -74,6 +75,7 @@ void poolTrimming(Device* device, size_t bytesToKeep) noexcept;
 Timing* beforeSubmit(halStream_t* stream) noexcept;
 void submitted(halStream_t* stream, const char* operation, Timing* timing) noexcept;
 void abandon(Timing* timing) noexcept;
+void streamFailed(const halStream_t* stream, const std::string& message) noexcept;
 void eventRecorded(const halEvent_t* event) noexcept;
 void eventAwaited(const halEvent_t* event) noexcept;
 void streamSynchronized(const halStream_t* stream) noexcept;
@@ -131,6 +133,12 @@ inline void abandon(Timing* timing) noexcept {
 }
 
 // `event` was just recorded by the calling thread's call: the point later waits flow from.
+// A call found an asynchronous failure of `stream`'s work (`message`, as the call reports it):
+// the trace marks it on the stream's track, at the end of its latest kernel's span.
+inline void streamFailed(const halStream_t* stream, const std::string& message) noexcept {
+    if (enabled()) slow::streamFailed(stream, message);
+}
+
 inline void eventRecorded(const halEvent_t* event) noexcept {
     if (enabled()) slow::eventRecorded(event);
 }

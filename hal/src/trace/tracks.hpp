@@ -25,6 +25,10 @@ struct StreamTrack {
     uint64_t lastStart = 0;
     uint64_t lastEnd = 0;
     uint64_t lastSession = 0;
+    // The latest kernel's device span, which a failure of the stream found later is marked at.
+    const char* lastKernel = nullptr;
+    uint64_t lastKernelEnd = 0;
+    uint64_t lastKernelSession = 0;
 };
 
 // Where a record happened: the host call that recorded the event.

@@ -33,6 +33,7 @@ halError memAllocDevice(halPluginDevice handle, size_t size, void** ptr) noexcep
     }
     if (result == Api::kSuccess) {
         *ptr = Api::toPointer(allocated);
+        device.frees.allocated(*ptr, size);
         return HAL_SUCCESS;
     }
     // Say how much was asked for and how much the device has left.
@@ -147,12 +148,18 @@ halError memcpyPeerAsync(halPluginStream handle, void* dst, halPluginDevice dstH
                      Api::toDevicePointer(src), srcDevice.context, count, stream.native);
 }
 
-// Free and total bytes as the vendor counts them (other processes' memory included).
+// Free and total bytes as the vendor counts them (other processes' memory included), with the
+// memory queued for the free thread counted free: it is released, and an allocation that needs it
+// waits for it (memAllocDevice). A block the vendor has just freed may be counted twice until
+// the free thread notes it, never beyond the total.
 template <class Api>
-halError memGetInfo(halPluginDevice device, size_t* freeBytes, size_t* totalBytes) noexcept {
-    const CurrentDevice<Api> current(plugin::fromHandle<Device<Api>>(device));
+halError memGetInfo(halPluginDevice handle, size_t* freeBytes, size_t* totalBytes) noexcept {
+    const Device<Api>& device = plugin::fromHandle<Device<Api>>(handle);
+    const CurrentDevice<Api> current(device);
     if (halError error = current.error()) return error;
-    return call<Api>(Api::symbols.memGetInfo, freeBytes, totalBytes);
+    if (halError error = call<Api>(Api::symbols.memGetInfo, freeBytes, totalBytes)) return error;
+    *freeBytes = std::min(*totalBytes, *freeBytes + device.frees.queuedBytes());
+    return HAL_SUCCESS;
 }
 
 // Sharing device memory with other processes: the vendor's IPC memory handles (cuIpcGetMemHandle,

@@ -14,6 +14,10 @@
 // event has to complete first: the memory is queued, and the device's free thread, started on
 // the first free, makes the device current once and frees what is queued with the vendor's plain
 // free, waiting for the device there instead. A free costs the caller a lock and a wake-up.
+//
+// Memory queued here is the program's again, so memGetInfo counts it free (torch.cuda's
+// empty_cache followed by mem_get_info must show the release); for that the queue learns each
+// allocation's size when it is made.
 #ifndef POLYHAL_BACKENDS_GPU_COMMON_ENGINE_DEFERRED_FREES_HPP_
 #define POLYHAL_BACKENDS_GPU_COMMON_ENGINE_DEFERRED_FREES_HPP_
 
@@ -23,6 +27,7 @@
 #include <new>
 #include <system_error>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "gpu_common/engine/vendor_call.hpp"
@@ -37,18 +42,35 @@ class DeferredFrees {
     DeferredFrees& operator=(const DeferredFrees&) = delete;
     ~DeferredFrees() { stop(); }
 
+    // Notes the size of `pointer`, memory just allocated, for queuedBytes. Without host memory
+    // for the note, the memory counts as used until the free thread has freed it.
+    void allocated(void* pointer, size_t size) noexcept {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        try {
+            sizes_.emplace(pointer, size);
+        } catch (const std::bad_alloc&) {
+        }
+    }
+
     // Queues `pointer`, memory of the device whose context is `context`, for the free thread.
     // Where no thread can be started or the queue cannot grow (no host memory), frees at once,
     // waiting for the device, with the caller's current context (the device's).
     halError free(typename Api::Context context, void* pointer) noexcept {
         {
             const std::lock_guard<std::mutex> lock(mutex_);
-            if (startThread(context) && enqueue(pointer)) {
+            const size_t size = forget(pointer);
+            if (startThread(context) && enqueue(pointer, size)) {
                 queued_.notify_one();
                 return HAL_SUCCESS;
             }
         }
         return call<Api>(Api::symbols.memFree, Api::toDevicePointer(pointer));
+    }
+
+    // Bytes queued and not yet returned to the vendor.
+    size_t queuedBytes() const noexcept {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        return queuedBytes_;
     }
 
     // Returns once everything queued before the call has been freed: an allocation that finds the
@@ -82,14 +104,24 @@ class DeferredFrees {
         return true;
     }
 
+    // Under mutex_: the size noted for `pointer` (0 when none was), and the note dropped.
+    size_t forget(void* pointer) noexcept {
+        const auto it = sizes_.find(pointer);
+        if (it == sizes_.end()) return 0;
+        const size_t size = it->second;
+        sizes_.erase(it);
+        return size;
+    }
+
     // Under mutex_.
-    bool enqueue(void* pointer) noexcept {
+    bool enqueue(void* pointer, size_t size) noexcept {
         try {
-            pending_.push_back(pointer);
+            pending_.push_back({pointer, size});
         } catch (const std::bad_alloc&) {
             return false;
         }
         ++queuedCount_;
+        queuedBytes_ += size;
         return true;
     }
 
@@ -99,16 +131,17 @@ class DeferredFrees {
         typename Api::Context previous{};
         bool switched = false;
         const halError entered = Api::enterContext(context, &previous, &switched);
-        std::vector<void*> batch;
+        std::vector<Queued> batch;
         std::unique_lock<std::mutex> lock(mutex_);
         for (;;) {
             queued_.wait(lock, [this] { return stopping_ || !pending_.empty(); });
             if (pending_.empty()) break;
             batch.swap(pending_);
             lock.unlock();
-            for (void* pointer : batch) release(pointer, entered);
+            for (const Queued& queued : batch) release(queued.pointer, entered);
             lock.lock();
             freedCount_ += batch.size();
+            for (const Queued& queued : batch) queuedBytes_ -= queued.size;
             batch.clear();
             freed_.notify_all();
         }
@@ -128,10 +161,17 @@ class DeferredFrees {
                     entered == HAL_SUCCESS ? "" : ", the device not current", name, text);
     }
 
-    std::mutex mutex_;
+    struct Queued {
+        void* pointer;
+        size_t size;
+    };
+
+    mutable std::mutex mutex_;
     std::condition_variable queued_;
     std::condition_variable freed_;
-    std::vector<void*> pending_;
+    std::unordered_map<void*, size_t> sizes_;
+    std::vector<Queued> pending_;
+    size_t queuedBytes_ = 0;
     uint64_t queuedCount_ = 0;
     uint64_t freedCount_ = 0;
     bool stopping_ = false;

@@ -133,7 +133,8 @@ halError deviceGetInfo(halPluginDevice device, halPluginDeviceInfo* info) {
                           HAL_DEVICE_CAP_KERNELS | HAL_DEVICE_CAP_STREAM_PRIORITIES |
                           HAL_DEVICE_CAP_HOST_ACCESSIBLE | HAL_DEVICE_CAP_NATIVE_HANDLES |
                           HAL_DEVICE_CAP_PEER_COPY | HAL_DEVICE_CAP_CONCURRENT_HOST_FUNCTIONS |
-                          HAL_DEVICE_CAP_IPC_MEMORY | HAL_DEVICE_CAP_IPC_EVENTS;
+                          HAL_DEVICE_CAP_IPC_MEMORY | HAL_DEVICE_CAP_IPC_EVENTS |
+                          HAL_DEVICE_CAP_HOST_REGISTER | HAL_DEVICE_CAP_MANAGED_MEMORY;
     filled.leastStreamPriority = kLeastStreamPriority;
     filled.greatestStreamPriority = kGreatestStreamPriority;
     // An older core's smaller struct gets the members it knows.

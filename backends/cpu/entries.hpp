@@ -16,7 +16,8 @@ POLYHAL_PLUGIN_DECLARE_ENTRIES(eventElapsedTime, ipcEventGetHandle,
                                ipcEventOpenHandle);                                   // event.cpp
 POLYHAL_PLUGIN_DECLARE_ENTRIES(memAllocHost, memFreeHost, memGetInfo, memcpy3DAsync,  // memory.cpp
                                memcpyPeerAsync, ipcMemGetHandle, ipcMemOpenHandle,
-                               ipcMemCloseHandle);
+                               ipcMemCloseHandle, memHostRegister, memHostUnregister,
+                               memAllocManaged, memFreeManaged);
 POLYHAL_PLUGIN_DECLARE_ENTRIES(moduleLoadData, moduleUnload, moduleGetFunction,
                                launchKernel);                            // module.cpp
 POLYHAL_PLUGIN_DECLARE_ENTRIES(graphCreate, graphLaunch, graphDestroy);  // graph.cpp

@@ -56,6 +56,24 @@ halError memAllocHost(halPluginDevice /*device*/, size_t size, void** ptr) {
     return HAL_SUCCESS;
 }
 
+// All memory is host memory here, so registration has nothing to pin: the core's record of the
+// range is all there is, and copies from it run as from any host memory.
+halError memHostRegister(halPluginDevice /*device*/, void* /*ptr*/, size_t /*size*/) {
+    return HAL_SUCCESS;
+}
+
+halError memHostUnregister(halPluginDevice /*device*/, void* /*ptr*/) { return HAL_SUCCESS; }
+
+// Managed memory is device memory, which the host reaches anyway; it counts against the device's
+// capacity (POLYHAL_CPU_MEMORY) as device memory does.
+halError memAllocManaged(halPluginDevice device, size_t size, void** ptr) {
+    return plugin::fromHandle<Device>(device).memory().allocate(size, ptr);
+}
+
+halError memFreeManaged(halPluginDevice device, void* ptr) {
+    return plugin::fromHandle<Device>(device).memory().release(ptr);
+}
+
 halError memGetInfo(halPluginDevice device, size_t* freeBytes, size_t* totalBytes) {
     DeviceMemory& memory = plugin::fromHandle<Device>(device).memory();
     const uint64_t capacity = memory.capacity();

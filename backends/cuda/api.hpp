@@ -54,6 +54,8 @@ struct CudaApi {
     static constexpr unsigned kEventBlockingSync = CU_EVENT_BLOCKING_SYNC;
     static constexpr unsigned kEventInterprocess = CU_EVENT_INTERPROCESS;
     static constexpr unsigned kHostAllocPortable = CU_MEMHOSTALLOC_PORTABLE;
+    static constexpr unsigned kHostRegisterPortable = CU_MEMHOSTREGISTER_PORTABLE;
+    static constexpr unsigned kMemAttachGlobal = CU_MEM_ATTACH_GLOBAL;
     static constexpr unsigned kIpcMemLazyEnablePeerAccess = CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS;
     static constexpr CUdevice_attribute kAttributeComputeUnits =
         CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT;
@@ -63,6 +65,7 @@ struct CudaApi {
     static constexpr CUdevice_attribute kAttributeMaxSharedMemoryPerBlock =
         CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN;
     static constexpr CUdevice_attribute kAttributeMaxPitch = CU_DEVICE_ATTRIBUTE_MAX_PITCH;
+    static constexpr CUdevice_attribute kAttributeManagedMemory = CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY;
     // CUDA 12 drivers say per device whether events can be shared (not on WSL, for one).
     static constexpr bool kHasIpcEventAttribute = true;
     static constexpr CUdevice_attribute kAttributeIpcEventSupported =

@@ -60,6 +60,9 @@
     X(memFree,               cuMemFree_v2)                                           \
     X(memAllocHost,          cuMemHostAlloc)                                         \
     X(memFreeHost,           cuMemFreeHost)                                          \
+    X(memHostRegister,       cuMemHostRegister_v2)                                   \
+    X(memHostUnregister,     cuMemHostUnregister)                                    \
+    X(memAllocManaged,       cuMemAllocManaged)                                      \
     X(memcpyAsync,           cuMemcpyAsync)                                          \
     X(memcpyPeerAsync,       cuMemcpyPeerAsync)                                      \
     X(memcpy2DAsync,         cuMemcpy2DAsync_v2)                                     \

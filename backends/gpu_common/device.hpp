@@ -101,6 +101,14 @@ halError deviceGetInfo(halPluginDevice handle, halPluginDeviceInfo* info) noexce
     // supported drivers (11.0 and newer) run; HIP's on every device. The range itself is read
     // when first needed (deviceGetStreamPriorityRange).
     filled.capabilities |= HAL_DEVICE_CAP_STREAM_PRIORITIES;
+    // Both vendors register host memory on every Linux device; managed memory is per device.
+    filled.capabilities |= HAL_DEVICE_CAP_HOST_REGISTER;
+    int managedMemory = 0;
+    if (vendor.deviceGetAttribute.address(&managedMemory, Api::kAttributeManagedMemory,
+                                          device.native) == Api::kSuccess &&
+        managedMemory != 0) {
+        filled.capabilities |= HAL_DEVICE_CAP_MANAGED_MEMORY;
+    }
     // A core built against an older, smaller halPluginDeviceInfo gets the members it knows.
     const size_t size = info->size < sizeof filled ? info->size : sizeof filled;
     filled.size = info->size;

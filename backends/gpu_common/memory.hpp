@@ -82,6 +82,46 @@ halError memFreeHost(halPluginDevice handle, void* ptr) noexcept {
     return call<Api>(Api::symbols.memFreeHost, ptr);
 }
 
+// The program's host memory, page-locked for every device of the vendor (PORTABLE), so that
+// copies from and to it run asynchronously. Memory the program registered through the vendor
+// itself is refused by the vendor (HAL_ERROR_HOST_MEMORY_ALREADY_REGISTERED).
+template <class Api>
+halError memHostRegister(halPluginDevice handle, void* ptr, size_t size) noexcept {
+    const CurrentDevice<Api> current(plugin::fromHandle<Device<Api>>(handle));
+    if (halError error = current.error()) return error;
+    return call<Api>(Api::symbols.memHostRegister, ptr, size, Api::kHostRegisterPortable);
+}
+
+template <class Api>
+halError memHostUnregister(halPluginDevice handle, void* ptr) noexcept {
+    const CurrentDevice<Api> current(plugin::fromHandle<Device<Api>>(handle));
+    if (halError error = current.error()) return error;
+    return call<Api>(Api::symbols.memHostUnregister, ptr);
+}
+
+// Attached globally: every stream may use it (cudaMemAttachGlobal, hipMemAttachGlobal).
+template <class Api>
+halError memAllocManaged(halPluginDevice handle, size_t size, void** ptr) noexcept {
+    const CurrentDevice<Api> current(plugin::fromHandle<Device<Api>>(handle));
+    if (halError error = current.error()) return error;
+    typename Api::DevicePointer allocated{};
+    if (halError error =
+            call<Api>(Api::symbols.memAllocManaged, &allocated, size, Api::kMemAttachGlobal)) {
+        return error;
+    }
+    *ptr = Api::toPointer(allocated);
+    return HAL_SUCCESS;
+}
+
+// The core has synchronised the device, so the vendor's free, which waits for it, returns at once
+// unless the program has enqueued more work since.
+template <class Api>
+halError memFreeManaged(halPluginDevice handle, void* ptr) noexcept {
+    const CurrentDevice<Api> current(plugin::fromHandle<Device<Api>>(handle));
+    if (halError error = current.error()) return error;
+    return call<Api>(Api::symbols.memFree, Api::toDevicePointer(ptr));
+}
+
 template <class Api>
 halError memcpyAsync(halPluginStream handle, void* dst, const void* src, size_t count,
                      halMemcpyKind kind) noexcept {

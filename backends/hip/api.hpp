@@ -63,6 +63,8 @@ struct HipApi {
     static constexpr unsigned kEventBlockingSync = hipEventBlockingSync;
     static constexpr unsigned kEventInterprocess = hipEventInterprocess;
     static constexpr unsigned kHostAllocPortable = hipHostMallocPortable;
+    static constexpr unsigned kHostRegisterPortable = hipHostRegisterPortable;
+    static constexpr unsigned kMemAttachGlobal = hipMemAttachGlobal;
     static constexpr unsigned kIpcMemLazyEnablePeerAccess = hipIpcMemLazyEnablePeerAccess;
     static constexpr hipDeviceAttribute_t kAttributeComputeUnits =
         hipDeviceAttributeMultiprocessorCount;
@@ -71,6 +73,8 @@ struct HipApi {
     static constexpr hipDeviceAttribute_t kAttributeMaxSharedMemoryPerBlock =
         hipDeviceAttributeMaxSharedMemoryPerBlock;
     static constexpr hipDeviceAttribute_t kAttributeMaxPitch = hipDeviceAttributeMaxPitch;
+    static constexpr hipDeviceAttribute_t kAttributeManagedMemory =
+        hipDeviceAttributeManagedMemory;
     // HIP has no attribute telling whether a device can share events.
     static constexpr bool kHasIpcEventAttribute = false;
     static constexpr unsigned kUserObjectNoDestructorSync = hipUserObjectNoDestructorSync;

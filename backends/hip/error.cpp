@@ -26,6 +26,9 @@ halError HipApi::toHalError(hipError_t result) noexcept {
     case hipErrorSharedObjectInitFailed: return HAL_ERROR_INVALID_IMAGE;
     case hipErrorNotFound: return HAL_ERROR_NOT_FOUND;
     case hipErrorNotSupported: return HAL_ERROR_NOT_SUPPORTED;
+    // The application registered the memory through HIP itself.
+    case hipErrorHostMemoryAlreadyRegistered: return HAL_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+    case hipErrorHostMemoryNotRegistered: return HAL_ERROR_HOST_MEMORY_NOT_REGISTERED;
     // A kernel that faulted.
     case hipErrorLaunchFailure:
     case hipErrorIllegalAddress:

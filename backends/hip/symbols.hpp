@@ -56,6 +56,9 @@
     X(memFree,               hipFree)                            \
     X(memAllocHost,          hipHostMalloc)                      \
     X(memFreeHost,           hipHostFree)                        \
+    X(memHostRegister,       hipHostRegister)                    \
+    X(memHostUnregister,     hipHostUnregister)                  \
+    X(memAllocManaged,       hipMallocManaged)                   \
     X(memcpyAsync,           hipMemcpyAsync)                     \
     X(memcpyPeerAsync,       hipMemcpyPeerAsync)                 \
     X(memcpy2DAsync,         hipMemcpy2DAsync)                   \

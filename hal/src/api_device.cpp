@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "api_host_memory.hpp"
 #include "graph/capture.hpp"
 #include "stream_ops.hpp"
 
@@ -45,6 +46,7 @@ void releaseDeviceObjects(Device* device) {
     for (const AddressRange& imported : rt.ipcImports.eraseDevice(device)) {
         vt.ipcMemCloseHandle(device->native, imported.mapping);
     }
+    releaseHostMemory(device);
 }
 
 }  // namespace

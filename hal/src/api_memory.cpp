@@ -3,6 +3,7 @@
 #include <cstring>
 #include <memory>
 
+#include "api_host_memory.hpp"
 #include "command_runner.hpp"
 #include "copy_plan.hpp"
 #include "stream_ops.hpp"
@@ -65,9 +66,20 @@ halError refuseFree(const char* operation, const void* ptr) {
                     "halIpcCloseMemHandle",
                     operation, ptr);
     }
+    if (runtime().hostRegistrations.find(ptr)) {
+        return fail(HAL_ERROR_INVALID_VALUE,
+                    "{}: {} is host memory registered with halHostRegister; unregister it with "
+                    "halHostUnregister and free it as it was allocated",
+                    operation, ptr);
+    }
     if (where.knownHost()) {
         return fail(HAL_ERROR_INVALID_VALUE,
                     "{}: {} is pinned host memory from halMallocHost; free it with halFreeHost",
+                    operation, ptr);
+    }
+    if (where.managed()) {
+        return fail(HAL_ERROR_INVALID_VALUE,
+                    "{}: {} is inside managed memory; pass the pointer halMallocManaged returned",
                     operation, ptr);
     }
     return fail(HAL_ERROR_INVALID_VALUE,
@@ -76,10 +88,11 @@ halError refuseFree(const char* operation, const void* ptr) {
                 operation, ptr);
 }
 
-// May the plugin set `target` itself? plugin.h hands it device memory of its own device only,
-// or any host memory when the device reaches host memory directly.
+// May the plugin set `target` itself? plugin.h hands it device memory and managed memory of its
+// own device only, or any host memory when the device reaches host memory directly.
 bool pluginCanSet(const Device* device, const Operand& target) {
-    return target.device() == device || device->supports(HAL_DEVICE_CAP_HOST_ACCESSIBLE);
+    return target.device() == device || target.managedBy == device ||
+           device->supports(HAL_DEVICE_CAP_HOST_ACCESSIBLE);
 }
 
 struct HostMemset {
@@ -143,6 +156,7 @@ HAL_API halError halMalloc(void** ptr, size_t size) {
 HAL_API halError halFree(void* ptr) {
     return apiCall(__func__, CallPolicy::kWaitsForDevice, [&, op = __func__] {
         if (ptr == nullptr) return HAL_SUCCESS;
+        if (const auto freed = freeManaged(ptr, op)) return *freed;
         const Operand where = locate(ptr);
         Device* device = where.device();
         if (device == nullptr || where.imported) return refuseFree(op, ptr);
@@ -185,6 +199,12 @@ HAL_API halError halFreeHost(void* ptr) {
     return apiCall(__func__, CallPolicy::kWaitsForDevice, [&, op = __func__] {
         if (ptr == nullptr) return HAL_SUCCESS;
         const auto allocation = runtime().hostAllocations.eraseExact(ptr);
+        if (!allocation && runtime().hostRegistrations.find(ptr)) {
+            return fail(HAL_ERROR_INVALID_VALUE,
+                        "{}: {} is host memory registered with halHostRegister, not from "
+                        "halMallocHost; unregister it with halHostUnregister",
+                        op, ptr);
+        }
         if (!allocation) {
             return fail(HAL_ERROR_INVALID_VALUE,
                         "{}: {} is not the start of a live halMallocHost allocation", op, ptr);

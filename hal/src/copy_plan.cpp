@@ -211,10 +211,21 @@ Operand locate(const void* pointer) {
         operand.size = imported->size;
         return operand;
     }
-    if (const auto host = runtime().hostAllocations.find(pointer)) {
-        operand.pinnedHost = true;
-        operand.base = host->base;
-        operand.size = host->size;
+    // Registered memory is pinned as halMallocHost's is. Managed memory is taken for host memory
+    // when a copy's kind is inferred (the plugin accepts it as either), and contradicts no kind.
+    const Runtime& rt = runtime();
+    for (const AddressRanges* ranges : {&rt.hostAllocations, &rt.hostRegistrations}) {
+        if (const auto host = ranges->find(pointer)) {
+            operand.pinnedHost = true;
+            operand.base = host->base;
+            operand.size = host->size;
+            return operand;
+        }
+    }
+    if (const auto managed = rt.managedAllocations.find(pointer)) {
+        operand.managedBy = managed->device;
+        operand.base = managed->base;
+        operand.size = managed->size;
     }
     return operand;
 }

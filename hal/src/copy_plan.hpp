@@ -14,15 +14,17 @@ namespace polyhal {
 struct Operand {
     const void* pointer = nullptr;
     Device* owner = nullptr;  // the device whose pool holds it
-    bool pinnedHost = false;  // from halMallocHost
+    bool pinnedHost = false;  // from halMallocHost or registered with halHostRegister
+    Device* managedBy = nullptr;  // from halMallocManaged on this device: host and device memory
     bool imported = false;    // another process's memory (halIpcOpenMemHandle)
     uintptr_t base = 0;       // the allocation containing it, when known
     size_t size = 0;
 
     Device* device() const { return owner; }
-    bool known() const { return owner != nullptr || pinnedHost; }
+    bool known() const { return owner != nullptr || pinnedHost || managed(); }
     bool knownDevice() const { return owner != nullptr; }
     bool knownHost() const { return pinnedHost; }
+    bool managed() const { return managedBy != nullptr; }
 };
 
 Operand locate(const void* pointer);

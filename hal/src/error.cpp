@@ -83,6 +83,9 @@ HAL_API const char* halGetErrorName(halError error) {
     case HAL_ERROR_STREAM_CAPTURE_ISOLATION: return "HAL_ERROR_STREAM_CAPTURE_ISOLATION";
     case HAL_ERROR_STREAM_CAPTURE_WRONG_THREAD: return "HAL_ERROR_STREAM_CAPTURE_WRONG_THREAD";
     case HAL_ERROR_STREAM_CAPTURE_UNMATCHED: return "HAL_ERROR_STREAM_CAPTURE_UNMATCHED";
+    case HAL_ERROR_HOST_MEMORY_ALREADY_REGISTERED:
+        return "HAL_ERROR_HOST_MEMORY_ALREADY_REGISTERED";
+    case HAL_ERROR_HOST_MEMORY_NOT_REGISTERED: return "HAL_ERROR_HOST_MEMORY_NOT_REGISTERED";
     case HAL_ERROR_UNKNOWN: return "HAL_ERROR_UNKNOWN";
     case HAL_ERROR_FORCE_UINT32: break;
     }
@@ -114,6 +117,8 @@ HAL_API const char* halGetErrorString(halError error) {
     case HAL_ERROR_STREAM_CAPTURE_ISOLATION: return "the capture would depend on work outside it";
     case HAL_ERROR_STREAM_CAPTURE_WRONG_THREAD: return "the capture was begun on another thread";
     case HAL_ERROR_STREAM_CAPTURE_UNMATCHED: return "the stream did not begin a capture";
+    case HAL_ERROR_HOST_MEMORY_ALREADY_REGISTERED: return "the host memory is registered already";
+    case HAL_ERROR_HOST_MEMORY_NOT_REGISTERED: return "the host memory is not registered";
     case HAL_ERROR_UNKNOWN: return "an unexpected internal error";
     case HAL_ERROR_FORCE_UINT32: break;
     }

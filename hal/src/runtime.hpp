@@ -30,6 +30,8 @@ struct Runtime {
     HandleArena<halGraph_t> graphs;
     AddressRanges hostAllocations;
     AddressRanges ipcImports;  // halIpcOpenMemHandle's mappings
+    AddressRanges hostRegistrations;  // halHostRegister's ranges
+    AddressRanges managedAllocations; // halMallocManaged's
 };
 
 namespace detail {

@@ -416,6 +416,19 @@ const std::map<std::string, Program>& programs() {
              if (synchronised) REQUIRE_OK(halSynchronizeStream(s.s1));
              REQUIRE_OK(halMemset(s.h, kBytes, 0, kBytes));
          }},
+        // Managed memory between two streams: one sets it, another copies it to the device.
+        // The device's uses are checked as for device memory (the host's are not seen).
+        {"managed_between_streams",
+         [](bool synchronised) {
+             Setup s;
+             void* managed = nullptr;
+             REQUIRE_OK(halMallocManaged(&managed, kBytes, 0));
+             REQUIRE_OK(halMemsetAsync(managed, kBytes, 7, kBytes, s.s1));
+             if (synchronised) s.order(s.s2, s.s1, s.e1);
+             copy(s.a, managed, kBytes, s.s2);
+             REQUIRE_OK(halSynchronizeDevice());
+             REQUIRE_OK(halFree(managed));
+         }},
         // Pinned host memory between two streams: one downloads into it, another uploads it.
         {"pinned_host_staging",
          [](bool synchronised) {

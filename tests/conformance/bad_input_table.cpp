@@ -332,6 +332,34 @@ std::vector<Row> rows() {
          [](Objects& o) { return halFreeHost(o.local); }},
         {"halFreeHost", "device memory", HAL_ERROR_INVALID_VALUE,
          [](Objects& o) { return halFreeHost(o.device); }},
+        {"halHostRegister", "ptr NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) { return halHostRegister(nullptr, 16, 0); }},
+        {"halHostRegister", "size 0", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halHostRegister(o.local, 0, 0); }},
+        {"halHostRegister", "flags not 0", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halHostRegister(o.local, 16, 1u); }},
+        {"halHostRegister", "a range wrapping the address space", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halHostRegister(o.local, SIZE_MAX, 0); }},
+        {"halHostRegister", "halMallocHost memory", HAL_ERROR_HOST_MEMORY_ALREADY_REGISTERED,
+         [](Objects& o) { return halHostRegister(o.host, 16, 0); }, HAL_DEVICE_CAP_HOST_REGISTER},
+        {"halHostRegister", "device memory", HAL_ERROR_INVALID_VALUE,
+         [](Objects& o) { return halHostRegister(o.device, 16, 0); }, HAL_DEVICE_CAP_HOST_REGISTER},
+        {"halHostUnregister", "memory never registered", HAL_ERROR_HOST_MEMORY_NOT_REGISTERED,
+         [](Objects& o) { return halHostUnregister(o.local); }},
+        {"halHostUnregister", "NULL", HAL_ERROR_HOST_MEMORY_NOT_REGISTERED,
+         [](Objects&) { return halHostUnregister(nullptr); }},
+        {"halMallocManaged", "ptr NULL", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) { return halMallocManaged(nullptr, 16, 0); }},
+        {"halMallocManaged", "size 0", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) {
+             void* p = nullptr;
+             return halMallocManaged(&p, 0, 0);
+         }},
+        {"halMallocManaged", "flags not 0", HAL_ERROR_INVALID_VALUE,
+         [](Objects&) {
+             void* p = nullptr;
+             return halMallocManaged(&p, 16, 2u);
+         }},
         {"halMemcpy", "dst NULL", HAL_ERROR_INVALID_VALUE,
          [](Objects& o) { return halMemcpy(nullptr, 16, o.local, 16, HAL_MEMCPY_DEFAULT); }},
         {"halMemcpy", "count > dstMax", HAL_ERROR_INVALID_VALUE,

@@ -27,6 +27,8 @@ void printCapabilities(uint64_t capabilities) {
         {HAL_DEVICE_CAP_CONCURRENT_HOST_FUNCTIONS, "concurrent-host-functions"},
         {HAL_DEVICE_CAP_IPC_MEMORY, "ipc-memory"},
         {HAL_DEVICE_CAP_IPC_EVENTS, "ipc-events"},
+        {HAL_DEVICE_CAP_HOST_REGISTER, "host-register"},
+        {HAL_DEVICE_CAP_MANAGED_MEMORY, "managed-memory"},
     };
     for (const auto& capability : kCapabilities) {
         if ((capabilities & capability.bit) != 0) std::printf(" %s", capability.name);

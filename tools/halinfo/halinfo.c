@@ -33,6 +33,8 @@ static void printCapabilities(uint64_t caps) {
         {HAL_DEVICE_CAP_CONCURRENT_HOST_FUNCTIONS, "concurrent-host-functions"},
         {HAL_DEVICE_CAP_IPC_MEMORY, "ipc-memory"},
         {HAL_DEVICE_CAP_IPC_EVENTS, "ipc-events"},
+        {HAL_DEVICE_CAP_HOST_REGISTER, "host-register"},
+        {HAL_DEVICE_CAP_MANAGED_MEMORY, "managed-memory"},
     };
     size_t i;
     unsigned bit;

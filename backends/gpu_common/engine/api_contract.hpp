@@ -39,7 +39,7 @@
 //                                                  (engine/retired_streams.hpp)
 //   kIpcEventWaitsOnDevice                         whether interprocess events are offered
 //   kStreamNonBlocking, kEventDisableTiming, kEventBlockingSync, kEventInterprocess,
-//   kHostAllocPortable,
+//   kHostAllocPortable, kHostRegisterPortable, kMemAttachGlobal, kAttributeManagedMemory,
 //   kIpcMemLazyEnablePeerAccess,
 //   kAttributeComputeUnits, kAttributeMaxThreadsPerBlock, kAttributeMaxSharedMemoryPerBlock,
 //   kJitErrorLogBuffer, kJitErrorLogBufferSize,
@@ -68,6 +68,8 @@ namespace polyhal::gpu {
                                     X(kIpcEventWaitsOnDevice) X(kStreamNonBlocking)                \
                                         X(kEventDisableTiming) X(kEventBlockingSync)               \
                                             X(kEventInterprocess) X(kHostAllocPortable)            \
+                                                X(kHostRegisterPortable) X(kMemAttachGlobal)       \
+                                                X(kAttributeManagedMemory)                         \
                                                 X(kIpcMemLazyEnablePeerAccess)                     \
                                                     X(kAttributeComputeUnits)                      \
                                                         X(kAttributeMaxThreadsPerBlock)            \

@@ -22,6 +22,8 @@ class Capability(enum.IntFlag):
     CONCURRENT_HOST_FUNCTIONS = 1 << 7
     IPC_MEMORY = 1 << 8
     IPC_EVENTS = 1 << 9
+    HOST_REGISTER = 1 << 10
+    MANAGED_MEMORY = 1 << 11
 
 
 @dataclasses.dataclass(frozen=True)

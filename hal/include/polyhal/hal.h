@@ -98,6 +98,10 @@ typedef enum halError {
                                                    outside it (or another capture) */
     HAL_ERROR_STREAM_CAPTURE_WRONG_THREAD = 19, /* the capture was begun on another thread */
     HAL_ERROR_STREAM_CAPTURE_UNMATCHED = 20,    /* the stream is not the origin of a capture */
+    HAL_ERROR_HOST_MEMORY_ALREADY_REGISTERED = 21, /* the range overlaps registered or pinned
+                                                      host memory */
+    HAL_ERROR_HOST_MEMORY_NOT_REGISTERED = 22,     /* the pointer does not start a range
+                                                      registered with halHostRegister */
     HAL_ERROR_UNKNOWN = 999,                    /* an internal failure that fits no other code */
     HAL_ERROR_FORCE_UINT32 = 0x7fffffff
 } halError;
@@ -175,6 +179,8 @@ typedef enum halDeviceCapability {
     HAL_DEVICE_CAP_IPC_MEMORY = 1u << 8, /* halIpcGetMemHandle and halIpcOpenMemHandle
                                             work (memory shared between processes) */
     HAL_DEVICE_CAP_IPC_EVENTS = 1u << 9, /* HAL_EVENT_INTERPROCESS events work */
+    HAL_DEVICE_CAP_HOST_REGISTER = 1u << 10, /* halHostRegister pins existing host memory */
+    HAL_DEVICE_CAP_MANAGED_MEMORY = 1u << 11, /* halMallocManaged works */
     HAL_DEVICE_CAP_FORCE_UINT32 = 0x7fffffff
 } halDeviceCapability;
 
@@ -556,6 +562,8 @@ HAL_API halError halMalloc(void** ptr, size_t size);
  * once every use polyhal saw (copy and memset operands, pointer kernel arguments,
  * halRecordStream) is ordered before it by events or observed finished. The host must not touch
  * the memory after the call. halFree(NULL) does nothing.
+ * Managed memory (halMallocManaged) is freed too: halFree first waits for all work of its device
+ * (as cudaFree does), then frees it.
  * Errors: HAL_ERROR_INVALID_VALUE (not the start of a live pool allocation: never allocated,
  * freed already, an interior pointer, or pinned host memory), HAL_ERROR_NOT_PERMITTED (inside a
  * host function; see halLaunchHostFunc). */
@@ -567,6 +575,47 @@ HAL_API halError halMallocHost(void** ptr, size_t size);
 
 /* Frees memory from halMallocHost. Errors: HAL_ERROR_INVALID_VALUE (not from halMallocHost). */
 HAL_API halError halFreeHost(void* ptr);
+
+/* Page-locks `size` bytes of existing host memory from `ptr` for the current device's backend, as
+ * cudaHostRegister and hipHostRegister: copies from and to it then count as pinned (asynchronous,
+ * as from halMallocHost memory, and HAL_MEMCPY_DEFAULT takes it for host memory). The memory
+ * stays the caller's: it must stay allocated until halHostUnregister, and must not be freed
+ * with halFreeHost. `flags` is reserved and must be 0. Backends (docs/backends.md): CUDA and
+ * HIP page-lock the range for all their devices (cuMemHostRegister, hipHostRegister, portable);
+ * the CPU backend only records it (its devices reach all host memory alike); Level Zero and
+ * OpenCL have no HAL_DEVICE_CAP_HOST_REGISTER and refuse (Level Zero's core API has no import of
+ * existing host memory, OpenCL none at all).
+ * Errors: HAL_ERROR_INVALID_VALUE (ptr NULL, size 0, the range wrapping the address space or
+ * overlapping device or managed memory, flags not 0), HAL_ERROR_HOST_MEMORY_ALREADY_REGISTERED
+ * (any byte of the range is registered already, through polyhal or the vendor's own API, or is
+ * halMallocHost memory; the message names the range), HAL_ERROR_NOT_SUPPORTED (no
+ * HAL_DEVICE_CAP_HOST_REGISTER), backend errors. */
+HAL_API halError halHostRegister(void* ptr, size_t size, unsigned int flags);
+
+/* Ends a registration: `ptr` must be the pointer halHostRegister was given. Copies already
+ * enqueued from or to the range must have completed (synchronise first), as with CUDA.
+ * Errors: HAL_ERROR_HOST_MEMORY_NOT_REGISTERED (ptr is not the start of a registered range: never
+ * registered, unregistered already, or an interior pointer), backend errors. */
+HAL_API halError halHostUnregister(void* ptr);
+
+/* Allocates `size` bytes of managed memory on the current device, as cudaMallocManaged: one
+ * pointer that the device's kernels, copies and memsets and the host may all use. Aligned to
+ * 256 bytes. `flags` is reserved and must be 0 (as cudaMemAttachGlobal: every stream may use
+ * it). halFree frees it, after waiting for the device's work (as cudaFree does).
+ * Host access rules, those of CUDA on devices without concurrentManagedAccess, which hold on
+ * every backend: the host may read or write managed memory only while no work that uses it is
+ * pending on any stream of its device, that is after halSynchronizeDevice, or after
+ * synchronising (a stream, an event) every stream that used it since the last such point. A
+ * host access while a kernel may run is undefined (a fault on CUDA and HIP, stale or torn data
+ * elsewhere). Checked mode (POLYHAL_CHECK) sees the device's uses of managed memory, but not the
+ * host's loads and stores: it cannot report a host access that breaks these rules.
+ * Backends: cuMemAllocManaged and hipMallocManaged (CU_MEM_ATTACH_GLOBAL), on devices whose
+ * driver reports managed memory; device memory on the CPU backend (host memory there, counted
+ * against the device's capacity); Level Zero and OpenCL have no HAL_DEVICE_CAP_MANAGED_MEMORY
+ * yet and refuse.
+ * Errors: HAL_ERROR_INVALID_VALUE (ptr NULL, size 0, flags not 0), HAL_ERROR_NOT_SUPPORTED (no
+ * HAL_DEVICE_CAP_MANAGED_MEMORY), HAL_ERROR_OUT_OF_MEMORY. */
+HAL_API halError halMallocManaged(void** ptr, size_t size, unsigned int flags);
 
 /* Copies `count` bytes from `src` to `dst` and returns when the copy is complete. The copy runs
  * on the default stream of the device that owns the device operand (the destination's, when both

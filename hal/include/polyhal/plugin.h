@@ -48,7 +48,7 @@ extern "C" {
 #endif
 
 #define HAL_PLUGIN_ABI_VERSION_MAJOR 1u
-#define HAL_PLUGIN_ABI_VERSION_MINOR 6u
+#define HAL_PLUGIN_ABI_VERSION_MINOR 7u
 #define HAL_PLUGIN_MAKE_VERSION(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
 #define HAL_PLUGIN_VERSION_MAJOR(version) ((uint32_t)(version) >> 16)
 #define HAL_PLUGIN_VERSION_MINOR(version) ((uint32_t)(version)&0xffffu)
@@ -283,8 +283,8 @@ typedef struct halPluginDispatchTable {
      * device. count > 0. */
     halError (*memcpyAsync)(halPluginStream stream, void* dst, const void* src, size_t count,
                             halMemcpyKind kind);
-    /* Required. `dst` is device memory of the stream's device, or host memory when the device
-     * is HAL_DEVICE_CAP_HOST_ACCESSIBLE. count > 0. */
+    /* Required. `dst` is device or managed memory (memAllocManaged) of the stream's device, or
+     * host memory when the device is HAL_DEVICE_CAP_HOST_ACCESSIBLE. count > 0. */
     halError (*memsetAsync)(halPluginStream stream, void* dst, unsigned char value, size_t count);
 
     /* ---- Host functions ---- */
@@ -419,6 +419,25 @@ typedef struct halPluginDispatchTable {
      * greatestStreamPriority are then not read. A failure (a device whose context cannot be had)
      * leaves the device without priorities (0, 0). */
     halError (*deviceGetStreamPriorityRange)(halPluginDevice device, int* least, int* greatest);
+
+    /* ---- ABI 1.7 ---- */
+    /* Optional, both or none (HAL_DEVICE_CAP_HOST_REGISTER). Page-locks `size` (> 0) bytes of the
+     * caller's host memory from `ptr` for every device of the plugin, as cuMemHostRegister with
+     * CU_MEMHOSTREGISTER_PORTABLE; memcpyAsync then treats it as pinned. The core has refused
+     * ranges overlapping one registered before or halMallocHost memory. A range the vendor
+     * cannot register (alignment, an address it cannot map): HAL_ERROR_INVALID_VALUE with the
+     * vendor's reason. */
+    halError (*memHostRegister)(halPluginDevice device, void* ptr, size_t size);
+    /* Ends the registration that memHostRegister made at `ptr` (cuMemHostUnregister). */
+    halError (*memHostUnregister)(halPluginDevice device, void* ptr);
+    /* Optional, both or none (HAL_DEVICE_CAP_MANAGED_MEMORY). Memory the device and the host
+     * both address with one pointer (cuMemAllocManaged with CU_MEM_ATTACH_GLOBAL,
+     * zeMemAllocShared), aligned to at least 256 bytes; memcpyAsync and launchKernel accept it as
+     * host or as device memory of `device`, memsetAsync as its device memory. Exhausted:
+     * HAL_ERROR_OUT_OF_MEMORY. */
+    halError (*memAllocManaged)(halPluginDevice device, size_t size, void** ptr);
+    /* Frees memAllocManaged's memory; the core has synchronised the device first. */
+    halError (*memFreeManaged)(halPluginDevice device, void* ptr);
 } halPluginDispatchTable;
 
 /* Every entry of halPluginDispatchTable, in table order, as
@@ -442,7 +461,9 @@ typedef struct halPluginDispatchTable {
 #define HAL_PLUGIN_GROUP_IPC_MEMORY 4
 #define HAL_PLUGIN_GROUP_IPC_EVENTS 5
 #define HAL_PLUGIN_GROUP_NATIVE_GRAPHS 6
-#define HAL_PLUGIN_GROUP_COUNT 7
+#define HAL_PLUGIN_GROUP_HOST_REGISTER 7
+#define HAL_PLUGIN_GROUP_MANAGED_MEMORY 8
+#define HAL_PLUGIN_GROUP_COUNT 9
 #define HAL_PLUGIN_ENTRIES(X)                                                                      \
     X(initialize, HAL_PLUGIN_REQUIRED, 0, HAL_PLUGIN_ALONE)                                        \
     X(deviceGetCount, HAL_PLUGIN_REQUIRED, 0, HAL_PLUGIN_ALONE)                                    \
@@ -495,7 +516,15 @@ typedef struct halPluginDispatchTable {
     X(graphCreate, HAL_PLUGIN_OPTIONAL, 0, HAL_PLUGIN_GROUP_NATIVE_GRAPHS)                         \
     X(graphLaunch, HAL_PLUGIN_OPTIONAL, 0, HAL_PLUGIN_GROUP_NATIVE_GRAPHS)                         \
     X(graphDestroy, HAL_PLUGIN_OPTIONAL, 0, HAL_PLUGIN_GROUP_NATIVE_GRAPHS)                        \
-    X(deviceGetStreamPriorityRange, HAL_PLUGIN_OPTIONAL, 0, HAL_PLUGIN_ALONE)
+    X(deviceGetStreamPriorityRange, HAL_PLUGIN_OPTIONAL, 0, HAL_PLUGIN_ALONE)                      \
+    X(memHostRegister, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_HOST_REGISTER,                          \
+      HAL_PLUGIN_GROUP_HOST_REGISTER)                                                              \
+    X(memHostUnregister, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_HOST_REGISTER,                        \
+      HAL_PLUGIN_GROUP_HOST_REGISTER)                                                              \
+    X(memAllocManaged, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_MANAGED_MEMORY,                         \
+      HAL_PLUGIN_GROUP_MANAGED_MEMORY)                                                             \
+    X(memFreeManaged, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_MANAGED_MEMORY,                          \
+      HAL_PLUGIN_GROUP_MANAGED_MEMORY)
 
 /* The entry point. `coreAbiVersion` is the core's HAL_PLUGIN_ABI_VERSION; `table->size` is the
  * core's sizeof(halPluginDispatchTable). A plugin of another major version returns

@@ -4,8 +4,39 @@
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <type_traits>
+#include <utility>
 
 namespace polyhal::doubles {
+
+namespace {
+
+// The entry of `ranges` (base -> size, or a value with a size) whose bytes include `pointer`, or
+// {nullptr, {}}.
+template <typename Value>
+std::pair<const void*, Value> containing(const std::map<const void*, Value>& ranges,
+                                         const void* pointer) {
+    auto next = ranges.upper_bound(pointer);
+    if (next == ranges.begin()) return {nullptr, {}};
+    const auto& [base, value] = *std::prev(next);
+    size_t size = 0;
+    if constexpr (std::is_same_v<Value, size_t>) {
+        size = value;
+    } else {
+        size = value.size;
+    }
+    if (static_cast<const char*>(pointer) >= static_cast<const char*>(base) + size) {
+        return {nullptr, {}};
+    }
+    return {base, value};
+}
+
+// Do `count` bytes from `pointer` stay inside the `size` bytes from `base`?
+bool fits(const void* base, size_t size, const void* pointer, size_t count) {
+    return static_cast<const char*>(pointer) + count <= static_cast<const char*>(base) + size;
+}
+
+}  // namespace
 
 void AddressSpace::addDevices(size_t count, size_t capacity) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -40,13 +71,16 @@ bool AddressSpace::locate(const void* pointer, size_t count, Place* place) const
         *place = Place{Place::kDevice, device, alias};
         return true;
     }
-    auto next = pinned_.upper_bound(pointer);
-    if (next != pinned_.begin()) {
-        const auto& [base, size] = *std::prev(next);
-        if (static_cast<const char*>(pointer) + count <= static_cast<const char*>(base) + size) {
-            *place = Place{Place::kPinned, -1, const_cast<void*>(pointer)};
-            return true;
-        }
+    // Bytes running past a page-locked or managed allocation are pageable memory to the driver.
+    if (const auto [base, locked] = containing(pinned_, pointer);
+        base != nullptr && fits(base, locked.size, pointer, count)) {
+        *place = Place{Place::kPinned, -1, const_cast<void*>(pointer)};
+        return true;
+    }
+    if (const auto [base, size] = containing(managed_, pointer);
+        base != nullptr && fits(base, size, pointer, count)) {
+        *place = Place{Place::kManaged, -1, const_cast<void*>(pointer)};
+        return true;
     }
     *place = Place{Place::kPageable, -1, const_cast<void*>(pointer)};
     return true;
@@ -66,14 +100,53 @@ void* AddressSpace::allocatePinned(size_t size) {
     void* allocated = std::aligned_alloc(4096, (size + 4095) / 4096 * 4096);
     if (allocated == nullptr) return nullptr;
     std::lock_guard<std::mutex> lock(mutex_);
-    pinned_.emplace(allocated, size);
+    pinned_.emplace(allocated, PageLocked{size, false});
     return allocated;
 }
 
 bool AddressSpace::freePinned(void* pointer) {
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        if (pinned_.erase(pointer) == 0) return false;
+        const auto it = pinned_.find(pointer);
+        if (it == pinned_.end() || it->second.registered) return false;
+        pinned_.erase(it);
+    }
+    std::free(pointer);
+    return true;
+}
+
+bool AddressSpace::registerHost(void* pointer, size_t size) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto* first = static_cast<const char*>(pointer);
+    if (containing(pinned_, pointer).first != nullptr) return false;
+    const auto next = pinned_.upper_bound(pointer);
+    if (next != pinned_.end() && static_cast<const char*>(next->first) < first + size) return false;
+    pinned_.emplace(pointer, PageLocked{size, true});
+    return true;
+}
+
+bool AddressSpace::unregisterHost(void* pointer) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = pinned_.find(pointer);
+    if (it == pinned_.end() || !it->second.registered) return false;
+    pinned_.erase(it);
+    return true;
+}
+
+void* AddressSpace::allocateManaged(size_t size) {
+    // Managed memory is page-granular on both vendors' drivers.
+    if (size > SIZE_MAX - 4095) return nullptr;
+    void* allocated = std::aligned_alloc(4096, (size + 4095) / 4096 * 4096);
+    if (allocated == nullptr) return nullptr;
+    std::lock_guard<std::mutex> lock(mutex_);
+    managed_.emplace(allocated, size);
+    return allocated;
+}
+
+bool AddressSpace::freeManaged(void* pointer) {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (managed_.erase(pointer) == 0) return false;
     }
     std::free(pointer);
     return true;

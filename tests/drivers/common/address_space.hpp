@@ -1,6 +1,7 @@
-// The unified address space of a double: each device's heap (device_heap.hpp) and the page-locked
-// host allocations, so that any pointer can be told apart as device, page-locked or pageable
-// memory, and the copy and fill rules the CUDA and HIP documentation share.
+// The unified address space of a double: each device's heap (device_heap.hpp), the page-locked
+// host memory (allocated, or registered from the program's own) and managed memory, so that any
+// pointer can be told apart as device, page-locked, managed or pageable memory, and the copy and
+// fill rules the CUDA and HIP documentation share.
 #ifndef POLYHAL_TESTS_DRIVERS_COMMON_ADDRESS_SPACE_HPP_
 #define POLYHAL_TESTS_DRIVERS_COMMON_ADDRESS_SPACE_HPP_
 
@@ -18,7 +19,9 @@ namespace polyhal::doubles {
 
 // Where a pointer of a copy or fill lies.
 struct Place {
-    enum Kind { kDevice, kPinned, kPageable } kind;
+    // kManaged: one address the host and every device use (cuMemAllocManaged with
+    // CU_MEM_ATTACH_GLOBAL, hipMallocManaged); the double keeps it in host memory.
+    enum Kind { kDevice, kPinned, kManaged, kPageable } kind;
     int device;  // for kDevice
     void* host;  // where the double reads or writes it
 };
@@ -40,13 +43,29 @@ class AddressSpace {
     IpcMappings& imports() { return imports_; }
 
     void* allocatePinned(size_t size);
-    // False if `pointer` is not the start of a page-locked allocation.
+    // False if `pointer` is not the start of a page-locked allocation (registered memory is not).
     bool freePinned(void* pointer);
 
+    // Page-locks the program's [pointer, pointer + size) (cuMemHostRegister, hipHostRegister):
+    // false, registering nothing, if any byte of it is page-locked already.
+    bool registerHost(void* pointer, size_t size);
+    // False if `pointer` does not start a registered range.
+    bool unregisterHost(void* pointer);
+
+    void* allocateManaged(size_t size);
+    // False if `pointer` is not the start of a managed allocation.
+    bool freeManaged(void* pointer);
+
   private:
+    struct PageLocked {
+        size_t size;
+        bool registered;  // the program's memory, not the double's
+    };
+
     mutable std::mutex mutex_;
     std::vector<std::unique_ptr<DeviceHeap>> heaps_;
-    std::map<const void*, size_t> pinned_;
+    std::map<const void*, PageLocked> pinned_;
+    std::map<const void*, size_t> managed_;
     IpcMappings imports_;
 };
 

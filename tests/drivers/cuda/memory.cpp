@@ -29,10 +29,12 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr* pointer, size_t size) {
     return CUDA_SUCCESS;
 }
 
-// The memory must belong to the current context's device.
+// The memory must belong to the current context's device, or be managed memory.
 static CUresult releaseDeviceMemory(const char* function, CUctx_st* context, CUdeviceptr pointer) {
     const int owner = g_memory.deviceOf(toPointer(pointer));
-    if (owner < 0) return CUDA_ERROR_INVALID_VALUE;
+    if (owner < 0) {
+        return g_memory.freeManaged(toPointer(pointer)) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    }
     if (owner != context->device) {
         breach(kVendor,
                "%s: %p is memory of another device than the current context's (device "
@@ -151,6 +153,42 @@ CUresult CUDAAPI cuMemFreeHost(void* pointer) {
     return g_memory.freePinned(pointer) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
+// The driver's rules (cuMemHostRegister's reference): flags of CU_MEMHOSTREGISTER_* only, and a
+// range of which no byte is page-locked already. The double has no IOMMU mapping to make: the
+// range becomes page-locked memory to the copy rules.
+CUresult CUDAAPI cuMemHostRegister(void* pointer, size_t size, unsigned int flags) {
+    ENTER();
+    requireCurrent(__func__);
+    if (pointer == nullptr || size == 0 ||
+        (flags & ~(CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP |
+                   CU_MEMHOSTREGISTER_IOMEMORY | CU_MEMHOSTREGISTER_READ_ONLY)) != 0) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (g_memory.deviceOf(pointer) >= 0) return CUDA_ERROR_INVALID_VALUE;
+    return g_memory.registerHost(pointer, size) ? CUDA_SUCCESS
+                                                : CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+}
+
+CUresult CUDAAPI cuMemHostUnregister(void* pointer) {
+    ENTER();
+    requireCurrent(__func__);
+    return g_memory.unregisterHost(pointer) ? CUDA_SUCCESS : CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+}
+
+// Managed memory is freed with cuMemFree, which synchronises the device as for any memory.
+CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr* pointer, size_t size, unsigned int flags) {
+    ENTER_UNSAFE_DURING_CAPTURE();
+    requireCurrent(__func__);
+    if (pointer == nullptr || size == 0 ||
+        (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST)) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    void* allocated = g_memory.allocateManaged(size);
+    if (allocated == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+    *pointer = reinterpret_cast<uintptr_t>(allocated);
+    return CUDA_SUCCESS;
+}
+
 // Copies follow the driver's documented host synchronisation (submitCopy).
 static CUresult copyAsync(CUstream_st* stream, void* dst, const void* src, size_t count) {
     Place to{};
@@ -211,7 +249,8 @@ CUresult locateRows(const char* function, const char* end, CUmemorytype type, co
     if (!g_memory.locate(first, pitch * (rows - 1) + width, place)) {
         return CUDA_ERROR_INVALID_VALUE;
     }
-    if (type == CU_MEMORYTYPE_DEVICE && place->kind != Place::kDevice) {
+    if (type == CU_MEMORYTYPE_DEVICE && place->kind != Place::kDevice &&
+        place->kind != Place::kManaged) {
         breach(kVendor, "%s: the %s is said to be device memory, but %p is host memory", function,
                end, static_cast<const void*>(first));
     }

@@ -46,6 +46,7 @@ hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attribute, int
     case hipDeviceAttributeMaxThreadsPerBlock: *value = kMaxThreadsPerBlock; break;
     case hipDeviceAttributeMaxSharedMemoryPerBlock: *value = kMaxSharedMemory; break;
     case hipDeviceAttributeMemoryPoolsSupported: *value = 1; break;
+    case hipDeviceAttributeManagedMemory: *value = 1; break;
     case hipDeviceAttributeMaxPitch: *value = kMaxPitch; break;
     default: return hipErrorInvalidValue;
     }

@@ -8,14 +8,16 @@ using namespace polyhal::doubles::hip;
 
 namespace polyhal::doubles::hip {
 
+// Managed memory is host and device memory at once: any direction fits it.
 bool directionMatches(hipMemcpyKind kind, const Place& to, const Place& from) {
-    const bool toDevice = to.kind == Place::kDevice;
-    const bool fromDevice = from.kind == Place::kDevice;
+    const auto is = [](const Place& place, bool device) {
+        return place.kind == Place::kManaged || (place.kind == Place::kDevice) == device;
+    };
     switch (kind) {
-    case hipMemcpyHostToHost: return !toDevice && !fromDevice;
-    case hipMemcpyHostToDevice: return toDevice && !fromDevice;
-    case hipMemcpyDeviceToHost: return !toDevice && fromDevice;
-    case hipMemcpyDeviceToDevice: return toDevice && fromDevice;
+    case hipMemcpyHostToHost: return is(to, false) && is(from, false);
+    case hipMemcpyHostToDevice: return is(to, true) && is(from, false);
+    case hipMemcpyDeviceToHost: return is(to, false) && is(from, true);
+    case hipMemcpyDeviceToDevice: return is(to, true) && is(from, true);
     case hipMemcpyDefault: return true;
     default: return false;
     }
@@ -105,12 +107,44 @@ static hipError_t freeAfterDevice(int owner, void* pointer) {
     return g_memory.heap(owner).release(pointer) ? hipSuccess : hipErrorInvalidValue;
 }
 
+// Managed memory waits for the current device, as clr's hipFree does for memory no device heap
+// holds.
 hipError_t hipFree(void* pointer) {
     ENTER();
     if (pointer == nullptr) return hipSuccess;
     const int owner = g_memory.deviceOf(pointer);
-    if (owner < 0) return hipErrorInvalidValue;
-    return freeAfterDevice(owner, pointer);
+    if (owner >= 0) return freeAfterDevice(owner, pointer);
+    if (const hipError_t synchronized = synchronizeDevice(currentDevice())) return synchronized;
+    return g_memory.freeManaged(pointer) ? hipSuccess : hipErrorInvalidValue;
+}
+
+hipError_t hipMallocManaged(void** pointer, size_t size, unsigned int flags) {
+    ENTER();
+    if (pointer == nullptr || size == 0 ||
+        (flags != hipMemAttachGlobal && flags != hipMemAttachHost)) {
+        return hipErrorInvalidValue;
+    }
+    *pointer = g_memory.allocateManaged(size);
+    return *pointer != nullptr ? hipSuccess : hipErrorOutOfMemory;
+}
+
+// clr refuses a range of which a byte is registered already (hipErrorHostMemoryAlreadyRegistered)
+// and an unregister of a pointer it did not register (hipErrorHostMemoryNotRegistered).
+hipError_t hipHostRegister(void* pointer, size_t size, unsigned int flags) {
+    ENTER();
+    if (pointer == nullptr || size == 0 ||
+        (flags & ~(hipHostRegisterPortable | hipHostRegisterMapped | hipHostRegisterIoMemory)) !=
+            0) {
+        return hipErrorInvalidValue;
+    }
+    if (g_memory.deviceOf(pointer) >= 0) return hipErrorInvalidValue;
+    return g_memory.registerHost(pointer, size) ? hipSuccess
+                                                : hipErrorHostMemoryAlreadyRegistered;
+}
+
+hipError_t hipHostUnregister(void* pointer) {
+    ENTER();
+    return g_memory.unregisterHost(pointer) ? hipSuccess : hipErrorHostMemoryNotRegistered;
 }
 
 // Only memory of a HIP memory pool is released in stream order. The double has no memory pools,

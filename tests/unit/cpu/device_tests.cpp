@@ -55,7 +55,8 @@ TEST_CASE("device properties describe a host-accessible device with every capabi
                               HAL_DEVICE_CAP_KERNELS | HAL_DEVICE_CAP_STREAM_PRIORITIES |
                               HAL_DEVICE_CAP_HOST_ACCESSIBLE | HAL_DEVICE_CAP_NATIVE_HANDLES |
                               HAL_DEVICE_CAP_PEER_COPY | HAL_DEVICE_CAP_CONCURRENT_HOST_FUNCTIONS |
-                              HAL_DEVICE_CAP_IPC_MEMORY | HAL_DEVICE_CAP_IPC_EVENTS;
+                              HAL_DEVICE_CAP_IPC_MEMORY | HAL_DEVICE_CAP_IPC_EVENTS |
+                              HAL_DEVICE_CAP_HOST_REGISTER | HAL_DEVICE_CAP_MANAGED_MEMORY;
     CHECK(info.capabilities == expected);
     CHECK(info.leastStreamPriority == 0);
     CHECK(info.greatestStreamPriority == -2);

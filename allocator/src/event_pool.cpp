@@ -3,8 +3,15 @@
 
 namespace polyhal::allocator {
 
-EventPool::~EventPool() {
-    for (DeviceEvent event : spare_) device_.destroyEvent(event);
+EventPool::~EventPool() { clear(); }
+
+void EventPool::clear() {
+    std::vector<DeviceEvent> spare;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        spare.swap(spare_);
+    }
+    for (DeviceEvent event : spare) device_.destroyEvent(event);
 }
 
 halError EventPool::acquire(DeviceEvent* event) {

@@ -17,6 +17,8 @@ class EventPool {
     halError acquire(DeviceEvent* event);
     // Returns an event whose last recording has finished (or that was never recorded).
     void release(DeviceEvent event);
+    // Destroys the spare events (a device reset: the vendor's reset would destroy them anyway).
+    void clear();
 
   private:
     DeviceInterface& device_;

@@ -203,6 +203,7 @@ halError DevicePool::Impl::reset() {
         stats_.bytesCached = stats_.bytesPending = 0;
         updateAddressRange();
     }
+    events_.clear();
     return releaseSegments(released);
 }
 

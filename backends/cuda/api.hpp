@@ -93,6 +93,8 @@ struct CudaApi {
 
     static halError retainContext(NativeDevice device, Context* context) noexcept;
     static void releaseContext(NativeDevice device, Context context) noexcept;
+    // Clears the device's state, a sticky fault included; the retained context stays valid.
+    static halError resetContext(NativeDevice device) noexcept;
     static halError enterContext(Context context, Context* previous, bool* switched) noexcept;
     static void leaveContext(Context previous) noexcept;
 
@@ -183,6 +185,12 @@ inline halError CudaApi::enterContext(Context context, Context* /*previous*/,
         return error;
     }
     return HAL_SUCCESS;
+}
+
+// "Resetting the primary context does not release it" (cuDevicePrimaryCtxReset's reference): the
+// handle the device retained stays its context, started again on its next use.
+inline halError CudaApi::resetContext(NativeDevice device) noexcept {
+    return gpu::call<CudaApi>(symbols.primaryContextReset, device);
 }
 
 // Popping what was pushed cannot fail while the thread's stack is as entry left it.

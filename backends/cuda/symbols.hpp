@@ -37,6 +37,7 @@
     X(deviceGetAttribute,    cuDeviceGetAttribute)                                   \
     X(primaryContextRetain,  cuDevicePrimaryCtxRetain)                               \
     X(primaryContextRelease, cuDevicePrimaryCtxRelease_v2)                           \
+    X(primaryContextReset,   cuDevicePrimaryCtxReset_v2)                             \
     X(contextGetCurrent,     cuCtxGetCurrent)                                        \
     X(contextPushCurrent,    cuCtxPushCurrent_v2)                                    \
     X(contextPopCurrent,     cuCtxPopCurrent_v2)                                     \

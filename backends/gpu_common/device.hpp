@@ -29,24 +29,37 @@ halError deviceOpen(int ordinal, halPluginDevice* handle) noexcept {
     return HAL_SUCCESS;
 }
 
+// What was kept past its destroy goes with the device (engine/native_graph.hpp,
+// engine/retired_streams.hpp), when no object of it is used any more.
+template <class Api>
+void releaseKeptObjects(const Device<Api>& device) noexcept {
+    const ContextScope<Api> scope(device.context);
+    if constexpr (!Api::kExecDestroyWaitsForLaunches) RetiredGraphs<Api>::closeDevice(&device);
+    if constexpr (Api::kEventQueriesReadTheirStream) RetiredStreams<Api>::closeDevice(&device);
+}
+
 // The core closes a device once its objects are destroyed; frees still queued finish first.
 template <class Api>
 void deviceClose(halPluginDevice handle) noexcept {
     std::unique_ptr<Device<Api>> device(&plugin::fromHandle<Device<Api>>(handle));
     if (!device->active) return;
-    {
-        // What was kept past its destroy goes with the device (engine/native_graph.hpp,
-        // engine/retired_streams.hpp).
-        const ContextScope<Api> scope(device->context);
-        if constexpr (!Api::kExecDestroyWaitsForLaunches) {
-            RetiredGraphs<Api>::closeDevice(device.get());
-        }
-        if constexpr (Api::kEventQueriesReadTheirStream) {
-            RetiredStreams<Api>::closeDevice(device.get());
-        }
-    }
+    releaseKeptObjects(*device);
     device->frees.stop();
     Api::releaseContext(device->native, device->context);
+}
+
+// The vendor's reset destroys everything of the device's context, so nothing the plugin kept may
+// outlive it: kept streams and graphs go first, and the queued frees are done (a free after the
+// reset would name memory the vendor no longer knows). A device never used has nothing to reset.
+template <class Api>
+halError deviceReset(halPluginDevice handle) noexcept {
+    const Device<Api>& device = plugin::fromHandle<Device<Api>>(handle);
+    if (!device.active) return HAL_SUCCESS;
+    releaseKeptObjects(device);
+    device.frees.drain();
+    const CurrentDevice<Api> current(device);
+    if (halError error = current.error()) return error;
+    return Api::resetContext(device.native);
 }
 
 // The stream priority range is a property of a context (cuCtxGetStreamPriorityRange), so it is

@@ -106,6 +106,8 @@ struct HipApi {
 
     static halError retainContext(NativeDevice device, Context* context) noexcept;
     static void releaseContext(NativeDevice device, Context context) noexcept;
+    // Clears the current device's state (hipDeviceReset acts on the current device).
+    static halError resetContext(NativeDevice device) noexcept;
     static halError enterContext(Context context, Context* previous, bool* switched) noexcept;
     static void leaveContext(Context previous) noexcept;
 
@@ -181,6 +183,10 @@ inline halError HipApi::retainContext(NativeDevice device, Context* context) noe
 }
 
 inline void HipApi::releaseContext(NativeDevice /*device*/, Context /*context*/) noexcept {}
+
+inline halError HipApi::resetContext(NativeDevice /*device: current*/) noexcept {
+    return gpu::call<HipApi>(symbols.deviceReset);
+}
 
 inline halError HipApi::memcpyAsync(Stream stream, void* dst, const void* src, size_t count,
                                     halMemcpyKind kind) noexcept {

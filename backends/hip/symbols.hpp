@@ -37,6 +37,7 @@
     X(deviceGetAttribute,    hipDeviceGetAttribute)              \
     X(getDevice,             hipGetDevice)                       \
     X(setDevice,             hipSetDevice)                       \
+    X(deviceReset,           hipDeviceReset)                     \
     X(streamPriorityRange,   hipDeviceGetStreamPriorityRange)    \
     X(deviceSynchronize,     hipDeviceSynchronize)               \
     X(memGetInfo,            hipMemGetInfo)                      \

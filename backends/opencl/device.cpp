@@ -106,6 +106,7 @@ halError deviceGetInfo(halPluginDevice device, halPluginDeviceInfo* info) {
     if (self.profiling()) mine.capabilities |= HAL_DEVICE_CAP_TIMING_EVENTS;
     if (self.compiler() || self.acceptsSpirv()) mine.capabilities |= HAL_DEVICE_CAP_KERNELS;
     if (self.hostAccessible()) mine.capabilities |= HAL_DEVICE_CAP_HOST_ACCESSIBLE;
+    if (self.fineGrainBuffers()) mine.capabilities |= HAL_DEVICE_CAP_MANAGED_MEMORY;
     if (self.priorityHints()) {
         // cl_khr_priority_hints offers low, medium and high (see streamCreate).
         mine.capabilities |= HAL_DEVICE_CAP_STREAM_PRIORITIES;

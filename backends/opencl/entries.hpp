@@ -14,7 +14,8 @@ POLYHAL_PLUGIN_DECLARE_REQUIRED_ENTRIES();
 POLYHAL_PLUGIN_DECLARE_ENTRIES(backendGetInfo);                         // platform.cpp
 POLYHAL_PLUGIN_DECLARE_ENTRIES(streamGetNativeHandle, launchHostFunc);  // stream.cpp
 POLYHAL_PLUGIN_DECLARE_ENTRIES(eventElapsedTime, eventCompletionTime);  // event.cpp
-POLYHAL_PLUGIN_DECLARE_ENTRIES(memAllocHost, memFreeHost);              // memory.cpp
+POLYHAL_PLUGIN_DECLARE_ENTRIES(memAllocHost, memFreeHost, memAllocManaged,
+                               memFreeManaged);  // memory.cpp
 POLYHAL_PLUGIN_DECLARE_ENTRIES(moduleLoadData, moduleUnload, moduleGetFunction,
                                launchKernel);                            // module.cpp
 POLYHAL_PLUGIN_DECLARE_ENTRIES(graphCreate, graphLaunch, graphDestroy);  // graph.cpp

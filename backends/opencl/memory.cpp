@@ -6,6 +6,8 @@
 //   device with fine-grain system SVM, where the host may dereference them (see device.hpp).
 // - Host memory (memAllocHost): fine-grain SVM buffers where the device has them, so kernels can
 //   use it too; otherwise aligned host memory.
+// - Managed memory (memAllocManaged): fine-grain SVM buffers, offered only where the device has
+//   them.
 // - Copies of every kind use clEnqueueSVMMemcpy and fills clEnqueueSVMMemFill, which accept SVM
 //   and plain host pointers alike, so host-to-host copies are in stream order too.
 #include <cstdint>
@@ -95,6 +97,18 @@ halError memFreeHost(halPluginDevice device, void* ptr) {
     } else {
         std::free(ptr);
     }
+    return HAL_SUCCESS;
+}
+
+// Managed memory is a fine-grain SVM buffer: one pointer the host dereferences and kernels,
+// copies and fills take (HAL_DEVICE_CAP_MANAGED_MEMORY only where the device has such buffers).
+halError memAllocManaged(halPluginDevice device, size_t size, void** ptr) {
+    return allocateSvm(plugin::fromHandle<Device>(device),
+                       CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, size, ptr);
+}
+
+halError memFreeManaged(halPluginDevice device, void* ptr) {
+    freeSvm(plugin::fromHandle<Device>(device), ptr);
     return HAL_SUCCESS;
 }
 

@@ -70,6 +70,9 @@ inline halError checked(halError status, const Device* device, const char* opera
 // The default stream of `device`, created on first use with the pool's clock for it
 // (stream_ops.cpp).
 halError defaultStream(Device* device, halStream_t** stream);
+// Destroys the default stream (halResetDevice); the next use makes a new one. No other thread may
+// use the device meanwhile.
+void releaseDefaultStream(Device* device);
 
 // A stream handle (NULL: the current device's default stream) as the core's object.
 inline halError resolveStream(halStream handle, halStream_t** stream, const char* operation) {

@@ -1,6 +1,7 @@
 // Setup and devices: halInit, versions, device selection, properties, reset, synchronisation.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "api_host_memory.hpp"
@@ -42,9 +43,20 @@ void releaseDeviceObjects(Device* device) {
     rt.streams.forEachLive([&](halStream_t* stream) {
         if (stream->device == device) releaseStream(stream);
     });
+    releaseDefaultStream(device);
     device->pool->reset();
     for (const AddressRange& imported : rt.ipcImports.eraseDevice(device)) {
         vt.ipcMemCloseHandle(device->native, imported.mapping);
+    }
+    // Pinned memory belongs to the vendor context it was made in, which the reset destroys.
+    for (const AddressRange& pinned : rt.hostAllocations.eraseDevice(device)) {
+        void* base = reinterpret_cast<void*>(pinned.base);
+        check::freed(nullptr, base, "halResetDevice");
+        if (vt.memFreeHost != nullptr) {
+            vt.memFreeHost(device->native, base);
+        } else {
+            std::free(base);
+        }
     }
     releaseHostMemory(device);
 }
@@ -96,6 +108,10 @@ HAL_API halError halResetDevice(int ordinal) {
         const halError drained = synchronizeDevice(device, op);
         releaseDeviceObjects(device);
         revokePeerAccess(device);  // as cudaDeviceReset ends the context's peer mappings
+        // Last, the vendor's own state: a CUDA context a fault poisoned is usable again.
+        const halError reset = device->vtable->deviceReset != nullptr
+                                   ? checked(device->vtable->deviceReset(device->native), device, op)
+                                   : HAL_SUCCESS;
         std::optional<DeferredFailure> failure = device->deferredFailures.takeOldest();
         // The reset clears the device's other unreported failures, with the work they belong to.
         const size_t cleared = device->deferredFailures.clear();
@@ -105,7 +121,7 @@ HAL_API halError halResetDevice(int ordinal) {
                 "reset)",
                 cleared);
         }
-        return reportDeferred(std::move(failure), drained);
+        return reportDeferred(std::move(failure), drained != HAL_SUCCESS ? drained : reset);
     });
 }
 

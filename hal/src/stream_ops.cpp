@@ -55,12 +55,21 @@ halError defaultStream(Device* device, halStream_t** stream) {
         const halError status =
             device->vtable->streamCreate(device->native, 0, HAL_STREAM_DEFAULT, &native);
         if (status != HAL_SUCCESS) return checked(status, device, "creating the default stream");
-        // Lives as long as the process; never in the arena, so no handle can destroy it.
+        // Lives until halResetDevice; never in the arena, so no handle can destroy it.
         existing = new halStream_t{device, native, 0, device->pool->addStream(native)};
         device->defaultStream.store(existing, std::memory_order_release);
     }
     *stream = existing;
     return HAL_SUCCESS;
+}
+
+void releaseDefaultStream(Device* device) {
+    halStream_t* stream = device->defaultStream.exchange(nullptr, std::memory_order_acq_rel);
+    if (stream == nullptr) return;
+    trace::streamDestroyed(stream);
+    device->pool->removeStream(stream->poolStream);
+    device->vtable->streamDestroy(stream->native);
+    delete stream;
 }
 
 bool holdOnDevice(halStream_t* stream, Device* other, const void* operand) {

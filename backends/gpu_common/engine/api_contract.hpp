@@ -15,6 +15,8 @@
 //                                                  call (backends/plugin_common/symbol_table.hpp)
 //   retainContext(), releaseContext()              what a device in use holds (CUDA: its primary
 //                                                  context)
+//   resetContext()                                 the vendor's reset of a device in use, a kept
+//                                                  fault included (deviceReset)
 //   enterContext(), leaveContext()                 making it current on a thread for one entry and
 //                                                  restoring what was current
 //                                                  (engine/current_device.hpp)
@@ -57,7 +59,7 @@ namespace polyhal::gpu {
     X(kName)                                                                                       \
     X(kLibraries) X(kLibraryDescription) X(kSelectionPriority) X(kDLPackDeviceType)                \
         X(kModuleImageKinds) X(kSuccess) X(kNotReady) X(kPeerAccessAlreadyEnabled)                 \
-            X(kPeerAccessNotEnabled) X(toHalError) X(describe) X(symbols) X(retainContext) X(      \
+            X(kPeerAccessNotEnabled) X(toHalError) X(describe) X(symbols) X(retainContext) X(resetContext) X(      \
                 releaseContext) X(enterContext) X(leaveContext) X(toPointer) X(toDevicePointer)    \
                 X(maxKernelArgumentBytes) X(memcpyAsync) X(memcpy2DAsync) X(launchHostFunc)        \
                     X(describeKernel) X(checkArguments) X(allowDynamicSharedMemory) X(             \

@@ -153,14 +153,19 @@ HAL_API halError halSetDevice(int device);
 HAL_API halError halGetDevice(int* device);
 
 /* Waits for all work on `device`, then destroys every graph, stream, event and module created
- * on it, frees its memory (graph-owned memory included) and withdraws the peer access it was
- * granted (halDeviceEnablePeerAccess); the handles become invalid (HAL_ERROR_INVALID_HANDLE).
+ * on it, frees its memory (graph-owned memory, managed memory and the halMallocHost memory made
+ * while it was current included), ends its host registrations and withdraws the peer access it
+ * was granted (halDeviceEnablePeerAccess); the handles become invalid (HAL_ERROR_INVALID_HANDLE)
+ * and the pointers dangle. Last, the backend resets the vendor's own state of the device, as
+ * cudaDeviceReset does: a CUDA context that a kernel fault left unusable works again.
  * The device stays usable: new objects may be created afterwards. No other thread may use the
  * device meanwhile. Refused while a stream of the device is being captured: end the capture
  * first.
  * Errors: HAL_ERROR_INVALID_DEVICE; HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED (a stream of the device
  * is being captured; the capture is invalidated); the device's oldest unreported asynchronous
- * failure (the others are cleared, see "Asynchronous failures"). */
+ * failure (the others are cleared, see "Asynchronous failures"; on a backend that keeps a fault,
+ * the reset's wait meets the kept fault once more and reports it, and the device is reset all
+ * the same). */
 HAL_API halError halResetDevice(int device);
 
 /* Capability bits of halDeviceProperties.capabilities. */

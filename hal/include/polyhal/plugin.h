@@ -438,6 +438,13 @@ typedef struct halPluginDispatchTable {
     halError (*memAllocManaged)(halPluginDevice device, size_t size, void** ptr);
     /* Frees memAllocManaged's memory; the core has synchronised the device first. */
     halError (*memFreeManaged)(halPluginDevice device, void* ptr);
+    /* Optional. halResetDevice calls it once the core has waited for the device's work and
+     * destroyed every object of it: the plugin lets go of what it kept for the device (destroyed
+     * streams, graphs, queued frees) and returns the vendor's state of the device to a fresh
+     * start, a fault the vendor keeps included (cuDevicePrimaryCtxReset, hipDeviceReset). The
+     * device stays open; the next call that needs it starts it again. Without the entry the
+     * vendor's state survives halResetDevice. */
+    halError (*deviceReset)(halPluginDevice device);
 } halPluginDispatchTable;
 
 /* Every entry of halPluginDispatchTable, in table order, as
@@ -524,7 +531,8 @@ typedef struct halPluginDispatchTable {
     X(memAllocManaged, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_MANAGED_MEMORY,                         \
       HAL_PLUGIN_GROUP_MANAGED_MEMORY)                                                             \
     X(memFreeManaged, HAL_PLUGIN_OPTIONAL, HAL_DEVICE_CAP_MANAGED_MEMORY,                          \
-      HAL_PLUGIN_GROUP_MANAGED_MEMORY)
+      HAL_PLUGIN_GROUP_MANAGED_MEMORY)                                                             \
+    X(deviceReset, HAL_PLUGIN_OPTIONAL, 0, HAL_PLUGIN_ALONE)
 
 /* The entry point. `coreAbiVersion` is the core's HAL_PLUGIN_ABI_VERSION; `table->size` is the
  * core's sizeof(halPluginDispatchTable). A plugin of another major version returns

@@ -125,6 +125,22 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice device) {
     return CUDA_SUCCESS;
 }
 
+// "Destroy all allocations and reset all state on the primary context ... Resetting the primary
+// context does not release it" (cuDevicePrimaryCtxReset's reference): its streams, events and
+// modules are gone (using their handles afterwards is a breach), its memory is freed, its peer
+// access and a kept fault cleared. Resetting a context never retained does nothing.
+CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice device) {
+    ENTER();
+    CUctx_st* context = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(g_mutex);
+        if (!validDevice(device)) return CUDA_ERROR_INVALID_DEVICE;
+        context = g_devices[static_cast<size_t>(device)].primary.get();
+    }
+    if (context != nullptr) resetContext(context);
+    return CUDA_SUCCESS;
+}
+
 CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice device, unsigned* flags, int* active) {
     ENTER();
     std::lock_guard<std::mutex> lock(g_mutex);

@@ -84,10 +84,14 @@ bool validDevice(CUdevice device) {
     return device >= 0 && device < static_cast<int>(g_devices.size());
 }
 
-void destroyContext(std::unique_ptr<CUctx_st> context) {
-    const CUctx_st* dying = context.get();
-    g_handles.removeIf([dying](const void* handle, const char* kind) {
-        if (std::strcmp(kind, kContext) == 0) return handle == dying;
+namespace {
+
+// Forgets the handles of `context`'s objects (the context's own too when `andContext`), drains
+// its streams and frees its memory.
+void clearContext(CUctx_st* context, bool andContext) {
+    const CUctx_st* dying = context;
+    g_handles.removeIf([dying, andContext](const void* handle, const char* kind) {
+        if (std::strcmp(kind, kContext) == 0) return andContext && handle == dying;
         if (std::strcmp(kind, kStream) == 0) {
             return static_cast<const CUstream_st*>(handle)->context == dying;
         }
@@ -104,8 +108,24 @@ void destroyContext(std::unique_ptr<CUctx_st> context) {
     });
     // Streams drain first. Events and modules the application did not destroy stay allocated,
     // so a leak checker reports them.
-    context->streams.clear();
+    std::vector<std::shared_ptr<CUstream_st>> streams;
+    {
+        std::lock_guard<std::mutex> lock(context->mutex);
+        streams.swap(context->streams);
+    }
+    streams.clear();
     g_memory.heap(context->device).releaseAll();
+}
+
+}  // namespace
+
+void destroyContext(std::unique_ptr<CUctx_st> context) { clearContext(context.get(), true); }
+
+void resetContext(CUctx_st* context) {
+    clearContext(context, false);
+    std::lock_guard<std::mutex> lock(context->mutex);
+    context->peers.clear();
+    context->sticky.store(CUDA_SUCCESS);
 }
 
 }  // namespace polyhal::doubles::cuda

@@ -170,6 +170,9 @@ int ipcEventsSupported(CUdevice device);
 extern std::atomic<int> g_failingPushes;
 // Releases a primary context: its handles die, its streams drain, its memory goes.
 void destroyContext(std::unique_ptr<CUctx_st> context);
+// cuDevicePrimaryCtxReset: the context stays (its handle valid, still retained), everything in it
+// goes, and a fault it kept is cleared.
+void resetContext(CUctx_st* context);
 
 // CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, and the offending captures invalidated, when a
 // potentially unsafe call may not be made now from the calling thread (capture.cpp).

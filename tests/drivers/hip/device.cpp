@@ -1,5 +1,8 @@
 // Devices: their properties, the current device, device-wide synchronisation.
 #include <cstdio>
+#include <cstring>
+#include <memory>
+#include <vector>
 
 #include "runtime.hpp"
 
@@ -104,6 +107,41 @@ hipError_t hipDeviceGetStreamPriorityRange(int* least, int* greatest) {
 hipError_t hipDeviceSynchronize() {
     ENTER();
     return synchronizeDevice(currentDevice());
+}
+
+// "The state of current device is discarded and updated to a fresh state ... deletes all streams
+// created, memory allocated, kernels running, events created" (hip_runtime_api.h): the handles
+// die (using them afterwards is a breach), and what a fault left is cleared.
+hipError_t hipDeviceReset() {
+    ENTER();
+    const int ordinal = currentDevice();
+    (void)synchronizeDevice(ordinal);
+    g_handles.removeIf([ordinal](const void* handle, const char* kind) {
+        if (std::strcmp(kind, kStream) == 0) {
+            return static_cast<const ihipStream_t*>(handle)->device == ordinal;
+        }
+        if (std::strcmp(kind, kEvent) == 0) {
+            return static_cast<const ihipEvent_t*>(handle)->device == ordinal;
+        }
+        if (std::strcmp(kind, kModule) == 0) {
+            return static_cast<const ihipModule_t*>(handle)->device == ordinal;
+        }
+        if (std::strcmp(kind, kFunction) == 0) {
+            return static_cast<const ihipModuleSymbol_t*>(handle)->module->device == ordinal;
+        }
+        return false;
+    });
+    Device& device = *g_devices[static_cast<size_t>(ordinal)];
+    std::vector<std::shared_ptr<ihipStream_t>> streams;
+    {
+        std::lock_guard<std::mutex> lock(device.mutex);
+        streams.swap(device.streams);
+        device.peers.clear();
+    }
+    streams.clear();  // they drain first
+    g_memory.heap(ordinal).releaseAll();
+    device.sticky.store(hipSuccess);
+    return hipSuccess;
 }
 
 }  // extern "C"

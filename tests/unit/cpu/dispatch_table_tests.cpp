@@ -24,8 +24,9 @@ TEST_CASE("the CPU table names the backend and fills every entry it needs", "[di
     // Every member after `name` is an entry, and the CPU backend implements all of them except
     // peer access: its memory is host memory, which the core knows every device can reach; and
     // eventCompletionTime: its host functions run on the stream's worker between the commands,
-    // which times a trace's spans exactly; and deviceGetStreamPriorityRange: its range is known
-    // without a device in use, and deviceGetInfo reports it.
+    // which times a trace's spans exactly; deviceGetStreamPriorityRange: its range is known
+    // without a device in use, and deviceGetInfo reports it; and deviceReset: a CPU device keeps
+    // no state of its own once the core has destroyed its objects.
     const auto* entries = reinterpret_cast<void* const*>(
         reinterpret_cast<const char*>(&filled) + offsetof(halPluginDispatchTable, initialize));
     const size_t count =
@@ -38,10 +39,12 @@ TEST_CASE("the CPU table names the backend and fills every entry it needs", "[di
     const size_t clockEntry = index(offsetof(halPluginDispatchTable, eventCompletionTime));
     const size_t priorityEntry =
         index(offsetof(halPluginDispatchTable, deviceGetStreamPriorityRange));
+    const size_t resetEntry = index(offsetof(halPluginDispatchTable, deviceReset));
     for (size_t i = 0; i < count; ++i) {
         INFO("entry " << i);
         const bool absent =
-            (i >= firstPeerEntry && i <= lastPeerEntry) || i == clockEntry || i == priorityEntry;
+            (i >= firstPeerEntry && i <= lastPeerEntry) || i == clockEntry || i == priorityEntry ||
+            i == resetEntry;
         CHECK((entries[i] != nullptr) != absent);
     }
 }

@@ -73,6 +73,9 @@ std::optional<halError> freeManaged(void* ptr, const char* operation) {
                     operation, ptr);
     }
     check::freed(device, ptr, operation);
+    // The bytes go back to the vendor, which may hand them to anything next (on the CPU backend,
+    // the program's own malloc): what the detector knew of them goes too.
+    check::segmentReleased(ptr);
     return checked(device->vtable->memFreeManaged(device->native, ptr), device, operation);
 }
 
@@ -83,7 +86,10 @@ void releaseHostMemory(Device* device) {
         vt.memHostUnregister(device->native, reinterpret_cast<void*>(registered.base));
     }
     for (const AddressRange& managed : rt.managedAllocations.eraseDevice(device)) {
-        vt.memFreeManaged(device->native, reinterpret_cast<void*>(managed.base));
+        void* base = reinterpret_cast<void*>(managed.base);
+        check::freed(device, base, "halResetDevice");
+        check::segmentReleased(base);
+        vt.memFreeManaged(device->native, base);
     }
 }
 
@@ -166,6 +172,7 @@ HAL_API halError halMallocManaged(void** ptr, size_t size, unsigned int flags) {
             return e;
         }
         runtime().managedAllocations.insert({reinterpret_cast<uintptr_t>(memory), size, device});
+        check::segmentReserved(memory, size);
         check::allocated(device, memory, size, op);
         noteManagedBlindSpot();
         *ptr = memory;

@@ -131,27 +131,37 @@ TEST_CASE("an exhausted device recovers when memory is freed", "[memory][oom]") 
     for (void* p : blocks) HAL_CHECK_OK(halFree(p));
 }
 
-TEST_CASE("halGetMemInfo reports the device's total, and free memory shrinking as it is used",
-          "[memory]") {
+namespace {
+
+constexpr size_t kMemInfoBytes = 64u << 20;
+
+// The device's free and total memory with nothing cached in the pool, so that an allocation
+// takes new memory from the device; false, the test skipped, with less than twice
+// kMemInfoBytes free.
+bool uncachedMemInfo(size_t* freeBytes, size_t* totalBytes) {
     int device = 0;
     HAL_REQUIRE_OK(halGetDevice(&device));
-    // Nothing cached, so that the allocation below takes new memory from the device.
     HAL_REQUIRE_OK(halSynchronizeDevice());
     HAL_REQUIRE_OK(halMemPoolTrim(device, 0));
+    HAL_REQUIRE_OK(halGetMemInfo(freeBytes, totalBytes));
+    if (*freeBytes >= 2 * kMemInfoBytes) return true;
+    cts::skip("less than 128 MiB free");
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("halGetMemInfo reports the device's total, and free memory shrinking as it is used",
+          "[memory]") {
     size_t freeBefore = 0, total = 0;
-    HAL_REQUIRE_OK(halGetMemInfo(&freeBefore, &total));
+    if (!uncachedMemInfo(&freeBefore, &total)) return;
     CHECK(total == cts::deviceProperties().totalMemory);
     CHECK(freeBefore <= total);
-    constexpr size_t kBytes = 64u << 20;
-    if (freeBefore < 2 * kBytes) {
-        cts::skip("less than 128 MiB free");
-        return;
-    }
-    cts::DeviceMemory held(kBytes);
+    cts::DeviceMemory held(kMemInfoBytes);
     size_t freeAfter = 0, totalAfter = 0;
     HAL_REQUIRE_OK(halGetMemInfo(&freeAfter, &totalAfter));
     CHECK(totalAfter == total);
-    CHECK(freeAfter + kBytes <= freeBefore);
+    CHECK(freeAfter + kMemInfoBytes <= freeBefore);
     CHECK(halGetMemInfo(nullptr, &total) == HAL_ERROR_INVALID_VALUE);
     CHECK(halGetMemInfo(&freeAfter, nullptr) == HAL_ERROR_INVALID_VALUE);
 }
@@ -161,20 +171,14 @@ TEST_CASE("halGetMemInfo reports the device's total, and free memory shrinking a
 // for the device, here held by a host function).
 TEST_CASE("halGetMemInfo counts memory the pool gave back as free while a stream holds the device",
           "[memory]") {
+    CTS_REQUIRE_CAPABILITY(HAL_DEVICE_CAP_HOST_FUNCTIONS);
+    size_t freeBefore = 0, total = 0;
+    if (!uncachedMemInfo(&freeBefore, &total)) return;
     int device = 0;
     HAL_REQUIRE_OK(halGetDevice(&device));
-    HAL_REQUIRE_OK(halSynchronizeDevice());
-    HAL_REQUIRE_OK(halMemPoolTrim(device, 0));
-    size_t freeBefore = 0, total = 0;
-    HAL_REQUIRE_OK(halGetMemInfo(&freeBefore, &total));
-    constexpr size_t kBytes = 64u << 20;
-    if (freeBefore < 2 * kBytes) {
-        cts::skip("less than 128 MiB free");
-        return;
-    }
     cts::Stream stream;
     void* block = nullptr;
-    HAL_REQUIRE_OK(halMalloc(&block, kBytes));
+    HAL_REQUIRE_OK(halMalloc(&block, kMemInfoBytes));
     cts::Gate gate;
     gate.enqueue(stream.get());
     HAL_REQUIRE_OK(halFree(block));

@@ -58,6 +58,11 @@ halError deviceOpen(int ordinal, halPluginDevice* device) {
         describedAs<ze_device_memory_properties_t>(ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES));
     POLYHAL_ZE_RETURN_IF_ERROR(zeDeviceGetMemoryProperties, entry.device, &count, memories.data());
     for (const auto& memory : memories) opened->totalMemory += memory.totalSize;
+    auto access = describedAs<ze_device_memory_access_properties_t>(
+        ZE_STRUCTURE_TYPE_DEVICE_MEMORY_ACCESS_PROPERTIES);
+    POLYHAL_ZE_RETURN_IF_ERROR(zeDeviceGetMemoryAccessProperties, entry.device, &access);
+    opened->sharedMemory =
+        (access.sharedSingleDeviceAllocCapabilities & ZE_MEMORY_ACCESS_CAP_FLAG_RW) != 0;
 
     count = 0;
     POLYHAL_ZE_RETURN_IF_ERROR(zeDeviceGetCommandQueueGroupProperties, entry.device, &count,
@@ -114,6 +119,7 @@ halError deviceGetInfo(halPluginDevice handle, halPluginDeviceInfo* info) {
     }
     // Interprocess events need no driver support (engine/shared_event_steps.hpp).
     capabilities |= HAL_DEVICE_CAP_IPC_EVENTS;
+    if (device.sharedMemory) capabilities |= HAL_DEVICE_CAP_MANAGED_MEMORY;
     fillDeviceInfo(device.properties, device.compute, device.totalMemory, capabilities, info);
     return HAL_SUCCESS;
 }

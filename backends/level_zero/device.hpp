@@ -43,6 +43,9 @@ class Device {
     // Every other device of the backend shares this device's context and can reach its memory
     // and be reached: copies between them are one zeCommandListAppendMemoryCopy.
     bool peerCopy = false;
+    // Shared allocations (zeMemAllocShared) the host and this device load from and store to:
+    // halMallocManaged's memory.
+    bool sharedMemory = false;
 
     // Streams not yet destroyed, and destroyed streams whose work has not finished yet (their
     // command lists may only be destroyed once idle). Both guarded by streamsMutex.

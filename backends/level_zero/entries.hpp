@@ -17,8 +17,8 @@ POLYHAL_PLUGIN_DECLARE_ENTRIES(streamGetNativeHandle, launchHostFunc);  // strea
 POLYHAL_PLUGIN_DECLARE_ENTRIES(eventElapsedTime, ipcEventGetHandle,
                                ipcEventOpenHandle);  // event.cpp
 POLYHAL_PLUGIN_DECLARE_ENTRIES(memAllocHost, memFreeHost, memcpy3DAsync, memcpyPeerAsync,
-                               ipcMemGetHandle, ipcMemOpenHandle,
-                               ipcMemCloseHandle);  // memory.cpp
+                               ipcMemGetHandle, ipcMemOpenHandle, ipcMemCloseHandle,
+                               memAllocManaged, memFreeManaged);  // memory.cpp
 POLYHAL_PLUGIN_DECLARE_ENTRIES(moduleLoadData, moduleUnload, moduleGetFunction,
                                launchKernel);                            // module.cpp
 POLYHAL_PLUGIN_DECLARE_ENTRIES(graphCreate, graphLaunch, graphDestroy);  // graph.cpp

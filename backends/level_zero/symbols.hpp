@@ -39,6 +39,7 @@ extern "C" ze_result_t ZE_APICALL zeMemPutIpcHandle(ze_context_handle_t hContext
     X(zeDeviceGetProperties,                  zeDeviceGetProperties)                      \
     X(zeDeviceGetComputeProperties,           zeDeviceGetComputeProperties)               \
     X(zeDeviceGetMemoryProperties,            zeDeviceGetMemoryProperties)                \
+    X(zeDeviceGetMemoryAccessProperties,      zeDeviceGetMemoryAccessProperties)          \
     X(zeDeviceGetCommandQueueGroupProperties, zeDeviceGetCommandQueueGroupProperties)     \
     X(zeDeviceCanAccessPeer,                  zeDeviceCanAccessPeer)                      \
     X(zeContextCreate,                        zeContextCreate)                            \
@@ -63,6 +64,7 @@ extern "C" ze_result_t ZE_APICALL zeMemPutIpcHandle(ze_context_handle_t hContext
     X(zeEventQueryStatus,                     zeEventQueryStatus)                         \
     X(zeMemAllocDevice,                       zeMemAllocDevice)                           \
     X(zeMemAllocHost,                         zeMemAllocHost)                             \
+    X(zeMemAllocShared,                       zeMemAllocShared)                           \
     X(zeMemFree,                              zeMemFree)                                  \
     X(zeMemGetAllocProperties,                zeMemGetAllocProperties)                    \
     X(zeMemGetIpcHandle,                      zeMemGetIpcHandle)                          \

@@ -615,9 +615,9 @@ HAL_API halError halHostUnregister(void* ptr);
  * elsewhere). Checked mode (POLYHAL_CHECK) sees the device's uses of managed memory, but not the
  * host's loads and stores: it cannot report a host access that breaks these rules.
  * Backends: cuMemAllocManaged and hipMallocManaged (CU_MEM_ATTACH_GLOBAL), on devices whose
- * driver reports managed memory; device memory on the CPU backend (host memory there, counted
- * against the device's capacity); Level Zero and OpenCL have no HAL_DEVICE_CAP_MANAGED_MEMORY
- * yet and refuse.
+ * driver reports managed memory; zeMemAllocShared on Level Zero devices with read-write
+ * single-device shared allocations; a fine-grain SVM buffer on OpenCL devices that have them;
+ * device memory on the CPU backend (host memory there, counted against the device's capacity).
  * Errors: HAL_ERROR_INVALID_VALUE (ptr NULL, size 0, flags not 0), HAL_ERROR_NOT_SUPPORTED (no
  * HAL_DEVICE_CAP_MANAGED_MEMORY), HAL_ERROR_OUT_OF_MEMORY. */
 HAL_API halError halMallocManaged(void** ptr, size_t size, unsigned int flags);

@@ -51,6 +51,7 @@ ZEDOUBLE_EXPORT zeGetDeviceProcAddrTable(ze_api_version_t version, ze_device_ddi
         t.pfnGetMemoryProperties = deviceGetMemoryProperties;
         t.pfnGetCommandQueueGroupProperties = deviceGetCommandQueueGroupProperties;
         t.pfnCanAccessPeer = deviceCanAccessPeer;
+        t.pfnGetMemoryAccessProperties = deviceGetMemoryAccessProperties;
     });
 }
 
@@ -130,6 +131,7 @@ ZEDOUBLE_EXPORT zeGetMemProcAddrTable(ze_api_version_t version, ze_mem_dditable_
     const ze_result_t result = fillTable(version, table, [](auto& t) {
         t.pfnAllocDevice = memAllocDevice;
         t.pfnAllocHost = memAllocHost;
+        t.pfnAllocShared = memAllocShared;
         t.pfnFree = memFree;
         t.pfnGetAllocProperties = memGetAllocProperties;
         t.pfnGetIpcHandle = memGetIpcHandle;

@@ -193,6 +193,20 @@ ze_result_t ZE_APICALL deviceGetMemoryProperties(ze_device_handle_t, uint32_t* c
     return ZE_RESULT_SUCCESS;
 }
 
+// Every kind of memory is load/store and atomic for the double's device, shared allocations
+// included (as Intel's GPUs report them).
+ze_result_t ZE_APICALL deviceGetMemoryAccessProperties(
+    ze_device_handle_t, ze_device_memory_access_properties_t* properties) {
+    constexpr ze_memory_access_cap_flags_t kAll =
+        ZE_MEMORY_ACCESS_CAP_FLAG_RW | ZE_MEMORY_ACCESS_CAP_FLAG_ATOMIC;
+    properties->hostAllocCapabilities = kAll;
+    properties->deviceAllocCapabilities = kAll;
+    properties->sharedSingleDeviceAllocCapabilities = kAll;
+    properties->sharedCrossDeviceAllocCapabilities = 0;
+    properties->sharedSystemAllocCapabilities = 0;
+    return ZE_RESULT_SUCCESS;
+}
+
 ze_result_t ZE_APICALL deviceGetCommandQueueGroupProperties(
     ze_device_handle_t, uint32_t* count, ze_command_queue_group_properties_t* groups) {
     if (*count == 0 || groups == nullptr) {

@@ -31,7 +31,8 @@ namespace zedouble {
 enum class Kind { Context, CommandList, EventPool, Event, Module, BuildLog, Kernel };
 
 struct Allocation {
-    enum Type { Device, Host } type;
+    // Shared: zeMemAllocShared's, which the host and its device both reach at one address.
+    enum Type { Device, Host, Shared } type;
     char* base;  // what the caller was given (PROT_NONE for device memory)
     size_t size;
     char* alias;  // where the double reads and writes it

@@ -27,6 +27,8 @@ ze_result_t ZE_APICALL deviceGetMemoryProperties(ze_device_handle_t, uint32_t* c
 ze_result_t ZE_APICALL deviceGetCommandQueueGroupProperties(ze_device_handle_t, uint32_t* count,
                                                             ze_command_queue_group_properties_t*);
 ze_result_t ZE_APICALL deviceCanAccessPeer(ze_device_handle_t, ze_device_handle_t, ze_bool_t*);
+ze_result_t ZE_APICALL deviceGetMemoryAccessProperties(ze_device_handle_t,
+                                                       ze_device_memory_access_properties_t*);
 ze_result_t ZE_APICALL contextCreate(ze_driver_handle_t, const ze_context_desc_t*,
                                      ze_context_handle_t*);
 ze_result_t ZE_APICALL contextDestroy(ze_context_handle_t);
@@ -37,6 +39,9 @@ ze_result_t ZE_APICALL memAllocDevice(ze_context_handle_t, const ze_device_mem_a
                                       size_t size, size_t alignment, ze_device_handle_t, void**);
 ze_result_t ZE_APICALL memAllocHost(ze_context_handle_t, const ze_host_mem_alloc_desc_t*,
                                     size_t size, size_t alignment, void**);
+ze_result_t ZE_APICALL memAllocShared(ze_context_handle_t, const ze_device_mem_alloc_desc_t*,
+                                      const ze_host_mem_alloc_desc_t*, size_t size,
+                                      size_t alignment, ze_device_handle_t, void**);
 ze_result_t ZE_APICALL memFree(ze_context_handle_t, void*);
 ze_result_t ZE_APICALL memGetAllocProperties(ze_context_handle_t, const void*,
                                              ze_memory_allocation_properties_t*,

@@ -142,6 +142,32 @@ ze_result_t ZE_APICALL memAllocHost(ze_context_handle_t context, const ze_host_m
     return ZE_RESULT_SUCCESS;
 }
 
+// Host memory the device reaches at the same address, as host memory is; it counts against the
+// device's memory, where the driver migrates it.
+ze_result_t ZE_APICALL memAllocShared(ze_context_handle_t context,
+                                      const ze_device_mem_alloc_desc_t*,
+                                      const ze_host_mem_alloc_desc_t*, size_t size,
+                                      size_t alignment, ze_device_handle_t device, void** ptr) {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    expectLive(context, Kind::Context, "zeMemAllocShared");
+    checkAlignment(alignment, "zeMemAllocShared");
+    if (device != nullptr && device->driver != context->driver) {
+        breach("zeMemAllocShared: device %p is not a device of context %p",
+               static_cast<void*>(device), static_cast<void*>(context));
+    }
+    if (device != nullptr && size > deviceMemoryBytes() - deviceBytesInUse(device)) {
+        return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
+    }
+    void* memory = mmap(nullptr, pageRounded(size), PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    state().allocations[reinterpret_cast<uintptr_t>(memory)] =
+        Allocation{Allocation::Shared, static_cast<char*>(memory), size,
+                   static_cast<char*>(memory), context, device};
+    *ptr = memory;
+    return ZE_RESULT_SUCCESS;
+}
+
 ze_result_t ZE_APICALL memFree(ze_context_handle_t context, void* ptr) {
     std::lock_guard<std::mutex> lock(state().mutex);
     expectLive(context, Kind::Context, "zeMemFree");
@@ -172,9 +198,10 @@ ze_result_t ZE_APICALL memGetAllocProperties(ze_context_handle_t context, const 
     std::lock_guard<std::mutex> lock(state().mutex);
     expectLive(context, Kind::Context, "zeMemGetAllocProperties");
     const Allocation* allocation = findAllocation(ptr, 1, "zeMemGetAllocProperties");
-    properties->type = allocation == nullptr                  ? ZE_MEMORY_TYPE_UNKNOWN
-                       : allocation->type == Allocation::Host ? ZE_MEMORY_TYPE_HOST
-                                                              : ZE_MEMORY_TYPE_DEVICE;
+    properties->type = allocation == nullptr                    ? ZE_MEMORY_TYPE_UNKNOWN
+                       : allocation->type == Allocation::Host   ? ZE_MEMORY_TYPE_HOST
+                       : allocation->type == Allocation::Shared ? ZE_MEMORY_TYPE_SHARED
+                                                                : ZE_MEMORY_TYPE_DEVICE;
     properties->id = allocation == nullptr ? 0 : reinterpret_cast<uintptr_t>(allocation->base);
     properties->pageSize = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
     if (device != nullptr) *device = allocation == nullptr ? nullptr : allocation->device;

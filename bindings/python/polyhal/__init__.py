@@ -7,15 +7,17 @@ polyhal; importing this package does not initialise it.
 """
 from ._check import check_enabled, check_findings
 from ._current import StreamCtx, current_stream, default_stream, set_cur_stream, stream
-from ._device import (Capability, DeviceProperties, backend, can_device_access_peer,
+from ._device import (Capability, DeviceProperties, backend, can_device_access_peer, device,
                       device_count, disable_peer_access, enable_peer_access, get_device,
-                      get_device_properties, mem_get_info, set_device, synchronize)
+                      get_device_properties, mem_get_info, priority_range, set_device,
+                      synchronize)
 from ._event import Event
 from ._graph import Graph, capture_status, graph
 from ._memory import Buffer, empty_cache, memory_stats
 from ._module import Function, Module
 from ._stream import Stream, default_stream_mode, set_default_stream_mode
 from ._trace import trace, trace_range, trace_start, trace_stop
+from . import compat
 from .errors import (BackendError, BackendIncompatibleError, BackendNotFoundError, HalError,
                      InvalidDeviceError, InvalidHandleError, InvalidImageError, InvalidValueError,
                      LaunchFailedError, NoDeviceError, NotFoundError, NotPermittedError,
@@ -35,8 +37,9 @@ __all__ = [
     "StreamCaptureIsolationError", "StreamCaptureUnjoinedError", "StreamCaptureUnmatchedError",
     "StreamCaptureUnsupportedError", "StreamCaptureWrongThreadError", "StreamCtx", "UnknownError",
     "backend", "can_device_access_peer", "capture_status", "check_enabled", "check_findings",
-    "current_stream", "default_stream", "default_stream_mode", "device_count", "disable_peer_access", "empty_cache",
-    "enable_peer_access", "get_device", "get_device_properties", "graph", "mem_get_info",
-    "memory_stats", "set_cur_stream", "set_default_stream_mode", "set_device", "stream", "synchronize", "trace",
+    "compat", "current_stream", "default_stream", "default_stream_mode", "device", "device_count",
+    "disable_peer_access", "empty_cache", "enable_peer_access", "get_device",
+    "get_device_properties", "graph", "mem_get_info", "memory_stats", "priority_range",
+    "set_cur_stream", "set_default_stream_mode", "set_device", "stream", "synchronize", "trace",
     "trace_range", "trace_start", "trace_stop",
 ]

@@ -44,18 +44,42 @@ class DeviceProperties:
     module_image_kinds: tuple  # file extensions of the module images it loads, preferred first
 
 
+# Device names that mean polyhal's backend of that name; PyTorch on ROCm calls HIP devices "cuda".
+_ALIASES = {"cuda": ("cuda", "hip")}
+
+
 def device_index(device):
-    """`device` as an int: TypeError for another type, ValueError beyond a C int (polyhal
-    itself checks that the device exists)."""
+    """`device` as an int ordinal. Accepted: an int; a string "N" or "<backend>:N" (as
+    torch.device and paddle.device take them: "cuda:1", "cpu:0"); an object with `type` and
+    `index` attributes, such as a torch.device, whose index None means the current device. A
+    name other than the current device's backend is a ValueError, as is an ordinal beyond a C
+    int; any other type a TypeError (polyhal itself checks that the device exists)."""
     if isinstance(device, bool):
         raise TypeError("a device is an int ordinal, not a bool")
+    if isinstance(device, str):
+        name, _, ordinal = device.rpartition(":")
+        if not ordinal.strip().isdigit():
+            raise ValueError(f"device {device!r} is not \"N\" or \"<backend>:N\"")
+        return _named_index(device, name, int(ordinal))
+    if hasattr(device, "type") and hasattr(device, "index"):  # torch.device
+        index = get_device() if device.index is None else device.index
+        return _named_index(device, str(device.type), index)
     try:
         index = operator.index(device)
     except TypeError:
-        raise TypeError(f"a device is an int ordinal, not {type(device).__name__}") from None
+        raise TypeError(f"a device is an int ordinal, a \"<backend>:N\" string or a "
+                        f"torch.device, not {type(device).__name__}") from None
     if not -INT_MAX - 1 <= index <= INT_MAX:
         raise ValueError(f"device ordinal {index} is out of range")
     return index
+
+
+def _named_index(device, name, index):
+    """`index`, once `name` (empty: any) is checked against the current backend."""
+    if name and backend() not in _ALIASES.get(name, (name,)):
+        raise ValueError(f"device {device!r} names backend {name!r}, but polyhal runs the "
+                         f"{backend()!r} backend (POLYHAL_BACKEND)")
+    return device_index(index)
 
 
 def device_count():
@@ -138,6 +162,40 @@ def enable_peer_access(peer_device):
 def disable_peer_access(peer_device):
     """Withdraws enable_peer_access(peer_device) from the current device."""
     hal.halDeviceDisablePeerAccess(device_index(peer_device))
+
+
+class device:  # noqa: N801 (the name of torch.cuda.device and paddle's device guard)
+    """``with polyhal.device(n):`` makes device `n` (anything device_index takes; None changes
+    nothing) the calling thread's current device inside the block, and restores the previous
+    one on exit, as torch.cuda.device does."""
+
+    def __init__(self, device):
+        self._index = None if device is None else device_index(device)
+        self._previous = []
+
+    def __enter__(self):
+        self._previous.append(get_device())
+        if self._index is not None:
+            set_device(self._index)
+        return self
+
+    def __exit__(self, *exc_info):
+        set_device(self._previous.pop())
+        return False
+
+    @property
+    def index(self):
+        return self._index
+
+
+def priority_range(device=None):
+    """(least, greatest) stream priorities of `device` (default: the current device), as
+    cudaDeviceGetStreamPriorityRange: lower numbers are higher priorities, so greatest <= least;
+    (0, 0) where priorities do nothing."""
+    least, greatest = ctypes.c_int(), ctypes.c_int()
+    with on_device(device):
+        hal.halGetStreamPriorityRange(ctypes.byref(least), ctypes.byref(greatest))
+    return least.value, greatest.value
 
 
 @contextlib.contextmanager

@@ -5,32 +5,45 @@ from . import _ipc
 from ._capi import (HAL_EVENT_BLOCKING_SYNC, HAL_EVENT_DISABLE_TIMING, HAL_EVENT_INTERPROCESS,
                     Handle, IpcHandle, hal)
 from ._current import resolve
-from ._device import get_device
+from ._device import get_device, on_device
 from ._resource import Resource
 
 
 class Event(Resource):
-    """An event on the current device (torch.Event, mindspore.hal.Event, paddle.device.Event).
+    """An event (torch.Event, mindspore.hal.Event, paddle.device.Event).
 
+    ``Event(*, device=None, enable_timing=False, blocking=False, interprocess=False)``; the
+    arguments are keywords only: ``torch.Event(1)`` names a device where
+    ``mindspore.hal.Event(True)`` enables timing (polyhal.compat keeps each framework's order).
+    ``device``: the event's device. Without it, as with torch.Event, the event takes the device
+    of the stream it is first recorded on (until then it is the current device's).
     ``enable_timing``: elapsed_time() works (costs a timestamp per record).
     ``blocking``: synchronize() sleeps instead of spinning.
     ``interprocess``: the event may be shared with other processes (ipc_handle(), or pickling
-    it, e.g. through a multiprocessing queue); it cannot have timing.
+    it, e.g. through a multiprocessing queue); it cannot have timing, and stays on the device it
+    was made on.
     Querying or waiting on an event that was never recorded succeeds at once.
     """
 
     _kind = "event"
 
-    def __init__(self, enable_timing=False, blocking=False, interprocess=False):
+    def __init__(self, *args, device=None, enable_timing=False, blocking=False,
+                 interprocess=False):
+        if args:
+            raise TypeError(
+                "Event() takes keyword arguments only (Event(enable_timing=...)): torch.Event(1) "
+                "and paddle's Event(1) name a device, mindspore's Event(True) enables timing; "
+                "polyhal.compat has each framework's order")
         if interprocess and enable_timing:
             raise ValueError("an interprocess event cannot have timing (enable_timing=False)")
-        flags = (0 if enable_timing else HAL_EVENT_DISABLE_TIMING) | (
+        self._flags = (0 if enable_timing else HAL_EVENT_DISABLE_TIMING) | (
             HAL_EVENT_BLOCKING_SYNC if blocking else 0) | (
             HAL_EVENT_INTERPROCESS if interprocess else 0)
-        handle = Handle()
-        hal.halCreateEventWithFlag(ctypes.byref(handle), flags)
-        self._handle = handle.value
-        self._device = get_device()
+        with on_device(device):
+            self._handle = self._create()
+            self._device = get_device()
+        # torch.Event's rule: an event made without a device goes where it is first recorded.
+        self._movable = device is None and not interprocess
         self._enable_timing = bool(enable_timing)
         self._blocking = bool(blocking)
         self._interprocess = bool(interprocess)
@@ -45,6 +58,7 @@ class Event(Resource):
         event = cls.__new__(cls)
         event._handle = opened.value
         event._device = get_device()
+        event._movable = False
         event._enable_timing = False
         event._blocking = False
         event._interprocess = True
@@ -83,11 +97,25 @@ class Event(Resource):
 
     def record(self, stream=None):
         """Captures the work submitted to `stream` (default: the current stream) so far;
-        recording again moves the event."""
+        recording again moves the event. An event made without a device takes the stream's
+        device at its first record; otherwise a stream of another device is an
+        InvalidValueError."""
         stream = resolve(stream)
         self._require_open()
+        if self._movable and stream.device != self._device:
+            with on_device(stream.device):
+                handle = self._create()
+            hal.halDestroyEvent(self._handle)  # never recorded: nothing waits on it
+            self._handle, self._device = handle, stream.device
         with stream._selected():
             hal.halRecordEvent(self._handle, stream._handle)
+        self._movable = False
+
+    def _create(self):
+        """A new event of the current device with the event's flags."""
+        handle = Handle()
+        hal.halCreateEventWithFlag(ctypes.byref(handle), self._flags)
+        return handle.value
 
     def wait(self, stream=None):
         """Makes `stream`'s (default: the current stream's) later work wait for this event."""

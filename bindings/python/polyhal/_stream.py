@@ -4,7 +4,7 @@ import ctypes
 
 from . import _host_func
 from ._capi import Handle, hal
-from ._device import get_device, on_device
+from ._device import get_device, on_device, priority_range
 from ._resource import Resource
 
 
@@ -29,31 +29,35 @@ def default_stream_mode():
     return next(name for name, value in _DEFAULT_STREAM_MODES.items() if value == mode.value)
 
 
-def _priority_range():
-    least, greatest = ctypes.c_int(), ctypes.c_int()
-    hal.halGetStreamPriorityRange(ctypes.byref(least), ctypes.byref(greatest))
-    return least.value, greatest.value
-
-
 class Stream(Resource):
     """A stream (torch.Stream, mindspore.hal.Stream, paddle.device.Stream).
 
-    ``Stream(priority=0, device=None, *, non_blocking=False)`` creates a stream on `device`
-    (default: the current device). Lower priority numbers are higher priorities; a priority
-    outside the device's range is clamped to it, and ``priority`` reports the clamped value.
-    ``non_blocking=True`` (HAL_STREAM_NON_BLOCKING, cudaStreamNonBlocking) keeps the stream out of
-    the implicit waits of a legacy default stream (``set_default_stream_mode("legacy")``).
+    ``Stream(*, device=None, priority=0, non_blocking=False)`` creates a stream on `device`
+    (default: the current device; anything polyhal.device takes). The arguments are keywords
+    only: ``torch.Stream(1)`` and ``paddle.device.Stream(1)`` name a device where
+    ``mindspore.hal.Stream(1)`` names a priority, so a positional one is refused rather than
+    guessed (polyhal.compat keeps each framework's order). Lower priority numbers are higher
+    priorities (priority_range()); a priority outside the device's range is clamped to it, and
+    ``priority`` reports the clamped value. ``non_blocking=True`` (HAL_STREAM_NON_BLOCKING,
+    cudaStreamNonBlocking) keeps the stream out of the implicit waits of a legacy default stream
+    (``set_default_stream_mode("legacy")``). ``with stream:`` makes it the current stream inside
+    the block, as ``with polyhal.stream(stream):`` does.
     """
 
     _kind = "stream"
 
-    def __init__(self, priority=0, device=None, *, non_blocking=False):
+    def __init__(self, *args, device=None, priority=0, non_blocking=False):
+        if args:
+            raise TypeError(
+                "Stream() takes keyword arguments only (Stream(device=..., priority=...)): "
+                "torch.Stream(1) and paddle's Stream(1) name a device, mindspore's Stream(1) a "
+                "priority; polyhal.compat has each framework's order")
         if not isinstance(priority, int) or isinstance(priority, bool):
             raise TypeError(f"priority must be an int, not {type(priority).__name__}")
         handle = Handle()
         with on_device(device):
             self._device = get_device()
-            least, greatest = _priority_range()
+            least, greatest = priority_range()
             priority = min(max(priority, greatest), least)  # as polyhal clamps it
             flags = _STREAM_NON_BLOCKING if non_blocking else 0
             hal.halCreateStreamWithConfig(ctypes.byref(handle), priority, flags)
@@ -153,6 +157,18 @@ class Stream(Resource):
             raise TypeError(f"launch_host_func() needs a callable, not {type(function).__name__}")
         with self._selected():
             _host_func.launch(self._handle, self._device, function)
+
+    def __enter__(self):
+        from ._current import StreamCtx  # here, not at the top: _current imports this module
+
+        if not hasattr(self, "_entered"):
+            self._entered = []
+        context = StreamCtx(self)
+        self._entered.append(context)
+        return context.__enter__()
+
+    def __exit__(self, *exc_info):
+        return self._entered.pop().__exit__(*exc_info)
 
     def _selected(self):
         """Context in which the stream's handle means this stream: the NULL handle names the

@@ -1,4 +1,8 @@
 """Helpers shared by the polyhal Python tests."""
+import os
+import subprocess
+import sys
+import textwrap
 import threading
 
 import numpy as np
@@ -13,6 +17,13 @@ def require(capability):
     props = polyhal.get_device_properties()
     if capability not in props.capabilities:
         pytest.skip(f"backend '{props.backend}' lacks {capability.name}")
+
+
+def run_python(script, **environment):
+    """Runs `script` in a fresh interpreter (polyhal initialises once per process)."""
+    env = dict(os.environ, **environment)
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(script)], env=env,
+                          capture_output=True, text=True, timeout=120)
 
 
 def to_device(array, stream=None):

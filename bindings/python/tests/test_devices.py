@@ -1,13 +1,11 @@
 """Devices: count, selection, properties; default streams of other devices."""
 import gc
 import os
-import subprocess
-import sys
-import textwrap
 
 import pytest
 
 import polyhal
+from helpers import run_python
 
 
 def test_device_queries():
@@ -34,13 +32,6 @@ def test_device_queries():
         polyhal.Stream(device=count)
 
 
-def run_python(script, **environment):
-    """Runs `script` in a fresh interpreter (polyhal initialises once per process)."""
-    env = dict(os.environ, **environment)
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(script)], env=env,
-                          capture_output=True, text=True, timeout=120)
-
-
 def test_default_stream_of_another_device_works_from_any_current_device():
     if polyhal.backend() != "cpu":
         pytest.skip("two devices are made with POLYHAL_CPU_DEVICES, a CPU-backend setting")
@@ -55,7 +46,7 @@ def test_default_stream_of_another_device_works_from_any_current_device():
         assert polyhal.memory_stats(0)["bytes_in_use"] == 0
         buffer.copy_from(np.arange(8, dtype=np.int64), stream=other)
         assert buffer.to_numpy(np.int64, (8,), stream=other).tolist() == list(range(8))
-        event = polyhal.Event()
+        event = polyhal.Event(device=0)
         with polyhal.stream(polyhal.Stream(device=1)) as s:
             assert polyhal.get_device() == 1 and s.device == 1
             assert polyhal.current_stream() == s

@@ -63,7 +63,7 @@ def test_a_bad_launch_fails_at_launch_or_at_the_next_synchronisation(matmul_modu
 def test_misuse_raises_type_or_value_error():
     s = polyhal.Stream()
     e = polyhal.Event()
-    for call in (lambda: polyhal.Stream(priority="high"), lambda: polyhal.Stream(device="0"),
+    for call in (lambda: polyhal.Stream(priority="high"), lambda: polyhal.Stream(device=0.5),
                  lambda: polyhal.set_device(1.0), lambda: polyhal.set_device(True),
                  lambda: e.record("stream"), lambda: s.wait_event(s), lambda: s.wait_stream(e),
                  lambda: e.elapsed_time(1.5), lambda: polyhal.Buffer("64"),

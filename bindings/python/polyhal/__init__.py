@@ -13,6 +13,7 @@ from ._device import (Capability, DeviceProperties, backend, can_device_access_p
                       synchronize)
 from ._event import Event
 from ._graph import Graph, capture_status, graph
+from ._host_buffer import HostBuffer
 from ._memory import Buffer, empty_cache, memory_stats
 from ._module import Function, Module
 from ._stream import Stream, default_stream_mode, set_default_stream_mode
@@ -30,7 +31,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BackendError", "BackendIncompatibleError", "BackendNotFoundError", "Buffer", "Capability",
-    "DeviceProperties", "Event", "Function", "Graph", "HalError", "InvalidDeviceError",
+    "DeviceProperties", "Event", "Function", "Graph", "HalError", "HostBuffer", "InvalidDeviceError",
     "InvalidHandleError", "InvalidImageError", "InvalidValueError", "LaunchFailedError",
     "Module", "NoDeviceError", "NotFoundError", "NotPermittedError", "NotReadyError",
     "NotSupportedError", "OutOfMemoryError", "Stream", "StreamCaptureInvalidatedError",

@@ -149,6 +149,8 @@ _PROTOTYPES = {
     "halDestroyEvent": (halError, [Handle]),
     "halLaunchHostFunc": (halError, [Handle, HostFn, c_void_p]),
     "halFree": (halError, [c_void_p]),
+    "halMallocHost": (halError, [POINTER(c_void_p), c_size_t]),
+    "halFreeHost": (halError, [c_void_p]),
     "halMemcpyAsync": (halError, [c_void_p, c_size_t, c_void_p, c_size_t, c_int, Handle]),
     "halMemcpy3DAsync": (halError, [POINTER(Memcpy3DParams), Handle]),
     "halMallocAsync": (halError, [POINTER(c_void_p), c_size_t, Handle]),

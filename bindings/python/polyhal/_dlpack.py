@@ -14,6 +14,7 @@ from ctypes import c_int32, c_int64, c_uint8, c_uint16, c_uint32, c_uint64, c_vo
 from ._device import Capability
 
 KDL_CPU = 1
+KDL_CPU_PINNED = 3  # page-locked host memory (cudaMallocHost's)
 _KDL_UINT = 1
 LEGACY_NAME = b"dltensor"
 VERSIONED_NAME = b"dltensor_versioned"

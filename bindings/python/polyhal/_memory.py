@@ -5,6 +5,7 @@ import operator
 import numpy
 
 from . import _dlpack, _graph_owner, _ipc
+from ._host_buffer import HostBuffer, host_buffer_of, keep_until_done
 from ._capi import (HAL_CAPTURE_STATUS_NONE, HAL_MEMCPY_DEVICE_TO_DEVICE,
                     HAL_MEMCPY_DEVICE_TO_HOST, HAL_MEMCPY_HOST_TO_DEVICE, SIZE_MAX, IpcHandle,
                     Memcpy3DParams, MemPoolStats, hal)
@@ -140,12 +141,15 @@ class Buffer(Resource):
     def device(self):
         return self._stream.device
 
-    def copy_from(self, source, stream=None):
+    def copy_from(self, source, stream=None, non_blocking=False):
         """Copies `source` to the start of the buffer on `stream` (default: the current stream).
 
-        From another Buffer the copy is enqueued and the call returns at once. From host memory
-        (a numpy array, bytes, bytearray, memoryview) the call returns once the copy is done,
-        because the stream must not read host memory that Python may free meanwhile.
+        From another Buffer the copy is enqueued and the call returns at once. From a HostBuffer
+        (or a numpy view of one) with non_blocking=True it is enqueued too, as torch's
+        copy_(pinned, non_blocking=True): the HostBuffer stays alive until the copy has run,
+        and writing it before then races with the copy. From other host memory (a numpy array,
+        bytes, bytearray, memoryview), or without non_blocking, the call returns once the copy
+        is done, because the stream must not read host memory that Python may free meanwhile.
         """
         stream = resolve(stream)
         self._require_open()
@@ -156,12 +160,39 @@ class Buffer(Resource):
                 hal.halMemcpyAsync(self._ptr, self._nbytes, source._ptr, source._nbytes,
                                    HAL_MEMCPY_DEVICE_TO_DEVICE, stream._handle)
             return
-        host = _host_bytes(source)
+        host = _host_bytes(source.numpy() if isinstance(source, HostBuffer) else source)
         self._check_fits(host.nbytes)
+        self._host_copy(stream, self._ptr, host, HAL_MEMCPY_HOST_TO_DEVICE, non_blocking)
+
+    def copy_to(self, target, stream=None, non_blocking=False):
+        """Copies the buffer's leading bytes into `target`, a HostBuffer or a writable
+        C-contiguous numpy array, filling it, on `stream` (default: the current stream). With
+        non_blocking=True into a HostBuffer (or a numpy view of one) the call returns at once
+        and the HostBuffer stays alive until the copy has run: read it after synchronising.
+        Otherwise the call returns once the copy is done."""
+        stream = resolve(stream)
+        self._require_open()
+        host = target.numpy() if isinstance(target, HostBuffer) else target
+        if not isinstance(host, numpy.ndarray):
+            raise TypeError(f"copy_to() needs a polyhal.HostBuffer or a numpy array, not "
+                            f"{type(target).__name__}")
+        if not (host.flags.c_contiguous and host.flags.writeable):
+            raise ValueError("copy_to() needs a writable C-contiguous array")
+        self._check_fits(host.nbytes)
+        self._host_copy(stream, host.ctypes.data, host, HAL_MEMCPY_DEVICE_TO_HOST, non_blocking)
+
+    def _host_copy(self, stream, dst, host, kind, non_blocking):
+        """One copy between the buffer and the host array `host` (`dst` the destination), left
+        in flight only where the host end is a HostBuffer and the caller asked for it."""
+        pinned = host_buffer_of(host) if non_blocking else None
+        src = host.ctypes.data if kind == HAL_MEMCPY_HOST_TO_DEVICE else self._ptr
+        dst_max = self._nbytes if kind == HAL_MEMCPY_HOST_TO_DEVICE else host.nbytes
         with stream._selected():
-            hal.halMemcpyAsync(self._ptr, self._nbytes, host.ctypes.data, host.nbytes,
-                               HAL_MEMCPY_HOST_TO_DEVICE, stream._handle)
-            hal.halSynchronizeStream(stream._handle)
+            hal.halMemcpyAsync(dst, dst_max, src, host.nbytes, kind, stream._handle)
+            if pinned is None:
+                hal.halSynchronizeStream(stream._handle)
+                return
+        keep_until_done(pinned, stream)
 
     def to_numpy(self, dtype=numpy.uint8, shape=None, stream=None):
         """A new numpy array with the buffer's leading bytes, copied in the order of `stream`

@@ -3,7 +3,9 @@
 
 namespace polyhal::allocator {
 
-EventPool::~EventPool() { clear(); }
+EventPool::~EventPool() {
+    clear();
+}
 
 void EventPool::clear() {
     std::vector<DeviceEvent> spare;

@@ -62,7 +62,9 @@ halError memHostRegister(halPluginDevice /*device*/, void* /*ptr*/, size_t /*siz
     return HAL_SUCCESS;
 }
 
-halError memHostUnregister(halPluginDevice /*device*/, void* /*ptr*/) { return HAL_SUCCESS; }
+halError memHostUnregister(halPluginDevice /*device*/, void* /*ptr*/) {
+    return HAL_SUCCESS;
+}
 
 // Managed memory is device memory, which the host reaches anyway; it counts against the device's
 // capacity (POLYHAL_CPU_MEMORY) as device memory does.

@@ -65,7 +65,8 @@ struct CudaApi {
     static constexpr CUdevice_attribute kAttributeMaxSharedMemoryPerBlock =
         CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN;
     static constexpr CUdevice_attribute kAttributeMaxPitch = CU_DEVICE_ATTRIBUTE_MAX_PITCH;
-    static constexpr CUdevice_attribute kAttributeManagedMemory = CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY;
+    static constexpr CUdevice_attribute kAttributeManagedMemory =
+        CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY;
     // CUDA 12 drivers say per device whether events can be shared (not on WSL, for one).
     static constexpr bool kHasIpcEventAttribute = true;
     static constexpr CUdevice_attribute kAttributeIpcEventSupported =

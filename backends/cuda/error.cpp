@@ -33,8 +33,7 @@ halError CudaApi::toHalError(CUresult result) noexcept {
     case CUDA_ERROR_NOT_PERMITTED: return HAL_ERROR_NOT_PERMITTED;
     case CUDA_ERROR_NOT_SUPPORTED: return HAL_ERROR_NOT_SUPPORTED;
     // The application registered the memory through CUDA itself (PyTorch's pin_memory does).
-    case CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED:
-        return HAL_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+    case CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED: return HAL_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
     case CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED: return HAL_ERROR_HOST_MEMORY_NOT_REGISTERED;
     // A kernel that faulted. CUDA keeps these sticky: every later call on the context
     // returns the same error.

@@ -73,8 +73,7 @@ struct HipApi {
     static constexpr hipDeviceAttribute_t kAttributeMaxSharedMemoryPerBlock =
         hipDeviceAttributeMaxSharedMemoryPerBlock;
     static constexpr hipDeviceAttribute_t kAttributeMaxPitch = hipDeviceAttributeMaxPitch;
-    static constexpr hipDeviceAttribute_t kAttributeManagedMemory =
-        hipDeviceAttributeManagedMemory;
+    static constexpr hipDeviceAttribute_t kAttributeManagedMemory = hipDeviceAttributeManagedMemory;
     // HIP has no attribute telling whether a device can share events.
     static constexpr bool kHasIpcEventAttribute = false;
     static constexpr unsigned kUserObjectNoDestructorSync = hipUserObjectNoDestructorSync;

@@ -65,13 +65,13 @@ halError memAllocHost(halPluginDevice device, size_t size, void** ptr) {
 // A shared allocation of the device: the driver migrates it between the host and the device.
 halError memAllocManaged(halPluginDevice handle, size_t size, void** ptr) {
     const Device& device = plugin::fromHandle<Device>(handle);
-    const ze_device_mem_alloc_desc_t deviceDesc{ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, nullptr,
-                                                0, 0};
+    const ze_device_mem_alloc_desc_t deviceDesc{ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, nullptr, 0,
+                                                0};
     const ze_host_mem_alloc_desc_t hostDesc{ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, nullptr, 0};
-    return checkAllocation(ze.zeMemAllocShared.address(device.driver->context, &deviceDesc,
-                                                       &hostDesc, size, kAlignment, device.device,
-                                                       ptr),
-                           "zeMemAllocShared", size);
+    return checkAllocation(
+        ze.zeMemAllocShared.address(device.driver->context, &deviceDesc, &hostDesc, size,
+                                    kAlignment, device.device, ptr),
+        "zeMemAllocShared", size);
 }
 
 halError memFreeManaged(halPluginDevice device, void* ptr) {

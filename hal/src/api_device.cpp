@@ -109,9 +109,10 @@ HAL_API halError halResetDevice(int ordinal) {
         releaseDeviceObjects(device);
         revokePeerAccess(device);  // as cudaDeviceReset ends the context's peer mappings
         // Last, the vendor's own state: a CUDA context a fault poisoned is usable again.
-        const halError reset = device->vtable->deviceReset != nullptr
-                                   ? checked(device->vtable->deviceReset(device->native), device, op)
-                                   : HAL_SUCCESS;
+        const halError reset =
+            device->vtable->deviceReset != nullptr
+                ? checked(device->vtable->deviceReset(device->native), device, op)
+                : HAL_SUCCESS;
         std::optional<DeferredFailure> failure = device->deferredFailures.takeOldest();
         // The reset clears the device's other unreported failures, with the work they belong to.
         const size_t cleared = device->deferredFailures.clear();

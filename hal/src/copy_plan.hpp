@@ -13,11 +13,11 @@ namespace polyhal {
 // Where one operand of a copy or memset lives, as far as polyhal knows.
 struct Operand {
     const void* pointer = nullptr;
-    Device* owner = nullptr;  // the device whose pool holds it
-    bool pinnedHost = false;  // from halMallocHost or registered with halHostRegister
+    Device* owner = nullptr;      // the device whose pool holds it
+    bool pinnedHost = false;      // from halMallocHost or registered with halHostRegister
     Device* managedBy = nullptr;  // from halMallocManaged on this device: host and device memory
-    bool imported = false;    // another process's memory (halIpcOpenMemHandle)
-    uintptr_t base = 0;       // the allocation containing it, when known
+    bool imported = false;        // another process's memory (halIpcOpenMemHandle)
+    uintptr_t base = 0;           // the allocation containing it, when known
     size_t size = 0;
 
     Device* device() const { return owner; }

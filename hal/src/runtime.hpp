@@ -29,9 +29,9 @@ struct Runtime {
     HandleArena<halFunction_t> functions;
     HandleArena<halGraph_t> graphs;
     AddressRanges hostAllocations;
-    AddressRanges ipcImports;  // halIpcOpenMemHandle's mappings
-    AddressRanges hostRegistrations;  // halHostRegister's ranges
-    AddressRanges managedAllocations; // halMallocManaged's
+    AddressRanges ipcImports;          // halIpcOpenMemHandle's mappings
+    AddressRanges hostRegistrations;   // halHostRegister's ranges
+    AddressRanges managedAllocations;  // halMallocManaged's
 };
 
 namespace detail {

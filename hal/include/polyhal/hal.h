@@ -88,21 +88,21 @@ typedef enum halError {
     HAL_ERROR_NOT_FOUND = 13,      /* a named symbol (kernel function) does not exist */
     HAL_ERROR_NOT_PERMITTED = 14,  /* the call is not allowed where it was made (inside a
                                       host function; see halLaunchHostFunc) */
-    HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED = 15,  /* the call cannot be made while a stream is
-                                                   captured; the capture is invalidated */
-    HAL_ERROR_STREAM_CAPTURE_INVALIDATED = 16,  /* the capture was invalidated by an earlier
-                                                   error; end it and capture again */
-    HAL_ERROR_STREAM_CAPTURE_UNJOINED = 17,     /* a stream forked into the capture was not
-                                                   joined back before halStreamEndCapture */
-    HAL_ERROR_STREAM_CAPTURE_ISOLATION = 18,    /* the call would make a capture depend on work
-                                                   outside it (or another capture) */
-    HAL_ERROR_STREAM_CAPTURE_WRONG_THREAD = 19, /* the capture was begun on another thread */
-    HAL_ERROR_STREAM_CAPTURE_UNMATCHED = 20,    /* the stream is not the origin of a capture */
+    HAL_ERROR_STREAM_CAPTURE_UNSUPPORTED = 15,     /* the call cannot be made while a stream is
+                                                      captured; the capture is invalidated */
+    HAL_ERROR_STREAM_CAPTURE_INVALIDATED = 16,     /* the capture was invalidated by an earlier
+                                                      error; end it and capture again */
+    HAL_ERROR_STREAM_CAPTURE_UNJOINED = 17,        /* a stream forked into the capture was not
+                                                      joined back before halStreamEndCapture */
+    HAL_ERROR_STREAM_CAPTURE_ISOLATION = 18,       /* the call would make a capture depend on work
+                                                      outside it (or another capture) */
+    HAL_ERROR_STREAM_CAPTURE_WRONG_THREAD = 19,    /* the capture was begun on another thread */
+    HAL_ERROR_STREAM_CAPTURE_UNMATCHED = 20,       /* the stream is not the origin of a capture */
     HAL_ERROR_HOST_MEMORY_ALREADY_REGISTERED = 21, /* the range overlaps registered or pinned
                                                       host memory */
     HAL_ERROR_HOST_MEMORY_NOT_REGISTERED = 22,     /* the pointer does not start a range
                                                       registered with halHostRegister */
-    HAL_ERROR_UNKNOWN = 999,                    /* an internal failure that fits no other code */
+    HAL_ERROR_UNKNOWN = 999,                       /* an internal failure that fits no other code */
     HAL_ERROR_FORCE_UINT32 = 0x7fffffff
 } halError;
 
@@ -181,10 +181,10 @@ typedef enum halDeviceCapability {
     HAL_DEVICE_CAP_CONCURRENT_HOST_FUNCTIONS = 1u << 7, /* host functions of different streams
                                                    run at the same time; without it they may run
                                                    one at a time on one host thread, as in CUDA */
-    HAL_DEVICE_CAP_IPC_MEMORY = 1u << 8, /* halIpcGetMemHandle and halIpcOpenMemHandle
-                                            work (memory shared between processes) */
-    HAL_DEVICE_CAP_IPC_EVENTS = 1u << 9, /* HAL_EVENT_INTERPROCESS events work */
-    HAL_DEVICE_CAP_HOST_REGISTER = 1u << 10, /* halHostRegister pins existing host memory */
+    HAL_DEVICE_CAP_IPC_MEMORY = 1u << 8,      /* halIpcGetMemHandle and halIpcOpenMemHandle
+                                                 work (memory shared between processes) */
+    HAL_DEVICE_CAP_IPC_EVENTS = 1u << 9,      /* HAL_EVENT_INTERPROCESS events work */
+    HAL_DEVICE_CAP_HOST_REGISTER = 1u << 10,  /* halHostRegister pins existing host memory */
     HAL_DEVICE_CAP_MANAGED_MEMORY = 1u << 11, /* halMallocManaged works */
     HAL_DEVICE_CAP_FORCE_UINT32 = 0x7fffffff
 } halDeviceCapability;
@@ -411,9 +411,9 @@ typedef void (*halHostFn)(void* userData);
  * Inside fn, as in CUDA, polyhal may not be called into the device: only halGetErrorName,
  * halGetErrorString, halGetLastErrorMessage, halGetVersion, halInit, halGetBackendName,
  * halGetDeviceCount, halGetDevice, halSetDevice, halGetDeviceProperties,
- * halGetStreamPriorityRange, halGetDefaultStreamMode, halMemPoolGetStats, halMemPoolGetAttribute, halTraceRangePush,
- * halTraceRangePop, halCheckGetEnabled, halCheckGetFindingCount and halCheckSetCallSite are
- * allowed. Every other function returns HAL_ERROR_NOT_PERMITTED and does
+ * halGetStreamPriorityRange, halGetDefaultStreamMode, halMemPoolGetStats, halMemPoolGetAttribute,
+ * halTraceRangePush, halTraceRangePop, halCheckGetEnabled, halCheckGetFindingCount and
+ * halCheckSetCallSite are allowed. Every other function returns HAL_ERROR_NOT_PERMITTED and does
  * nothing, halFree and halFreeAsync included (they record the pool's events): to release memory
  * once fn has run, call halFreeAsync(ptr, stream) after halLaunchHostFunc instead.
  * Errors: HAL_ERROR_INVALID_VALUE (fn NULL), HAL_ERROR_INVALID_HANDLE, HAL_ERROR_NOT_SUPPORTED,

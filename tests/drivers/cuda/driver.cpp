@@ -119,7 +119,9 @@ void clearContext(CUctx_st* context, bool andContext) {
 
 }  // namespace
 
-void destroyContext(std::unique_ptr<CUctx_st> context) { clearContext(context.get(), true); }
+void destroyContext(std::unique_ptr<CUctx_st> context) {
+    clearContext(context.get(), true);
+}
 
 void resetContext(CUctx_st* context) {
     clearContext(context, false);

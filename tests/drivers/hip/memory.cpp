@@ -138,8 +138,7 @@ hipError_t hipHostRegister(void* pointer, size_t size, unsigned int flags) {
         return hipErrorInvalidValue;
     }
     if (g_memory.deviceOf(pointer) >= 0) return hipErrorInvalidValue;
-    return g_memory.registerHost(pointer, size) ? hipSuccess
-                                                : hipErrorHostMemoryAlreadyRegistered;
+    return g_memory.registerHost(pointer, size) ? hipSuccess : hipErrorHostMemoryAlreadyRegistered;
 }
 
 hipError_t hipHostUnregister(void* pointer) {

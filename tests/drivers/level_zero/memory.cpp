@@ -162,8 +162,12 @@ ze_result_t ZE_APICALL memAllocShared(ze_context_handle_t context,
                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (memory == MAP_FAILED) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     state().allocations[reinterpret_cast<uintptr_t>(memory)] =
-        Allocation{Allocation::Shared, static_cast<char*>(memory), size,
-                   static_cast<char*>(memory), context, device};
+        Allocation{Allocation::Shared,
+                   static_cast<char*>(memory),
+                   size,
+                   static_cast<char*>(memory),
+                   context,
+                   device};
     *ptr = memory;
     return ZE_RESULT_SUCCESS;
 }

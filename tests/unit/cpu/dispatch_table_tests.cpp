@@ -42,9 +42,8 @@ TEST_CASE("the CPU table names the backend and fills every entry it needs", "[di
     const size_t resetEntry = index(offsetof(halPluginDispatchTable, deviceReset));
     for (size_t i = 0; i < count; ++i) {
         INFO("entry " << i);
-        const bool absent =
-            (i >= firstPeerEntry && i <= lastPeerEntry) || i == clockEntry || i == priorityEntry ||
-            i == resetEntry;
+        const bool absent = (i >= firstPeerEntry && i <= lastPeerEntry) || i == clockEntry ||
+                            i == priorityEntry || i == resetEntry;
         CHECK((entries[i] != nullptr) != absent);
     }
 }

@@ -9,6 +9,7 @@ Under checked mode (POLYHAL_CHECK set, docs/check.md) every call first names its
 (halCheckSetCallSite), so that findings quote the program's own line.
 """
 import ctypes
+import operator
 import os
 import sys
 from ctypes import (POINTER, c_char, c_char_p, c_float, c_int, c_int32, c_size_t, c_ubyte,
@@ -44,6 +45,18 @@ HAL_KERNEL_ARG_NO_ACCESS = 3
 halError = c_int
 INT_MAX = 2 ** (8 * ctypes.sizeof(c_int) - 1) - 1
 SIZE_MAX = 2 ** (8 * ctypes.sizeof(c_size_t)) - 1
+
+
+def byte_count(nbytes):
+    """`nbytes` as an allocation size: TypeError for a non-integer, ValueError outside
+    1..SIZE_MAX."""
+    try:
+        nbytes = operator.index(nbytes)
+    except TypeError:
+        raise TypeError(f"nbytes must be an int, not {type(nbytes).__name__}") from None
+    if not 0 < nbytes <= SIZE_MAX:
+        raise ValueError(f"nbytes must be in 1..{SIZE_MAX}, not {nbytes}")
+    return nbytes
 Handle = c_void_p  # halStream, halEvent, halModule, halFunction, halGraph: opaque pointers
 
 

@@ -11,7 +11,6 @@ the export's entry, which is what kept the owner (a Buffer) and the tensor's mem
 import ctypes
 from ctypes import c_int32, c_int64, c_uint8, c_uint16, c_uint32, c_uint64, c_void_p
 
-from ._device import Capability
 
 KDL_CPU = 1
 KDL_CPU_PINNED = 3  # page-locked host memory (cudaMallocHost's)
@@ -111,6 +110,33 @@ def device_of(props):
     if props.dlpack_device_type == 0:
         raise BufferError(f"DLPack has no device type for polyhal backend '{props.backend}'")
     return (props.dlpack_device_type, props.backend_ordinal)
+
+
+class InPlaceExport:
+    """An owner of memory (`_ptr`, `_nbytes`) that exports it through DLPack without copying,
+    counting the exports alive so that close() can refuse to free memory a consumer holds."""
+
+    _live_exports = 0
+
+    def _export(self, device, max_version, dl_device, copy, instead):
+        """The capsule of __dlpack__(); `instead` names what gives a copy."""
+        if copy:
+            raise BufferError(f"polyhal.{type(self).__name__} exports its memory in place; "
+                              f"copy=True is not supported (use {instead})")
+        if dl_device is not None and tuple(dl_device) != device:
+            raise BufferError(f"the memory is on DLPack device {device}, not {dl_device}")
+        versioned = max_version is not None and max_version[0] >= 1
+        capsule = export_bytes(self._ptr, self._nbytes, device, versioned, self._export_released)
+        self._live_exports += 1
+        return capsule
+
+    def _export_released(self):
+        self._live_exports -= 1
+
+    def _require_unexported(self):
+        if not self._closed and self._live_exports:
+            raise ValueError(f"the {self._kind} is still exported through DLPack "
+                             f"({self._live_exports} live export(s)); it cannot be freed")
 
 
 def export_bytes(data, nbytes, device, versioned, release):

@@ -10,13 +10,12 @@ them), as PyTorch's caching host allocator frees a pinned block once its events 
 """
 import atexit
 import ctypes
-import operator
 import threading
 
 import numpy
 
 from . import _dlpack
-from ._capi import SIZE_MAX, hal
+from ._capi import byte_count, hal
 from ._device import get_device
 from ._resource import Resource
 
@@ -24,24 +23,18 @@ _in_flight = []  # (event, HostBuffer) per asynchronous copy not yet seen comple
 _in_flight_lock = threading.Lock()
 
 
-class HostBuffer(Resource):
+class HostBuffer(_dlpack.InPlaceExport, Resource):
     """`nbytes` bytes of page-locked host memory for the current device's backend."""
 
     _kind = "host buffer"
 
     def __init__(self, nbytes):
-        try:
-            nbytes = operator.index(nbytes)
-        except TypeError:
-            raise TypeError(f"nbytes must be an int, not {type(nbytes).__name__}") from None
-        if not 0 < nbytes <= SIZE_MAX:
-            raise ValueError(f"nbytes must be in 1..{SIZE_MAX}, not {nbytes}")
+        nbytes = byte_count(nbytes)
         ptr = ctypes.c_void_p()
         hal.halMallocHost(ctypes.byref(ptr), nbytes)
         self._ptr = ptr.value
         self._nbytes = nbytes
         self._device = get_device()
-        self._live_exports = 0
         self._closed = False
 
     @property
@@ -75,27 +68,13 @@ class HostBuffer(Resource):
         """Exports the memory as a 1-D uint8 DLPack tensor on kDLCPUPinned, without copying;
         the export keeps the HostBuffer alive. Copies in flight are the caller's to wait for."""
         self._require_open()
-        if copy:
-            raise BufferError("polyhal.HostBuffer exports its memory in place; copy=True is "
-                              "not supported (use numpy().copy())")
-        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
-            raise BufferError(f"the memory is on DLPack device {self.__dlpack_device__()}, "
-                              f"not {dl_device}")
-        versioned = max_version is not None and max_version[0] >= 1
-        capsule = _dlpack.export_bytes(self._ptr, self._nbytes, self.__dlpack_device__(),
-                                       versioned, self._export_released)
-        self._live_exports += 1
-        return capsule
-
-    def _export_released(self):
-        self._live_exports -= 1
+        return self._export(self.__dlpack_device__(), max_version, dl_device, copy,
+                            "numpy().copy()")
 
     def close(self):
         """Frees the memory once the asynchronous copies that use it have completed (waiting
         for them). Refused while a DLPack export is alive."""
-        if not self._closed and self._live_exports:
-            raise ValueError(f"the host buffer is still exported through DLPack "
-                             f"({self._live_exports} live export(s)); it cannot be freed")
+        self._require_unexported()
         if not self._closed:
             for event in _events_using(self):
                 event.synchronize()

@@ -5,13 +5,13 @@ import operator
 import numpy
 
 from . import _dlpack, _graph_owner, _ipc
-from ._host_buffer import HostBuffer, host_buffer_of, keep_until_done
 from ._capi import (HAL_CAPTURE_STATUS_NONE, HAL_MEMCPY_DEVICE_TO_DEVICE,
-                    HAL_MEMCPY_DEVICE_TO_HOST, HAL_MEMCPY_HOST_TO_DEVICE, SIZE_MAX, IpcHandle,
-                    Memcpy3DParams, MemPoolStats, hal)
+                    HAL_MEMCPY_DEVICE_TO_HOST, HAL_MEMCPY_HOST_TO_DEVICE, IpcHandle,
+                    Memcpy3DParams, MemPoolStats, byte_count, hal)
 from ._current import current_stream, resolve
 from ._device import Capability, device_index, get_device, get_device_properties
 from ._event import Event
+from ._host_buffer import HostBuffer, host_buffer_of, keep_until_done
 from ._resource import Resource
 
 
@@ -22,7 +22,7 @@ def _capturing(stream):
     return status.value != HAL_CAPTURE_STATUS_NONE
 
 
-class Buffer(Resource):
+class Buffer(_dlpack.InPlaceExport, Resource):
     """`nbytes` bytes of device memory, allocated with halMallocAsync in the order of `stream`
     (default: the current stream) and freed with halFreeAsync in that same order when closed or
     garbage collected. Another stream that uses the buffer must be ordered after the allocation
@@ -44,12 +44,7 @@ class Buffer(Resource):
     _graph_owner = None
 
     def __init__(self, nbytes, stream=None):
-        try:
-            nbytes = operator.index(nbytes)
-        except TypeError:
-            raise TypeError(f"nbytes must be an int, not {type(nbytes).__name__}") from None
-        if not 0 < nbytes <= SIZE_MAX:
-            raise ValueError(f"nbytes must be in 1..{SIZE_MAX}, not {nbytes}")
+        nbytes = byte_count(nbytes)
         stream = resolve(stream)
         ptr = ctypes.c_void_p()
         with stream._selected():
@@ -62,7 +57,6 @@ class Buffer(Resource):
         self._ptr = ptr.value
         self._nbytes = nbytes
         self._stream = stream
-        self._live_exports = 0
         self._dlpack_device = None
         self._imported = False
         self._ipc_event = None  # the interprocess event pickling records
@@ -73,19 +67,13 @@ class Buffer(Resource):
         """Opens memory another process exported (ipc_handle()) on the current device:
         `nbytes` bytes from the start of that buffer. Not ordered with the exporter's work: use
         an interprocess Event for that."""
-        try:
-            nbytes = operator.index(nbytes)
-        except TypeError:
-            raise TypeError(f"nbytes must be an int, not {type(nbytes).__name__}") from None
-        if nbytes <= 0:
-            raise ValueError(f"nbytes must be positive, not {nbytes}")
+        nbytes = byte_count(nbytes)
         ptr = ctypes.c_void_p()
         hal.halIpcOpenMemHandle(ctypes.byref(ptr), IpcHandle.from_bytes(handle), 0)
         buffer = cls.__new__(cls)
         buffer._ptr = ptr.value
         buffer._nbytes = nbytes
         buffer._stream = resolve(None)
-        buffer._live_exports = 0
         buffer._dlpack_device = None
         buffer._imported = True
         buffer._ipc_event = None
@@ -281,22 +269,11 @@ class Buffer(Resource):
         stream is finished first, unless the consumer passes stream=-1; work on other streams
         must be ordered before it by the caller."""
         self._require_open()
-        if copy:
-            raise BufferError("polyhal.Buffer exports its memory in place; copy=True is not "
-                              "supported (use to_numpy())")
-        device = self.__dlpack_device__()
-        if dl_device is not None and tuple(dl_device) != device:
-            raise BufferError(f"the buffer lives on DLPack device {device}, not {dl_device}")
+        capsule = self._export(self.__dlpack_device__(), max_version, dl_device, copy,
+                               "to_numpy()")
         if stream != -1:
             current_stream(self.device).synchronize()
-        versioned = max_version is not None and max_version[0] >= 1
-        capsule = _dlpack.export_bytes(self._ptr, self._nbytes, device, versioned,
-                                       self._export_released)
-        self._live_exports += 1
         return capsule
-
-    def _export_released(self):
-        self._live_exports -= 1
 
     def _check_fits(self, nbytes):
         if nbytes > self._nbytes:
@@ -305,9 +282,7 @@ class Buffer(Resource):
     def close(self):
         """Frees the memory in the order of the allocating stream (of the device's default
         stream if that stream was closed first)."""
-        if not self._closed and self._live_exports:
-            raise ValueError(f"the buffer is still exported through DLPack "
-                             f"({self._live_exports} live export(s)); it cannot be freed")
+        self._require_unexported()
         super().close()
 
     def _release(self):

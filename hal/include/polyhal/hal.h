@@ -591,7 +591,8 @@ HAL_API halError halFreeHost(void* ptr);
  * OpenCL have no HAL_DEVICE_CAP_HOST_REGISTER and refuse (Level Zero's core API has no import of
  * existing host memory, OpenCL none at all).
  * Errors: HAL_ERROR_INVALID_VALUE (ptr NULL, size 0, the range wrapping the address space or
- * overlapping device or managed memory, flags not 0), HAL_ERROR_HOST_MEMORY_ALREADY_REGISTERED
+ * starting or ending in device or managed memory polyhal allocated, flags not 0; the core checks
+ * the range's two ends there, the vendor the rest), HAL_ERROR_HOST_MEMORY_ALREADY_REGISTERED
  * (any byte of the range is registered already, through polyhal or the vendor's own API, or is
  * halMallocHost memory; the message names the range), HAL_ERROR_NOT_SUPPORTED (no
  * HAL_DEVICE_CAP_HOST_REGISTER), backend errors. */

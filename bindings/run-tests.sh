@@ -5,7 +5,9 @@
 #     OpenCL plugin, with POLYHAL_BACKEND=opencl (on PoCL, and on Intel's OpenCL CPU runtime when
 #     tools/install-deps.sh installed it), each also under POLYHAL_CHECK=races,leaks,api; when the build has the cuda, hip or level_zero
 #     plugin and its vendor-driver double (tests/drivers), also with that backend against the
-#     double (Level Zero's behind Debian's loader and its validation layer);
+#     double (Level Zero's behind Debian's loader and its validation layer); then the interop
+#     tests again with PyTorch 2.x, from the virtual environment tools/install-deps.sh made in
+#     build/python-deps/torch;
 #   - Rust: cargo test and the two_streams example of bindings/rust (offline, no crates), on the
 #     same backends, built in <build>/rust-target.
 # Usage: bindings/run-tests.sh [build-dir]   (default: build/default)
@@ -114,6 +116,28 @@ for backend in "${backends[@]}"; do
         exit 1
     fi
 done
+
+# The interop tests with today's PyTorch (the main runs use Debian's torch 1.13 when present):
+# on the CPU backend, where torch and polyhal share host memory, and on the CUDA double, where
+# DLPack names the device kDLCUDA and passes the consumer's stream.
+torch_venv="${bindings}/../build/python-deps/torch"
+if [ -x "${torch_venv}/bin/python" ]; then
+    "${torch_venv}/bin/python" -m pip install --quiet --no-build-isolation --no-index \
+        --disable-pip-version-check --root-user-action=ignore "${bindings}/python"
+    torch_backends=(cpu)
+    [[ " ${python_backends[*]} " == *" cuda "* ]] && torch_backends+=(cuda)
+    for backend in "${torch_backends[@]}"; do
+        echo "== Python: interop tests with $("${torch_venv}/bin/python" -c \
+            'import torch; print("torch", torch.__version__)') and POLYHAL_BACKEND=${backend}"
+        mapfile -t environment < <(backend_env "${backend}")
+        (cd "${build}" && env "${environment[@]}" "${torch_venv}/bin/python" -m pytest \
+            -p no:cacheprovider -rs "${bindings}/python/tests/test_torch_interop.py" \
+            "${bindings}/python/tests/test_dlpack.py" "${bindings}/python/tests/test_conventions.py")
+    done
+else
+    echo "bindings: no PyTorch 2.x in ${torch_venv} (tools/install-deps.sh test installs it)" >&2
+    exit 1
+fi
 
 export POLYHAL_LIB_DIR="${lib}"
 export CARGO_TARGET_DIR="${build}/rust-target"

@@ -9,10 +9,12 @@
 # Idempotent and quiet when everything is present: `apt-get update` and `apt-get install` run
 # only for packages that are missing. Runs apt-get as root, or through sudo for another user.
 #
-# From PyPI (the test profile), into a virtual environment in build/python-deps that the build
+# From PyPI (the test profile), into virtual environments in build/python-deps that the build
 # owns (never the system's Python), kept between runs while build/ stays: Intel's OpenCL runtime
-# for the CPU, a second OpenCL platform beside PoCL. The folder build/python-deps/opencl-vendors
-# lists it and the installed drivers for the ICD loader (OCL_ICD_VENDORS); CMake finds it there.
+# for the CPU, a second OpenCL platform beside PoCL (build/python-deps/venv; the folder
+# build/python-deps/opencl-vendors lists it and the installed drivers for the ICD loader,
+# OCL_ICD_VENDORS, and CMake finds it there); and PyTorch 2.x, the client of the Python interop
+# tests (build/python-deps/torch, which also sees Debian's Python packages: pytest, numpy).
 #
 # Not a Debian package: NVIDIA's CUDA toolkit, whose cuda.h the cuda backend builds against
 # (searched at /usr/local/cuda, $CUDA_PATH, $CUDA_HOME). The test profile checks that it is there.
@@ -41,6 +43,9 @@ test_packages=(
 python_packages=(intel-opencl-rt==2026.2.0 intel-cmplr-lib-rt==2026.2.0)
 # The all profile adds dpctl (Intel's SYCL runtime), the peer of tools/bench/peer_sycl.py.
 [[ ${1:-} == all || ${2:-} == all ]] && python_packages+=(dpctl==0.22.1)
+# PyPI's Linux wheel of torch is its CUDA build (about 5 GiB with NVIDIA's libraries); the
+# interop tests use its CPU side only.
+torch_package=torch==2.15.0
 all_packages=("${test_packages[@]}" python3-torch python3-pyopencl linux-perf valgrind
               python3-matplotlib)
 
@@ -64,7 +69,7 @@ case ${profile} in
 esac
 if ((list_only)); then
     printf '%s\n' "${packages[@]}"
-    [[ ${profile} == example ]] || printf 'pypi:%s\n' "${python_packages[@]}"
+    [[ ${profile} == example ]] || printf 'pypi:%s\n' "${python_packages[@]}" "${torch_package}"
     exit 0
 fi
 
@@ -116,8 +121,23 @@ install_python_packages() {
     cp /etc/OpenCL/vendors/*.icd "${vendors}/"
 }
 
+# Installs torch_package into build/python-deps/torch (again only when the pin changed).
+install_torch() {
+    local venv stamp
+    venv=$(cd "$(dirname "$0")/.." && pwd)/build/python-deps/torch
+    stamp=${venv}/polyhal-packages
+    [[ -f ${stamp} && $(<"${stamp}") == "${torch_package}" ]] && return
+    echo "install-deps: installing from PyPI into ${venv}: ${torch_package}"
+    rm -rf "${venv}"
+    /usr/bin/python3 -m venv --system-site-packages "${venv}"
+    "${venv}/bin/python" -m pip install --quiet --disable-pip-version-check --no-cache-dir \
+        --root-user-action=ignore "${torch_package}"
+    echo "${torch_package}" >"${stamp}"
+}
+
 if [[ ${profile} != example ]]; then
     install_python_packages
+    install_torch
     found_cuda=
     for root in "${CUDA_PATH:-}" "${CUDA_HOME:-}" /usr/local/cuda; do
         if [[ -n ${root} && -e ${root}/include/cuda.h ]]; then

@@ -14,7 +14,7 @@ from ._device import (Capability, DeviceProperties, backend, can_device_access_p
 from ._event import Event
 from ._graph import Graph, capture_status, graph
 from ._host_buffer import HostBuffer
-from ._memory import Buffer, empty_cache, memory_stats
+from ._memory import Buffer, empty_cache, from_dlpack, memory_stats
 from ._module import Function, Module
 from ._stream import Stream, default_stream_mode, set_default_stream_mode
 from ._trace import trace, trace_range, trace_start, trace_stop
@@ -39,7 +39,7 @@ __all__ = [
     "StreamCaptureUnsupportedError", "StreamCaptureWrongThreadError", "StreamCtx", "UnknownError",
     "backend", "can_device_access_peer", "capture_status", "check_enabled", "check_findings",
     "compat", "current_stream", "default_stream", "default_stream_mode", "device", "device_count",
-    "disable_peer_access", "empty_cache", "enable_peer_access", "get_device",
+    "disable_peer_access", "empty_cache", "enable_peer_access", "from_dlpack", "get_device",
     "get_device_properties", "graph", "mem_get_info", "memory_stats", "priority_range",
     "set_cur_stream", "set_default_stream_mode", "set_device", "stream", "synchronize", "trace",
     "trace_range", "trace_start", "trace_stop",

@@ -1,7 +1,8 @@
-"""DLPack export in ctypes: a PyCapsule holding a DLManagedTensor (DLPack 0.x, capsule
+"""DLPack in ctypes. Export: a PyCapsule holding a DLManagedTensor (DLPack 0.x, capsule
 "dltensor") or, for consumers that ask for DLPack 1.0 with max_version, a
 DLManagedTensorVersioned (capsule "dltensor_versioned", writable: numpy >= 2.1 then gives a
-writable array; older numpy marks every array from DLPack read-only).
+writable array; older numpy marks every array from DLPack read-only). Import: the memory of
+another library's tensor, taken from its capsule in place (import_tensor).
 
 The capsule protocol (https://dmlc.github.io/dlpack/latest/python_spec.html): a consumer
 renames the capsule to "used_dltensor[_versioned]" and later calls the tensor's deleter itself;
@@ -14,9 +15,14 @@ from ctypes import c_int32, c_int64, c_uint8, c_uint16, c_uint32, c_uint64, c_vo
 
 KDL_CPU = 1
 KDL_CPU_PINNED = 3  # page-locked host memory (cudaMallocHost's)
+_KDL_CUDA = 2
 _KDL_UINT = 1
+_FLAG_READ_ONLY = 1  # DLPACK_FLAG_BITMASK_READ_ONLY
 LEGACY_NAME = b"dltensor"
 VERSIONED_NAME = b"dltensor_versioned"
+# A consumer renames the capsule it takes. PyCapsule_SetName keeps the pointer, not a copy: these
+# bytes objects live as long as the module.
+_USED_NAMES = {LEGACY_NAME: b"used_dltensor", VERSIONED_NAME: b"used_dltensor_versioned"}
 
 
 class DLDevice(ctypes.Structure):
@@ -40,6 +46,7 @@ class DLTensor(ctypes.Structure):
 
 
 Deleter = ctypes.CFUNCTYPE(None, c_void_p)  # void (*)(DLManagedTensor[Versioned]*)
+_GilHoldingDeleter = ctypes.PYFUNCTYPE(None, c_void_p)  # the same, called without releasing it
 
 
 class DLManagedTensor(ctypes.Structure):
@@ -77,6 +84,15 @@ _capsule_get_pointer.argtypes = [c_void_p, ctypes.c_char_p]
 _check_no_exception_pending = _python.Py_IsInitialized  # raises the exception pending, if any
 _check_no_exception_pending.restype = ctypes.c_int
 _check_no_exception_pending.argtypes = []
+_capsule_set_name = _python.PyCapsule_SetName
+_capsule_set_name.restype = ctypes.c_int
+_capsule_set_name.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_object_capsule_is_valid = ctypes.PyDLL(None).PyCapsule_IsValid  # a prototype of its own
+_object_capsule_is_valid.restype = ctypes.c_int
+_object_capsule_is_valid.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_object_capsule_get_pointer = ctypes.PyDLL(None).PyCapsule_GetPointer
+_object_capsule_get_pointer.restype = c_void_p
+_object_capsule_get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
 _CapsuleDestructor = ctypes.CFUNCTYPE(None, c_void_p)
 _capsule_new.restype = ctypes.py_object
 _capsule_new.argtypes = [c_void_p, ctypes.c_char_p, _CapsuleDestructor]
@@ -159,3 +175,80 @@ def export_bytes(data, nbytes, device, versioned, release):
     except BaseException:
         _exports.pop(address)
         raise
+
+
+def stream_argument(device, native_stream):
+    """What a consumer passes as __dlpack__(stream=...) for memory on DLPack `device`, to have
+    the producer order its work before the consumer's stream (the Python array API's rule):
+    None for host memory, whatever the stream; otherwise the stream's native handle (1 for
+    CUDA's legacy default stream, handle 0), or -1 for no ordering."""
+    if device[0] in (KDL_CPU, KDL_CPU_PINNED):
+        return None
+    if device[0] == _KDL_CUDA and native_stream == 0:
+        return 1
+    return native_stream
+
+
+def import_tensor(tensor, stream):
+    """(address, byte count, release) of the memory of `tensor`, an object with __dlpack__,
+    taken in place. `stream` is the __dlpack__ stream argument (None: not passed). release()
+    hands the memory back to the producer, once."""
+    kwargs = {} if stream is None else {"stream": stream}
+    try:
+        capsule = tensor.__dlpack__(max_version=(1, 0), **kwargs)
+    except TypeError:  # a producer of DLPack before 1.0, without max_version
+        capsule = tensor.__dlpack__(**kwargs)
+    for name in (VERSIONED_NAME, LEGACY_NAME):
+        if _object_capsule_is_valid(capsule, name):
+            break
+    else:
+        raise BufferError("__dlpack__() did not return an unconsumed DLPack capsule")
+    address = _object_capsule_get_pointer(capsule, name)
+    if name == VERSIONED_NAME:
+        managed = DLManagedTensorVersioned.from_address(address)
+        if managed.version.major != 1:
+            raise BufferError(f"DLPack {managed.version.major}.{managed.version.minor} is not "
+                              f"supported (polyhal reads 1.x and 0.x)")
+        read_only = bool(managed.flags & _FLAG_READ_ONLY)
+    else:
+        managed = DLManagedTensor.from_address(address)
+        read_only = False
+    described = managed.dl_tensor
+    nbytes = _compact_bytes(described)
+    if read_only:
+        raise BufferError("the tensor is exported read-only, and polyhal's streams may write "
+                          "any buffer they are given")
+    # Taken: from here on the deleter is polyhal's to call, not the capsule's.
+    _capsule_set_name(capsule, _USED_NAMES[name])
+    deleter_address = ctypes.cast(managed.deleter, c_void_p).value
+    # Called holding the GIL: deleters such as numpy's drop Python references without taking it.
+    deleter = _GilHoldingDeleter(deleter_address) if deleter_address else None
+    released = []
+
+    def release():
+        if not released and deleter is not None:
+            released.append(True)
+            deleter(address)
+
+    return (described.data or 0) + described.byte_offset, nbytes, release
+
+
+def _compact_bytes(tensor):
+    """The byte count of `tensor`, which must be laid out without gaps (polyhal's buffers are
+    contiguous bytes)."""
+    shape = [tensor.shape[i] for i in range(tensor.ndim)]
+    bits = tensor.dtype.bits * tensor.dtype.lanes
+    if bits % 8:
+        raise BufferError(f"elements of {bits} bits do not fill whole bytes")
+    if tensor.strides:
+        expected = 1
+        for extent, stride in reversed(list(zip(shape, (tensor.strides[i]
+                                                         for i in range(tensor.ndim))))):
+            if extent != 1 and stride != expected:
+                raise BufferError("the tensor is not contiguous (row-major, without gaps): "
+                                  "make it so first (torch: .contiguous())")
+            expected *= extent
+    count = 1
+    for extent in shape:
+        count *= extent
+    return count * bits // 8

@@ -88,6 +88,12 @@ class Event(Resource):
         return self._device
 
     @property
+    def event_id(self):
+        """An int naming the event (torch.Event.event_id)."""
+        self._require_open()
+        return self._handle
+
+    @property
     def enable_timing(self):
         return self._enable_timing
 

@@ -5,21 +5,14 @@ import operator
 import numpy
 
 from . import _dlpack, _graph_owner, _ipc
-from ._capi import (HAL_CAPTURE_STATUS_NONE, HAL_MEMCPY_DEVICE_TO_DEVICE,
-                    HAL_MEMCPY_DEVICE_TO_HOST, HAL_MEMCPY_HOST_TO_DEVICE, IpcHandle,
-                    Memcpy3DParams, MemPoolStats, byte_count, hal)
+from ._capi import (HAL_MEMCPY_DEVICE_TO_DEVICE, HAL_MEMCPY_DEVICE_TO_HOST,
+                    HAL_MEMCPY_HOST_TO_DEVICE, IpcHandle, Memcpy3DParams, MemPoolStats,
+                    byte_count, hal)
 from ._current import current_stream, resolve
 from ._device import Capability, device_index, get_device, get_device_properties
 from ._event import Event
 from ._host_buffer import HostBuffer, host_buffer_of, keep_until_done
 from ._resource import Resource
-
-
-def _capturing(stream):
-    """Is `stream` (selected) being captured?"""
-    status = ctypes.c_int()
-    hal.halStreamGetCaptureInfo(stream._handle, ctypes.byref(status))
-    return status.value != HAL_CAPTURE_STATUS_NONE
 
 
 class Buffer(_dlpack.InPlaceExport, Resource):
@@ -42,6 +35,7 @@ class Buffer(_dlpack.InPlaceExport, Resource):
     _kind = "buffer"
     _graph_owned = False
     _graph_owner = None
+    _borrowed = None  # for memory of another library's tensor: what hands it back
 
     def __init__(self, nbytes, stream=None):
         nbytes = byte_count(nbytes)
@@ -50,7 +44,7 @@ class Buffer(_dlpack.InPlaceExport, Resource):
         with stream._selected():
             hal.halMallocAsync(ctypes.byref(ptr), nbytes, stream._handle)
             # Allocated in a capture: graph-owned memory, which the graph releases.
-            self._graph_owned = _capturing(stream)
+            self._graph_owned = stream.is_capturing()
         if self._graph_owned:
             # The memory is the graph's: it stays valid while this buffer is open.
             self._graph_owner = _graph_owner.owner_for(stream._handle)
@@ -80,11 +74,48 @@ class Buffer(_dlpack.InPlaceExport, Resource):
         buffer._closed = False
         return buffer
 
+    @classmethod
+    def from_dlpack(cls, tensor, *, stream=None):
+        """A buffer over the memory of `tensor` (a torch tensor, a numpy array, anything with
+        __dlpack__), taken in place as contiguous bytes. The memory must be on the device of
+        `stream` (default: the current stream) as DLPack names it; the producer orders its own
+        work before `stream` (the stream argument of __dlpack__), and keeps the memory until the
+        buffer is closed, which first waits for the work enqueued on `stream`."""
+        stream = resolve(stream)
+        expected = _dlpack.device_of(get_device_properties(stream.device))
+        given = tuple(tensor.__dlpack_device__())
+        host = (_dlpack.KDL_CPU, _dlpack.KDL_CPU_PINNED)
+        if given != expected and not (expected[0] == _dlpack.KDL_CPU and given[0] in host):
+            raise BufferError(f"the tensor is on DLPack device {given}; polyhal device "
+                              f"{stream.device} ({get_device_properties(stream.device).backend})"
+                              f" takes memory of DLPack device {expected}")
+        native = 0 if given[0] in host else stream.native_handle
+        ptr, nbytes, release = _dlpack.import_tensor(
+            tensor, _dlpack.stream_argument(given, native))
+        buffer = cls.__new__(cls)
+        buffer._ptr = ptr
+        buffer._nbytes = nbytes
+        buffer._stream = stream
+        buffer._dlpack_device = expected
+        buffer._imported = False
+        buffer._borrowed = release
+        buffer._ipc_event = None
+        buffer._closed = False
+        return buffer
+
+    @property
+    def borrowed(self):
+        """True for a buffer over another library's memory (from_dlpack)."""
+        return self._borrowed is not None
+
     def ipc_handle(self):
         """The bytes another process passes to Buffer.from_ipc_handle() to open this buffer."""
         self._require_open()
         if self._imported:
             raise ValueError("a buffer opened from another process cannot be exported again")
+        if self._borrowed is not None:
+            raise ValueError("a buffer over another library's memory (from_dlpack) cannot be "
+                             "shared with other processes: polyhal did not allocate it")
         handle = IpcHandle()
         hal.halIpcGetMemHandle(ctypes.byref(handle), self._ptr)
         data = bytes(handle.reserved)
@@ -291,13 +322,20 @@ class Buffer(_dlpack.InPlaceExport, Resource):
         if self._imported:
             hal.halIpcCloseMemHandle(self._ptr)
             return
+        if self._borrowed is not None:
+            try:
+                if not self._stream.closed:
+                    self._stream.synchronize()  # polyhal's last use, before the owner's next
+            finally:
+                self._borrowed()
+            return
         if self._graph_owned:
             # Freed inside its capture, it ends its use in the graph; afterwards the graph keeps
             # it until its last holder (the Graph or a buffer of it) lets go.
             try:
                 if not self._stream.closed:
                     with self._stream._selected():
-                        if _capturing(self._stream):
+                        if self._stream.is_capturing():
                             hal.halFreeAsync(self._ptr, self._stream._handle)
             finally:
                 if self._graph_owner is not None:
@@ -311,7 +349,7 @@ class Buffer(_dlpack.InPlaceExport, Resource):
 
     def __repr__(self):
         state = "closed" if self._closed else f"0x{self._ptr:x}"
-        imported = " imported" if self._imported else ""
+        imported = " imported" if self._imported else " borrowed" if self.borrowed else ""
         return f"<polyhal.Buffer {state} nbytes={self._nbytes} device={self.device}{imported}>"
 
 
@@ -403,3 +441,9 @@ def memory_stats(device=None):
 def empty_cache(device=None):
     """Returns the pool's cached segments whose every use has finished to the backend."""
     hal.halMemPoolTrim(get_device() if device is None else device_index(device), 0)
+
+
+def from_dlpack(tensor, *, stream=None):
+    """Buffer.from_dlpack(tensor, stream=stream), as numpy.from_dlpack and torch.from_dlpack
+    name the consumer's side."""
+    return Buffer.from_dlpack(tensor, stream=stream)

@@ -3,8 +3,8 @@ import contextlib
 import ctypes
 
 from . import _host_func
-from ._capi import Handle, hal
-from ._device import get_device, on_device, priority_range
+from ._capi import HAL_CAPTURE_STATUS_NONE, Handle, hal
+from ._device import get_device, get_device_properties, on_device, priority_range
 from ._resource import Resource
 
 
@@ -80,6 +80,30 @@ class Stream(Resource):
     @property
     def device(self):
         return self._device
+
+    @property
+    def device_index(self):
+        """The device's ordinal (torch.Stream.device_index): the same int as `device`."""
+        return self._device
+
+    @property
+    def device_type(self):
+        """The backend's name ("cpu", "cuda", ...), as torch.Stream.device_type names the
+        device type."""
+        return get_device_properties(self._device).backend
+
+    @property
+    def stream_id(self):
+        """An int naming the stream among the device's streams (torch.Stream.stream_id): 0 for
+        the default stream."""
+        return self._handle or 0
+
+    def is_capturing(self):
+        """True while the stream is being captured into a graph (torch.Stream.is_capturing)."""
+        status = ctypes.c_int()
+        with self._selected():
+            hal.halStreamGetCaptureInfo(self._handle, ctypes.byref(status))
+        return status.value != HAL_CAPTURE_STATUS_NONE
 
     @property
     def priority(self):

@@ -488,6 +488,23 @@ void BM_KernelRoundTrip_OpenCL(benchmark::State& state) {
 }
 BENCHMARK(BM_KernelRoundTrip_OpenCL)->UseRealTime();
 
+// OpenCL waiting as the backend does: the command's event and clWaitForEvents, not clFinish.
+// Runtimes differ in how each wait sleeps; this pair shows which part of the round trip is the
+// runtime's wait.
+void BM_KernelRoundTrip_OpenCLEventWait(benchmark::State& state) {
+    const DirectOpenCL* cl = directOpenCL(state);
+    if (cl == nullptr) return;
+    SvmMemory data(*cl, kEmptyKernelDataBytes);
+    for (auto _ : state) {
+        cl_event event = nullptr;
+        cl->enqueueEmptyKernel(data.pointer, &event);
+        clFlush(cl->queue);
+        clWaitForEvents(1, &event);
+        clReleaseEvent(event);
+    }
+}
+BENCHMARK(BM_KernelRoundTrip_OpenCLEventWait)->UseRealTime();
+
 // Submit-to-completion latency of an empty host function.
 void BM_HostFuncRoundTrip_Polyhal(benchmark::State& state, const char* backend) {
     if (!useBackend(state, backend, kBackends)) return;

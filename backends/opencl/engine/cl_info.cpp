@@ -22,8 +22,12 @@ halError executionStatus(cl_event event, cl_int* status) {
 
 halError waitForCommand(cl_event event, cl_int* status) {
     const cl_int waited = clWaitForEvents(1, &event);
+    if (waited == CL_SUCCESS) {  // only when the command completed without error
+        *status = CL_COMPLETE;
+        return HAL_SUCCESS;
+    }
     // A failed command ends the wait with this code; its own status then says how it failed.
-    if (waited != CL_SUCCESS && waited != CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) {
+    if (waited != CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) {
         return checkCall(waited, "clWaitForEvents");
     }
     return executionStatus(event, status);

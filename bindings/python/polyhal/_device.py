@@ -1,5 +1,4 @@
 """Devices: how many, which one is current for the calling thread, what each can do."""
-import contextlib
 import ctypes
 import dataclasses
 import enum
@@ -188,29 +187,43 @@ class device:  # noqa: N801 (the name of torch.cuda.device and paddle's device g
         return self._index
 
 
+_priority_ranges = {}  # device -> (least, greatest): a property of the device, asked once
+
+
 def priority_range(device=None):
     """(least, greatest) stream priorities of `device` (default: the current device), as
     cudaDeviceGetStreamPriorityRange: lower numbers are higher priorities, so greatest <= least;
     (0, 0) where priorities do nothing."""
-    least, greatest = ctypes.c_int(), ctypes.c_int()
-    with on_device(device):
-        hal.halGetStreamPriorityRange(ctypes.byref(least), ctypes.byref(greatest))
-    return least.value, greatest.value
+    device = get_device() if device is None else device_index(device)
+    known = _priority_ranges.get(device)
+    if known is None:
+        least, greatest = ctypes.c_int(), ctypes.c_int()
+        with on_device(device):
+            hal.halGetStreamPriorityRange(ctypes.byref(least), ctypes.byref(greatest))
+        known = _priority_ranges[device] = (least.value, greatest.value)
+    return known
 
 
-@contextlib.contextmanager
-def on_device(device):
-    """Makes `device` current for the calling thread inside the block; None changes nothing."""
-    if device is None:
-        yield
-        return
-    device = device_index(device)
-    previous = get_device()
-    if device == previous:
-        yield
-        return
-    hal.halSetDevice(device)
-    try:
-        yield
-    finally:
-        hal.halSetDevice(previous)
+class on_device:  # noqa: N801 (used as a function: `with on_device(d):`)
+    """Makes `device` current for the calling thread inside the block; None changes nothing.
+    A class rather than a generator: streams and events enter it on every call."""
+
+    __slots__ = ("_device", "_previous")
+
+    def __init__(self, device):
+        self._device = device
+        self._previous = None
+
+    def __enter__(self):
+        if self._device is not None:
+            device = device_index(self._device)
+            previous = get_device()
+            if device != previous:
+                hal.halSetDevice(device)
+                self._previous = previous
+
+    def __exit__(self, *exc_info):
+        if self._previous is not None:
+            hal.halSetDevice(self._previous)
+            self._previous = None
+        return False

@@ -1,7 +1,7 @@
 """polyhal.Event: a point in a stream."""
 import ctypes
 
-from . import _ipc
+from . import _ipc, _stream
 from ._capi import (HAL_EVENT_BLOCKING_SYNC, HAL_EVENT_DISABLE_TIMING, HAL_EVENT_INTERPROCESS,
                     Handle, IpcHandle, hal)
 from ._current import resolve
@@ -155,6 +155,9 @@ class Event(Resource):
     def __repr__(self):
         state = ", closed" if self._closed else ""
         return f"<polyhal.Event 0x{self._handle:x} device={self._device}{state}>"
+
+
+_stream.Event = Event  # Stream.record_event and wait_event take it
 
 
 def _rebuild_event(handle, pid):

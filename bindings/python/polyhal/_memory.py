@@ -33,9 +33,13 @@ class Buffer(_dlpack.InPlaceExport, Resource):
     """
 
     _kind = "buffer"
+    # Defaults of a buffer from the pool, as class attributes: allocation stays cheap.
     _graph_owned = False
     _graph_owner = None
     _borrowed = None  # for memory of another library's tensor: what hands it back
+    _imported = False  # opened from another process
+    _ipc_event = None  # the interprocess event pickling records
+    _dlpack_device = None
 
     def __init__(self, nbytes, stream=None):
         nbytes = byte_count(nbytes)
@@ -44,16 +48,13 @@ class Buffer(_dlpack.InPlaceExport, Resource):
         with stream._selected():
             hal.halMallocAsync(ctypes.byref(ptr), nbytes, stream._handle)
             # Allocated in a capture: graph-owned memory, which the graph releases.
-            self._graph_owned = stream.is_capturing()
+            self._graph_owned = stream._is_capturing_selected()
         if self._graph_owned:
             # The memory is the graph's: it stays valid while this buffer is open.
             self._graph_owner = _graph_owner.owner_for(stream._handle)
         self._ptr = ptr.value
         self._nbytes = nbytes
         self._stream = stream
-        self._dlpack_device = None
-        self._imported = False
-        self._ipc_event = None  # the interprocess event pickling records
         self._closed = False
 
     @classmethod
@@ -68,9 +69,7 @@ class Buffer(_dlpack.InPlaceExport, Resource):
         buffer._ptr = ptr.value
         buffer._nbytes = nbytes
         buffer._stream = resolve(None)
-        buffer._dlpack_device = None
         buffer._imported = True
-        buffer._ipc_event = None
         buffer._closed = False
         return buffer
 
@@ -97,9 +96,7 @@ class Buffer(_dlpack.InPlaceExport, Resource):
         buffer._nbytes = nbytes
         buffer._stream = stream
         buffer._dlpack_device = expected
-        buffer._imported = False
         buffer._borrowed = release
-        buffer._ipc_event = None
         buffer._closed = False
         return buffer
 
@@ -335,7 +332,7 @@ class Buffer(_dlpack.InPlaceExport, Resource):
             try:
                 if not self._stream.closed:
                     with self._stream._selected():
-                        if self._stream.is_capturing():
+                        if self._stream._is_capturing_selected():
                             hal.halFreeAsync(self._ptr, self._stream._handle)
             finally:
                 if self._graph_owner is not None:

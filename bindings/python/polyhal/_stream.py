@@ -9,6 +9,8 @@ from ._resource import Resource
 
 
 _STREAM_NON_BLOCKING = 1  # HAL_STREAM_NON_BLOCKING
+_ALREADY_SELECTED = contextlib.nullcontext()  # what a created stream's _selected() enters
+Event = None  # polyhal.Event: set by _event, which imports this module, when it is imported
 _DEFAULT_STREAM_MODES = {"ordinary": 0, "legacy": 1}  # halDefaultStreamMode
 
 
@@ -57,7 +59,7 @@ class Stream(Resource):
         handle = Handle()
         with on_device(device):
             self._device = get_device()
-            least, greatest = priority_range()
+            least, greatest = priority_range(self._device)
             priority = min(max(priority, greatest), least)  # as polyhal clamps it
             flags = _STREAM_NON_BLOCKING if non_blocking else 0
             hal.halCreateStreamWithConfig(ctypes.byref(handle), priority, flags)
@@ -100,9 +102,13 @@ class Stream(Resource):
 
     def is_capturing(self):
         """True while the stream is being captured into a graph (torch.Stream.is_capturing)."""
-        status = ctypes.c_int()
         with self._selected():
-            hal.halStreamGetCaptureInfo(self._handle, ctypes.byref(status))
+            return self._is_capturing_selected()
+
+    def _is_capturing_selected(self):
+        """is_capturing(), for a caller that has selected the stream already."""
+        status = ctypes.c_int()
+        hal.halStreamGetCaptureInfo(self._handle, ctypes.byref(status))
         return status.value != HAL_CAPTURE_STATUS_NONE
 
     @property
@@ -139,8 +145,6 @@ class Stream(Resource):
 
     def record_event(self, event=None):
         """Records `event` (default: a new Event) on the stream and returns it."""
-        from ._event import Event  # here, not at the top: _event imports this module
-
         if event is None:
             with on_device(self._device):
                 event = Event()
@@ -153,8 +157,6 @@ class Stream(Resource):
     def wait_event(self, event):
         """Makes the stream's later work wait for the work `event` captured; the host does not
         wait."""
-        from ._event import Event
-
         if not isinstance(event, Event):
             raise TypeError(f"wait_event() needs a polyhal.Event, not {type(event).__name__}")
         event._require_open()
@@ -199,7 +201,7 @@ class Stream(Resource):
         default stream of the calling thread's current device, so that device is made current.
         Raises ValueError if the stream is closed."""
         self._require_open()
-        return on_device(self._device) if self._handle is None else contextlib.nullcontext()
+        return on_device(self._device) if self._handle is None else _ALREADY_SELECTED
 
     def close(self):
         """Destroys the stream; work already submitted still runs."""

@@ -52,12 +52,14 @@ def test_torch_from_dlpack_waits_for_the_current_streams_work():
 
 
 def test_polyhal_computes_on_torch_tensors_in_place(matmul):
-    require(polyhal.Capability.HOST_ACCESSIBLE)  # torch's tensors here are in host memory
+    if polyhal.backend() != "cpu":  # torch's tensors here are in host memory
+        pytest.skip(f"kernels of the {polyhal.backend()} backend take only memory polyhal "
+                    f"allocated (docs/python.md, DLPack)")
     a, b = torch.randn(24, 40), torch.randn(40, 16)
     product = torch.zeros(24, 16)
     a_in, b_in = polyhal.from_dlpack(a), polyhal.from_dlpack(b)
     out = polyhal.from_dlpack(product)
-    assert out.borrowed and out.ptr == product.data_ptr() and out.nbytes == product.nbytes
+    assert out.borrowed and out.ptr == product.data_ptr() and out.nbytes == product.numel() * 4
     matmul(a_in, b_in, out, 24, 40, 16)
     out.close()  # waits for the launch, then hands the memory back to torch
     torch.testing.assert_close(product, a @ b, rtol=1e-4, atol=1e-4)
@@ -153,7 +155,8 @@ def _public(cls):
     return {name for name in dir(cls) if not name.startswith("_")}
 
 
-@pytest.mark.skipif(not hasattr(torch, "Stream"), reason="torch before 2.2 has no torch.Stream")
+@pytest.mark.skipif(not hasattr(torch, "Event"),
+                    reason="torch before 2.3 has no generic torch.Stream and torch.Event")
 def test_every_member_of_torch_stream_and_event_has_polyhals_counterpart():
     assert _public(torch.Stream) - _public(polyhal.Stream) == set()
     assert _public(torch.Event) - _public(polyhal.Event) == set()

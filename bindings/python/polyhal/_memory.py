@@ -65,13 +65,7 @@ class Buffer(_dlpack.InPlaceExport, Resource):
         nbytes = byte_count(nbytes)
         ptr = ctypes.c_void_p()
         hal.halIpcOpenMemHandle(ctypes.byref(ptr), IpcHandle.from_bytes(handle), 0)
-        buffer = cls.__new__(cls)
-        buffer._ptr = ptr.value
-        buffer._nbytes = nbytes
-        buffer._stream = resolve(None)
-        buffer._imported = True
-        buffer._closed = False
-        return buffer
+        return cls._over(ptr.value, nbytes, resolve(None), _imported=True)
 
     @classmethod
     def from_dlpack(cls, tensor, *, stream=None):
@@ -91,12 +85,17 @@ class Buffer(_dlpack.InPlaceExport, Resource):
         native = 0 if given[0] in host else stream.native_handle
         ptr, nbytes, release = _dlpack.import_tensor(
             tensor, _dlpack.stream_argument(given, native))
+        return cls._over(ptr, nbytes, stream, _dlpack_device=expected, _borrowed=release)
+
+    @classmethod
+    def _over(cls, ptr, nbytes, stream, **attributes):
+        """A buffer over memory the pool did not allocate; `attributes` say whose it is."""
         buffer = cls.__new__(cls)
         buffer._ptr = ptr
         buffer._nbytes = nbytes
         buffer._stream = stream
-        buffer._dlpack_device = expected
-        buffer._borrowed = release
+        for name, value in attributes.items():
+            setattr(buffer, name, value)
         buffer._closed = False
         return buffer
 

@@ -14,12 +14,12 @@
 #   if(NOT POLYHAL_BACKEND_CUDA_WANTED)          # OFF
 #     return()
 #   endif()
-#   ... look for the vendor's headers ...
-#   if(<not found>)
-#     polyhal_backend_unavailable(cuda "cuda.h not found" "the CUDA toolkit")   # fails if ON
+#   polyhal_find_backend_header(cuda cuda.h "the CUDA toolkit" HINTS /usr/local/cuda)
+#   if(NOT POLYHAL_CUDA_INCLUDE_DIR)             # reported unavailable (fails if ON)
 #     return()
 #   endif()
 #   polyhal_add_backend(NAME cuda ...)
+# A backend whose headers are found by other means calls polyhal_backend_unavailable itself.
 include_guard(GLOBAL)
 
 set(POLYHAL_BACKEND_CHOICES AUTO ON OFF)
@@ -67,6 +67,45 @@ function(polyhal_backend_unavailable name missing package)
   set_property(GLOBAL APPEND PROPERTY POLYHAL_SKIPPED_BACKENDS "${name}: ${missing}")
   message(STATUS "polyhal: ${name} backend: SKIPPED: ${missing}; install ${package} "
                  "(or set ${variable}=OFF to leave it out)")
+endfunction()
+
+# polyhal_find_backend_header(<name> <header> <package> [HINTS <place>...])
+# Finds the folder holding <header> (also below each place's include/) into the cache variable
+# POLYHAL_<NAME>_INCLUDE_DIR; when it is not found, the backend is unavailable, and `package`
+# says what provides it.
+function(polyhal_find_backend_header name header package)
+  cmake_parse_arguments(arg "" "" "HINTS" ${ARGN})
+  string(TOUPPER "POLYHAL_${name}_INCLUDE_DIR" variable)
+  find_path(${variable} ${header} HINTS ${arg_HINTS} PATH_SUFFIXES include
+    DOC "Folder holding the ${name} backend's ${header}")
+  if(NOT ${variable})
+    polyhal_backend_unavailable(${name} "${header} was not found"
+                                "${package} or set ${variable}")
+  endif()
+endfunction()
+
+# polyhal_kernel_tool_missing(<name> <reason>...)
+# A tool that builds a backend's conformance kernels is missing (the reason's parts, joined, say
+# which): a backend that is required (ON) is tested in full, so the configure fails; otherwise
+# the kernels are skipped, which the configure says. The caller returns afterwards.
+function(polyhal_kernel_tool_missing name)
+  string(JOIN "" reason ${ARGN})
+  polyhal_backend_variable(${name} variable)
+  if("${${variable}}" STREQUAL "ON")
+    message(FATAL_ERROR "polyhal: ${variable}=ON, but ${reason}")
+  endif()
+  message(STATUS "polyhal: ${name} conformance kernels SKIPPED: ${reason}")
+endfunction()
+
+# polyhal_add_gpu_backend(<name> <vendor include dir>)
+# A backend made of the shared GPU layer (backends/gpu_common, included as "gpu_common/<file>.hpp")
+# and its vendor's api.cpp. The vendor's library is opened at run time, so only its headers are
+# needed to build the backend.
+function(polyhal_add_gpu_backend name vendor_include_dir)
+  polyhal_add_backend(NAME ${name}
+    SOURCES api.cpp
+    INCLUDE_DIRS ${PROJECT_SOURCE_DIR}/backends ${vendor_include_dir}
+    LIBRARIES polyhal::plugin_common)
 endfunction()
 
 # polyhal_add_backend(NAME <name> [SOURCES <src>...] [INCLUDE_DIRS <dir>...]

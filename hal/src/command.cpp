@@ -80,6 +80,10 @@ halError enqueueCommand(const GraphCommand& graph, halStream_t* stream) {
     return graph.body->replay(stream);
 }
 
+namespace {
+
+// Only through describeCommand(const Command&): a plugin's graph is described from recorded
+// commands, never from one being submitted.
 void describeCommand(const MemsetCommand& memset, NativeGraphDescription* description) {
     description->addMemset(memset.dst, memset.value, memset.count);
 }
@@ -104,6 +108,8 @@ void describeCommand(const HostFunctionCommand& host, NativeGraphDescription* de
 void describeCommand(const GraphCommand& graph, NativeGraphDescription* description) {
     graph.body->describe(description);
 }
+
+}  // namespace
 
 size_t maxAccesses(const Command& command) {
     return std::visit([](const auto& kind) { return maxAccesses(kind); }, command);

@@ -82,7 +82,8 @@ struct Footprint {
 //   many: the one footprint from which the pool's uses and the race detector's records come.
 // enqueueCommand: enqueues it on `stream` through its plugin; returns the plugin's result,
 //   unadopted. A graph command replays its body's commands, stopping at the first refused.
-// describeCommand: appends it, flattened, to the description of a native graph.
+// describeCommand (of a Command only, below): appends it, flattened, to the description of a
+//   native graph.
 constexpr size_t maxAccesses(const MemsetCommand&) { return 1; }
 constexpr size_t maxAccesses(const CopyCommand&) { return 2; }
 constexpr size_t maxAccesses(const BoxCommand&) { return 2; }
@@ -104,12 +105,6 @@ halError enqueueCommand(const KernelCommand& kernel, halStream_t* stream);
 halError enqueueCommand(const HostFunctionCommand& host, halStream_t* stream);
 halError enqueueCommand(const GraphCommand& graph, halStream_t* stream);
 
-void describeCommand(const MemsetCommand& memset, NativeGraphDescription* description);
-void describeCommand(const CopyCommand& copy, NativeGraphDescription* description);
-void describeCommand(const BoxCommand& box, NativeGraphDescription* description);
-void describeCommand(const KernelCommand& kernel, NativeGraphDescription* description);
-void describeCommand(const HostFunctionCommand& host, NativeGraphDescription* description);
-void describeCommand(const GraphCommand& graph, NativeGraphDescription* description);
 
 // The same, of a Command of any kind.
 size_t maxAccesses(const Command& command);

@@ -120,24 +120,23 @@ done
 # The interop tests with today's PyTorch (the main runs use Debian's torch 1.13 when present):
 # on the CPU backend, where torch and polyhal share host memory, and on the CUDA double, where
 # DLPack names the device kDLCUDA and passes the consumer's stream.
-torch_venv="${bindings}/../build/python-deps/torch"
-if [ -x "${torch_venv}/bin/python" ]; then
-    "${torch_venv}/bin/python" -m pip install --quiet --no-build-isolation --no-index \
-        --disable-pip-version-check --root-user-action=ignore "${bindings}/python"
-    torch_backends=(cpu)
-    [[ " ${python_backends[*]} " == *" cuda "* ]] && torch_backends+=(cuda)
-    for backend in "${torch_backends[@]}"; do
-        echo "== Python: interop tests with $("${torch_venv}/bin/python" -c \
-            'import torch; print("torch", torch.__version__)') and POLYHAL_BACKEND=${backend}"
-        mapfile -t environment < <(backend_env "${backend}")
-        (cd "${build}" && env "${environment[@]}" "${torch_venv}/bin/python" -m pytest \
-            -p no:cacheprovider -rs "${bindings}/python/tests/test_torch_interop.py" \
-            "${bindings}/python/tests/test_dlpack.py" "${bindings}/python/tests/test_conventions.py")
-    done
-else
-    echo "bindings: no PyTorch 2.x in ${torch_venv} (tools/install-deps.sh test installs it)" >&2
+torch_python="${bindings}/../build/python-deps/torch/bin/python"
+if [ ! -x "${torch_python}" ]; then
+    echo "bindings: ${torch_python} is missing (tools/install-deps.sh test installs torch)" >&2
     exit 1
 fi
+"${torch_python}" -m pip install --quiet --no-build-isolation --no-index \
+    --disable-pip-version-check --root-user-action=ignore "${bindings}/python"
+torch_version=$("${torch_python}" -c 'import torch; print(torch.__version__)')
+torch_backends=(cpu)
+[[ " ${python_backends[*]} " == *" cuda "* ]] && torch_backends+=(cuda)
+for backend in "${torch_backends[@]}"; do
+    echo "== Python: interop tests with torch ${torch_version} and POLYHAL_BACKEND=${backend}"
+    mapfile -t environment < <(backend_env "${backend}")
+    (cd "${build}" && env "${environment[@]}" "${torch_python}" -m pytest -p no:cacheprovider \
+        -rs "${bindings}/python/tests/test_torch_interop.py" \
+        "${bindings}/python/tests/test_dlpack.py" "${bindings}/python/tests/test_conventions.py")
+done
 
 export POLYHAL_LIB_DIR="${lib}"
 export CARGO_TARGET_DIR="${build}/rust-target"

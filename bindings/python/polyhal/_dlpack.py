@@ -10,6 +10,7 @@ a capsule that was never consumed calls the deleter from its own destructor. The
 the export's entry, which is what kept the owner (a Buffer) and the tensor's memory alive.
 """
 import ctypes
+import math
 from ctypes import c_int32, c_int64, c_uint8, c_uint16, c_uint32, c_uint64, c_void_p
 
 
@@ -86,13 +87,7 @@ _check_no_exception_pending.restype = ctypes.c_int
 _check_no_exception_pending.argtypes = []
 _capsule_set_name = _python.PyCapsule_SetName
 _capsule_set_name.restype = ctypes.c_int
-_capsule_set_name.argtypes = [ctypes.py_object, ctypes.c_char_p]
-_object_capsule_is_valid = ctypes.PyDLL(None).PyCapsule_IsValid  # a prototype of its own
-_object_capsule_is_valid.restype = ctypes.c_int
-_object_capsule_is_valid.argtypes = [ctypes.py_object, ctypes.c_char_p]
-_object_capsule_get_pointer = ctypes.PyDLL(None).PyCapsule_GetPointer
-_object_capsule_get_pointer.restype = c_void_p
-_object_capsule_get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_capsule_set_name.argtypes = [c_void_p, ctypes.c_char_p]
 _CapsuleDestructor = ctypes.CFUNCTYPE(None, c_void_p)
 _capsule_new.restype = ctypes.py_object
 _capsule_new.argtypes = [c_void_p, ctypes.c_char_p, _CapsuleDestructor]
@@ -181,7 +176,7 @@ def stream_argument(device, native_stream):
     """What a consumer passes as __dlpack__(stream=...) for memory on DLPack `device`, to have
     the producer order its work before the consumer's stream (the Python array API's rule):
     None for host memory, whatever the stream; otherwise the stream's native handle (1 for
-    CUDA's legacy default stream, handle 0), or -1 for no ordering."""
+    CUDA's legacy default stream, handle 0)."""
     if device[0] in (KDL_CPU, KDL_CPU_PINNED):
         return None
     if device[0] == _KDL_CUDA and native_stream == 0:
@@ -198,12 +193,13 @@ def import_tensor(tensor, stream):
         capsule = tensor.__dlpack__(max_version=(1, 0), **kwargs)
     except TypeError:  # a producer of DLPack before 1.0, without max_version
         capsule = tensor.__dlpack__(**kwargs)
+    raw = id(capsule)  # the capsule's address (CPython), as the capsule functions take it
     for name in (VERSIONED_NAME, LEGACY_NAME):
-        if _object_capsule_is_valid(capsule, name):
+        if _capsule_is_valid(raw, name):
             break
     else:
         raise BufferError("__dlpack__() did not return an unconsumed DLPack capsule")
-    address = _object_capsule_get_pointer(capsule, name)
+    address = _capsule_get_pointer(raw, name)
     if name == VERSIONED_NAME:
         managed = DLManagedTensorVersioned.from_address(address)
         if managed.version.major != 1:
@@ -219,7 +215,7 @@ def import_tensor(tensor, stream):
         raise BufferError("the tensor is exported read-only, and polyhal's streams may write "
                           "any buffer they are given")
     # Taken: from here on the deleter is polyhal's to call, not the capsule's.
-    _capsule_set_name(capsule, _USED_NAMES[name])
+    _capsule_set_name(raw, _USED_NAMES[name])
     deleter_address = ctypes.cast(managed.deleter, c_void_p).value
     # Called holding the GIL: deleters such as numpy's drop Python references without taking it.
     deleter = _GilHoldingDeleter(deleter_address) if deleter_address else None
@@ -236,19 +232,15 @@ def import_tensor(tensor, stream):
 def _compact_bytes(tensor):
     """The byte count of `tensor`, which must be laid out without gaps (polyhal's buffers are
     contiguous bytes)."""
-    shape = [tensor.shape[i] for i in range(tensor.ndim)]
+    shape = tensor.shape[:tensor.ndim]
     bits = tensor.dtype.bits * tensor.dtype.lanes
     if bits % 8:
         raise BufferError(f"elements of {bits} bits do not fill whole bytes")
-    if tensor.strides:
+    if tensor.strides:  # NULL strides: compact row-major
         expected = 1
-        for extent, stride in reversed(list(zip(shape, (tensor.strides[i]
-                                                         for i in range(tensor.ndim))))):
+        for extent, stride in zip(reversed(shape), reversed(tensor.strides[:tensor.ndim])):
             if extent != 1 and stride != expected:
                 raise BufferError("the tensor is not contiguous (row-major, without gaps): "
                                   "make it so first (torch: .contiguous())")
             expected *= extent
-    count = 1
-    for extent in shape:
-        count *= extent
-    return count * bits // 8
+    return math.prod(shape) * bits // 8

@@ -97,13 +97,13 @@ function(polyhal_kernel_tool_missing name)
   message(STATUS "polyhal: ${name} conformance kernels SKIPPED: ${reason}")
 endfunction()
 
-# polyhal_add_gpu_backend(<name> <vendor include dir>)
+# polyhal_add_gpu_backend(<name> <vendor include dir> [<source>...])
 # A backend made of the shared GPU layer (backends/gpu_common, included as "gpu_common/<file>.hpp")
-# and its vendor's api.cpp. The vendor's library is opened at run time, so only its headers are
-# needed to build the backend.
+# and its vendor's api.cpp, with the vendor's other sources. The vendor's library is opened at run
+# time, so only its headers are needed to build the backend.
 function(polyhal_add_gpu_backend name vendor_include_dir)
   polyhal_add_backend(NAME ${name}
-    SOURCES api.cpp
+    SOURCES api.cpp ${ARGN}
     INCLUDE_DIRS ${PROJECT_SOURCE_DIR}/backends ${vendor_include_dir}
     LIBRARIES polyhal::plugin_common)
 endfunction()

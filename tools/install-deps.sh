@@ -25,14 +25,15 @@ example_packages=(cmake ninja-build g++ libspdlog-dev libfmt-dev)
 # What tools/run-tests.sh needs on top: Catch2 and Google Benchmark; OpenCL headers, ICD loader
 # and PoCL (the OpenCL backend and its CPU device); HIP and Level Zero headers and the Level Zero
 # loader with its validation layer (backends and their vendor-driver doubles); clang and
-# llvm-spirv (SPIR-V kernels); libFuzzer and clang's sanitizer runtimes (the fuzz stage); Python
-# and Rust for the bindings; pkg-config for the SDK check; Open MPI for the MPI example.
+# llvm-spirv (SPIR-V kernels); hipcc (the HIP kernels' AMD GPU code objects); libFuzzer and
+# clang's sanitizer runtimes (the fuzz stage); Python and Rust for the bindings; pkg-config for
+# the SDK check; Open MPI for the MPI example.
 test_packages=(
     "${example_packages[@]}"
     catch2 libbenchmark-dev pkg-config
     ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd
     libamdhip64-dev libze-dev libze1
-    clang llvm-spirv-14 spirv-tools libfuzzer-14-dev libclang-rt-14-dev
+    clang llvm-spirv-14 spirv-tools hipcc libfuzzer-14-dev libclang-rt-14-dev
     python3 python3-venv python3-setuptools python3-pip python3-pytest python3-numpy
     cargo rustc
     libopenmpi-dev openmpi-bin

@@ -67,21 +67,18 @@ CUresult countParameters(CUfunction function, uint32_t* count) noexcept {
     }
 }
 
-// The parameters' sizes, into `info`.
-CUresult readParameters(CUfunction function, CudaApi::KernelInfo* info) noexcept {
+// The parameters' sizes, into `parameters`.
+CUresult readParameters(CUfunction function, gpu::DeclaredParameters* parameters) noexcept {
     uint32_t count = 0;
     if (const CUresult result = countParameters(function, &count)) return result;
-    info->parameterSizes.reset(new (std::nothrow) size_t[count > 0 ? count : 1]);
-    if (info->parameterSizes == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+    if (parameters->declare(count) != HAL_SUCCESS) return CUDA_ERROR_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < count; ++i) {
         size_t offset = 0;
         if (const CUresult result = CudaApi::symbols.functionGetParameterInfo.address(
-                function, i, &offset, &info->parameterSizes[i])) {
+                function, i, &offset, parameters->size(i))) {
             return result;
         }
     }
-    info->parameterCount = count;
-    info->parametersKnown = true;
     return CUDA_SUCCESS;
 }
 
@@ -107,13 +104,11 @@ const char* CudaApi::imageProblem(const unsigned char* image, size_t size) noexc
 // whatever the caller passed. cuFuncGetParamInfo (CUDA 12.4) says what the kernel declares;
 // older drivers cannot say, and the arguments go unchecked there. Read once, here, with the
 // function's shared memory attributes (allowDynamicSharedMemory).
-halError CudaApi::describeKernel(CUfunction function, KernelInfo* info) noexcept {
+halError CudaApi::describeKernel(const ModuleInfo& /*module*/, const char* /*name*/,
+                                 CUfunction function, KernelInfo* info) noexcept {
     if (symbols.functionGetParameterInfo.address != nullptr) {
-        info->parameterQuery = readParameters(function, info);
-        if (info->parameterQuery == CUDA_ERROR_OUT_OF_MEMORY) {
-            return plugin::fail(HAL_ERROR_OUT_OF_MEMORY,
-                                "no host memory for a kernel's parameters");
-        }
+        info->parameterQuery = readParameters(function, &info->parameters);
+        if (info->parameterQuery == CUDA_ERROR_OUT_OF_MEMORY) return HAL_ERROR_OUT_OF_MEMORY;
     }
     int staticBytes = 0;
     int dynamicLimit = 0;
@@ -137,20 +132,7 @@ halError CudaApi::checkArguments(const KernelInfo& info, const halKernelArg* arg
         return gpu::failCall<CudaApi>(toHalError(info.parameterQuery), info.parameterQuery,
                                       symbols.functionGetParameterInfo.name);
     }
-    if (!info.parametersKnown) return HAL_SUCCESS;
-    if (info.parameterCount != numArgs) {
-        return plugin::fail(HAL_ERROR_INVALID_VALUE,
-                            "the kernel has %u parameters, %u arguments were given",
-                            info.parameterCount, numArgs);
-    }
-    for (uint32_t i = 0; i < numArgs; ++i) {
-        if (info.parameterSizes[i] != args[i].size) {
-            return plugin::fail(HAL_ERROR_INVALID_VALUE,
-                                "argument %u is %zu bytes, the kernel's parameter %u is %zu bytes",
-                                i, args[i].size, i, info.parameterSizes[i]);
-        }
-    }
-    return HAL_SUCCESS;
+    return info.parameters.check(args, numArgs);
 }
 
 // A kernel's static and dynamic shared memory together get 48 KiB unless it opts in to more, up

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "gpu_common/engine/graph_node.hpp"
+#include "gpu_common/engine/kernel_parameters.hpp"
 #include "gpu_common/engine/vendor_call.hpp"
 #include "symbols.hpp"
 
@@ -146,22 +147,26 @@ struct CudaApi {
     // image) whose tables or sections run past its end, a fatbin whose header says it is longer;
     // anything else is PTX text, read up to its NUL. nullptr when nothing is wrong.
     static const char* imageProblem(const unsigned char* image, size_t size) noexcept;
+    // Nothing is read from a module's image: the driver describes each kernel.
+    struct ModuleInfo {};
+    static halError describeModule(const unsigned char*, size_t, ModuleInfo*) noexcept {
+        return HAL_SUCCESS;
+    }
     // What a launch checks, read once per function when it is looked up (describeKernel), so
     // that a launch calls no cuFuncGetParamInfo or cuFuncGetAttribute.
     struct KernelInfo {
-        // The parameters' sizes in declaration order (cuFuncGetParamInfo, CUDA 12.4); none on
+        // The parameters' sizes in declaration order (cuFuncGetParamInfo, CUDA 12.4); unknown on
         // older drivers, whose launches go unchecked. The driver's failure to say, if it failed,
         // is reported by every launch.
-        bool parametersKnown = false;
+        gpu::DeclaredParameters parameters;
         CUresult parameterQuery = CUDA_SUCCESS;
-        uint32_t parameterCount = 0;
-        std::unique_ptr<size_t[]> parameterSizes;
         // CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, and the dynamic shared memory the function may
         // use (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES), which launches only ever raise.
         size_t staticSharedBytes = 0;
         std::atomic<size_t> dynamicSharedLimit{0};
     };
-    static halError describeKernel(Function function, KernelInfo* info) noexcept;
+    static halError describeKernel(const ModuleInfo& module, const char* name, Function function,
+                                   KernelInfo* info) noexcept;
     static halError checkArguments(const KernelInfo& info, const halKernelArg* args,
                                    uint32_t numArgs) noexcept;
     static halError allowDynamicSharedMemory(Function function, KernelInfo& info,

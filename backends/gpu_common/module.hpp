@@ -31,6 +31,10 @@ halError moduleLoadData(halPluginDevice deviceHandle, const void* image, size_t 
         return plugin::fail(HAL_ERROR_INVALID_IMAGE, "a %zu-byte %s image: %s", size, Api::kName,
                             problem);
     }
+    if (halError error =
+            Api::describeModule(static_cast<const unsigned char*>(image), size, &module->info)) {
+        return error;
+    }
     // The vendor's loader takes no size and reads text images up to their NUL, so an image
     // that does not end in one is loaded from a terminated copy. Binary images carry their own
     // size and are unaffected by the extra byte.
@@ -93,7 +97,9 @@ halError moduleGetFunction(halPluginModule handle, const char* name,
     if (object == nullptr) {
         return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "no host memory for kernel '%.256s'", name);
     }
-    if (halError error = Api::describeKernel(native, &object->info)) return error;
+    if (halError error = Api::describeKernel(module.info, name, native, &object->info)) {
+        return error;
+    }
     *function = plugin::toHandle(object.get());
     module.add(object.release());
     return HAL_SUCCESS;

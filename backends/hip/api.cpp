@@ -1,16 +1,18 @@
 // The out-of-line parts of HipApi: host functions in stream order through stream callbacks, and
 // the graph nodes (gpu_common/graph.hpp).
-#include <endian.h>
-
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <new>
+#include <string>
 #include <variant>
+#include <vector>
 
 #include "api.hpp"
+#include "code_object.hpp"
 #include "gpu_common/engine/objects.hpp"
 #include "plugin_common/elf_layout.hpp"
+#include "support/dynamic_library.hpp"
 
 namespace polyhal::hip {
 
@@ -65,45 +67,6 @@ halError HipApi::memoryKind(const void* pointer, gpu::MemoryKind* kind) noexcept
 }
 
 namespace {
-
-// A clang offload bundle: the magic, the number of entries, then for each its offset, size and
-// target triple (its length, then its characters); each entry is a code object.
-constexpr char kBundleMagic[] = "__CLANG_OFFLOAD_BUNDLE__";
-constexpr size_t kBundleMagicSize = sizeof kBundleMagic - 1;
-
-// Reads the next 64-bit little-endian field at `*cursor`, or fails past the end.
-bool readField(const unsigned char* image, size_t size, size_t* cursor, uint64_t* value) {
-    if (size - *cursor < sizeof *value) return false;
-    std::memcpy(value, image + *cursor, sizeof *value);
-    *value = le64toh(*value);
-    *cursor += sizeof *value;
-    return true;
-}
-
-const char* bundleProblem(const unsigned char* image, size_t size) {
-    size_t cursor = kBundleMagicSize;
-    uint64_t entries = 0;
-    if (!readField(image, size, &cursor, &entries)) return "truncated offload bundle";
-    for (uint64_t i = 0; i < entries; ++i) {
-        uint64_t offset = 0;
-        uint64_t bytes = 0;
-        uint64_t tripleSize = 0;
-        uint64_t end = 0;
-        if (!readField(image, size, &cursor, &offset) || !readField(image, size, &cursor, &bytes) ||
-            !readField(image, size, &cursor, &tripleSize) || tripleSize > size - cursor) {
-            return "truncated offload bundle (its entry list runs past the end of the image)";
-        }
-        cursor += tripleSize;
-        if (__builtin_add_overflow(offset, bytes, &end) || end > size) {
-            return "truncated offload bundle (an entry runs past the end of the image)";
-        }
-        const unsigned char* entry = image + offset;
-        if (isElfImage(entry, bytes)) {
-            if (const char* problem = elfLayoutProblem(entry, bytes)) return problem;
-        }
-    }
-    return nullptr;
-}
 
 hipError_t addMemsetNode(const gpu::NodeSite<HipApi>& site, const gpu::MemsetRow& row,
                          hipGraphNode_t* node) noexcept {
@@ -182,12 +145,88 @@ halError HipApi::addNode(const gpu::NodeSite<HipApi>& site, const gpu::NodeReque
 
 const char* HipApi::imageProblem(const unsigned char* image, size_t size) noexcept {
     if (isElfImage(image, size)) return elfLayoutProblem(image, size);
-    if (size >= kBundleMagicSize && std::memcmp(image, kBundleMagic, kBundleMagicSize) == 0) {
-        return bundleProblem(image, size);
+    if (!isOffloadBundle(image, size)) {
+        return "not a HIP code object (neither an ELF image nor an uncompressed clang offload "
+               "bundle; a compressed bundle, from --offload-compress, is not taken: its layout is "
+               "not checked)";
     }
-    return "not a HIP code object (neither an ELF image nor an uncompressed clang offload "
-           "bundle; a compressed bundle, from --offload-compress, is not taken: its layout is not "
-           "checked)";
+    std::vector<BundleEntry> entries;
+    try {
+        if (const char* problem = readOffloadBundle(image, size, &entries)) return problem;
+    } catch (const std::bad_alloc&) {
+        return "an offload bundle with more entries than host memory holds";
+    }
+    for (const BundleEntry& entry : entries) {
+        if (!isElfImage(entry.image, entry.size)) continue;
+        if (const char* problem = elfLayoutProblem(entry.image, entry.size)) return problem;
+    }
+    return nullptr;
+}
+
+namespace {
+
+// comgr, opened once, when the first module is loaded; nullptr where ROCm has none.
+const ComgrSymbols* codeObjectManager() noexcept {
+    static const ComgrSymbols* const loaded = []() -> const ComgrSymbols* {
+        static DynamicLibrary library;
+        static ComgrSymbols symbols;
+        std::string error;
+        library = DynamicLibrary::openFirst(
+            kComgrLibraries, sizeof kComgrLibraries / sizeof *kComgrLibraries, &error);
+        if (!library || symbols.resolve(library) != nullptr) return nullptr;
+        library.keepLoaded();
+        return &symbols;
+    }();
+    return loaded;
+}
+
+// The code object of `image` whose metadata describes its kernels: the image itself, or a
+// bundle's first AMD GPU code object. Every code object of a bundle is built from one source, so
+// each declares the same parameters, whichever GPU the runtime picks.
+bool findCodeObject(const unsigned char* image, size_t size, BundleEntry* codeObject) {
+    if (!isOffloadBundle(image, size)) {
+        *codeObject = BundleEntry{{}, image, size};
+        return true;
+    }
+    std::vector<BundleEntry> entries;
+    if (readOffloadBundle(image, size, &entries) != nullptr) return false;
+    for (const BundleEntry& entry : entries) {
+        if (entry.target.find("amdgcn-") != std::string_view::npos && entry.size > 0) {
+            *codeObject = entry;
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+halError HipApi::describeModule(const unsigned char* image, size_t size,
+                                ModuleInfo* info) noexcept {
+    const ComgrSymbols* comgr = codeObjectManager();
+    if (comgr == nullptr) return HAL_SUCCESS;
+    try {
+        BundleEntry codeObject{};
+        if (!findCodeObject(image, size, &codeObject)) return HAL_SUCCESS;
+        if (readKernelParameters(*comgr, codeObject.image, codeObject.size, &info->kernels) !=
+            AMD_COMGR_STATUS_SUCCESS) {
+            info->kernels.clear();  // not read: the runtime says what it makes of the image
+        }
+    } catch (const std::bad_alloc&) {
+        return plugin::fail(HAL_ERROR_OUT_OF_MEMORY, "no host memory for a code object's kernels");
+    }
+    return HAL_SUCCESS;
+}
+
+halError HipApi::describeKernel(const ModuleInfo& module, const char* name, Function /*function*/,
+                                KernelInfo* info) noexcept {
+    const auto kernel = module.kernels.find(name);
+    if (kernel == module.kernels.end()) return HAL_SUCCESS;
+    const std::vector<KernelParameter>& parameters = kernel->second;
+    const auto count = static_cast<uint32_t>(parameters.size());
+    if (halError error = info->parameters.declare(count)) return error;
+    for (uint32_t i = 0; i < count; ++i) *info->parameters.size(i) = parameters[i].size;
+    return HAL_SUCCESS;
 }
 
 halError HipApi::instantiate(GraphExec* exec, Graph graph) noexcept {

@@ -7,7 +7,9 @@
 
 #include <cstdint>
 
+#include "code_object.hpp"
 #include "gpu_common/engine/graph_node.hpp"
+#include "gpu_common/engine/kernel_parameters.hpp"
 #include "gpu_common/engine/vendor_call.hpp"
 #include "symbols.hpp"
 
@@ -135,13 +137,23 @@ struct HipApi {
     // nullptr when nothing is wrong.
     static const char* imageProblem(const unsigned char* image, size_t size) noexcept;
 
-    // HIP has no counterpart of cuFuncGetParamInfo for module kernels: the arguments go
-    // unchecked, and the runtime reads each parameter at the size the kernel declares. Nothing
-    // is read when a kernel is looked up.
-    struct KernelInfo {};
-    static halError describeKernel(Function, KernelInfo*) noexcept { return HAL_SUCCESS; }
-    static halError checkArguments(const KernelInfo&, const halKernelArg*, uint32_t) noexcept {
-        return HAL_SUCCESS;
+    // HIP has no counterpart of cuFuncGetParamInfo: a module's kernels and the parameters they
+    // declare are read from its code object's metadata when it is loaded (code_object.hpp), as
+    // the runtime reads them, and launches are checked against them. Without comgr, or for an
+    // image whose metadata it cannot read, the arguments go unchecked.
+    struct ModuleInfo {
+        KernelParameters kernels;
+    };
+    static halError describeModule(const unsigned char* image, size_t size,
+                                   ModuleInfo* info) noexcept;
+    struct KernelInfo {
+        gpu::DeclaredParameters parameters;
+    };
+    static halError describeKernel(const ModuleInfo& module, const char* name, Function function,
+                                   KernelInfo* info) noexcept;
+    static halError checkArguments(const KernelInfo& info, const halKernelArg* args,
+                                   uint32_t numArgs) noexcept {
+        return info.parameters.check(args, numArgs);
     }
     // HIP's stream capture interaction (hipThreadExchangeStreamCaptureMode) is not modelled by
     // the HIP double yet: entries leave the thread's mode as it is.

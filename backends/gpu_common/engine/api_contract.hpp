@@ -27,6 +27,8 @@
 //                                                  (0: the core's default)
 //   memcpyAsync(), memcpy2DAsync(), launchHostFunc()
 //                                                  what the vendors do in different ways
+//   ModuleInfo, describeModule()                   what a module's image says of its kernels,
+//                                                  read once when it is loaded
 //   KernelInfo, describeKernel(), checkArguments(), allowDynamicSharedMemory()
 //                                                  what a launch checks and sets up first, read
 //                                                  once per function when it is looked up
@@ -57,21 +59,21 @@ namespace polyhal::gpu {
 // The contract's values and functions (each named by `&Api::member`) and its types.
 #define POLYHAL_GPU_API_MEMBERS(X)                                                                 \
     X(kName)                                                                                       \
-    X(kLibraries) X(kLibraryDescription) X(kSelectionPriority) X(kDLPackDeviceType)                \
-        X(kModuleImageKinds) X(kSuccess) X(kNotReady) X(kPeerAccessAlreadyEnabled)                 \
-            X(kPeerAccessNotEnabled) X(toHalError) X(describe) X(symbols) X(retainContext) X(resetContext) X(      \
-                releaseContext) X(enterContext) X(leaveContext) X(toPointer) X(toDevicePointer)    \
-                X(maxKernelArgumentBytes) X(memcpyAsync) X(memcpy2DAsync) X(launchHostFunc)        \
-                    X(describeKernel) X(checkArguments) X(allowDynamicSharedMemory) X(             \
-                        kUserObjectNoDestructorSync) X(kGraphUserObjectMove) X(kNativeGraphsSince) \
-                        X(kExecDestroyWaitsForLaunches) X(kHostToHostCopyNodes)                    \
-                            X(kAttributeMaxPitch) X(memoryKind) X(addNode) X(instantiate)          \
-                                X(imageProblem) X(kEventQueriesReadTheirStream)                    \
-                                    X(kIpcEventWaitsOnDevice) X(kStreamNonBlocking)                \
-                                        X(kEventDisableTiming) X(kEventBlockingSync)               \
-                                            X(kEventInterprocess) X(kHostAllocPortable)            \
-                                                X(kHostRegisterPortable) X(kMemAttachGlobal)       \
-                                                X(kAttributeManagedMemory)                         \
+    X(kLibraries)                                                                                  \
+    X(kLibraryDescription) X(kSelectionPriority) X(kDLPackDeviceType) X(kModuleImageKinds) X(      \
+        kSuccess) X(kNotReady) X(kPeerAccessAlreadyEnabled) X(kPeerAccessNotEnabled) X(toHalError) \
+        X(describe) X(symbols) X(retainContext) X(resetContext) X(releaseContext) X(enterContext)  \
+            X(leaveContext) X(toPointer) X(toDevicePointer) X(maxKernelArgumentBytes) X(           \
+                memcpyAsync) X(memcpy2DAsync) X(launchHostFunc) X(describeModule)                  \
+                X(describeKernel) X(checkArguments) X(allowDynamicSharedMemory) X(                 \
+                    kUserObjectNoDestructorSync) X(kGraphUserObjectMove) X(kNativeGraphsSince)     \
+                    X(kExecDestroyWaitsForLaunches) X(kHostToHostCopyNodes) X(kAttributeMaxPitch)  \
+                        X(memoryKind) X(addNode) X(instantiate) X(imageProblem)                    \
+                            X(kEventQueriesReadTheirStream) X(kIpcEventWaitsOnDevice)              \
+                                X(kStreamNonBlocking) X(kEventDisableTiming) X(kEventBlockingSync) \
+                                    X(kEventInterprocess) X(kHostAllocPortable)                    \
+                                        X(kHostRegisterPortable) X(kMemAttachGlobal)               \
+                                            X(kAttributeManagedMemory)                             \
                                                 X(kIpcMemLazyEnablePeerAccess)                     \
                                                     X(kAttributeComputeUnits)                      \
                                                         X(kAttributeMaxThreadsPerBlock)            \
@@ -79,10 +81,11 @@ namespace polyhal::gpu {
                                                                 X(kJitErrorLogBuffer)              \
                                                                     X(kJitErrorLogBufferSize)      \
                                                                         X(kHasIpcEventAttribute)
-#define POLYHAL_GPU_API_TYPES(X)                                                                \
-    X(Result)                                                                                   \
-    X(NativeDevice) X(Context) X(Stream) X(Event) X(Module) X(Function) X(DevicePointer)        \
-        X(JitOption) X(IpcMemHandle) X(IpcEventHandle) X(RelaxedCapture) X(KernelInfo) X(Graph) \
+#define POLYHAL_GPU_API_TYPES(X)                                                                 \
+    X(Result)                                                                                    \
+    X(NativeDevice)                                                                              \
+    X(Context) X(Stream) X(Event) X(Module) X(Function) X(DevicePointer) X(JitOption)            \
+        X(IpcMemHandle) X(IpcEventHandle) X(RelaxedCapture) X(ModuleInfo) X(KernelInfo) X(Graph) \
             X(GraphNode) X(GraphExec) X(UserObject) X(HostNodeParams)
 
 namespace api_contract {

@@ -87,6 +87,7 @@ struct Module {
 
     const Device<Api>* device;
     typename Api::Module native{};
+    typename Api::ModuleInfo info;  // what its image says of its kernels (Api::describeModule)
     std::atomic<Function<Api>*> functions{nullptr};
 };
 

@@ -21,7 +21,7 @@ namespace {
 constexpr KernelParameter kPointer{sizeof(void*), true};
 constexpr KernelParameter kU32{sizeof(uint32_t), false};
 
-// The signatures of backends/cuda/cts_kernels/cts_kernels.cu.
+// The signatures of backends/gpu_common/cts_kernels/cts_kernels.cu.
 const std::vector<HostKernel>& hostKernels() {
     static const std::vector<HostKernel> kernels = {
         {"fill_u32", fill_u32, {kPointer, kU32, kU32}},
@@ -47,6 +47,23 @@ size_t HostKernel::offset(size_t index) const {
         if (i == index) return offset;
         offset += size;
     }
+}
+
+bool isElfImage(const unsigned char* image) {
+    return std::memcmp(image,
+                       "\x7f"
+                       "ELF",
+                       4) == 0;
+}
+
+size_t elfImageLength(const unsigned char* image) {
+    uint64_t sectionHeaders = 0;
+    uint16_t entrySize = 0;
+    uint16_t entries = 0;
+    std::memcpy(&sectionHeaders, image + 0x28, sizeof sectionHeaders);
+    std::memcpy(&entrySize, image + 0x3a, sizeof entrySize);
+    std::memcpy(&entries, image + 0x3c, sizeof entries);
+    return sectionHeaders + size_t{entrySize} * entries;
 }
 
 const HostKernel* findHostKernel(const char* name) {

@@ -29,6 +29,11 @@ struct HostKernel {
     size_t offset(size_t index) const;  // of parameter `index` in the packed parameter buffer
 };
 
+// Whether `image` starts with the ELF magic, and, for the vendors' loaders, which take no size,
+// its length: up to the end of its section header table.
+bool isElfImage(const unsigned char* image);
+size_t elfImageLength(const unsigned char* image);
+
 // The host build of kernel `name`, or nullptr.
 const HostKernel* findHostKernel(const char* name);
 

@@ -68,17 +68,8 @@ CUresult CUDAAPI cuModuleLoadDataEx(CUmodule* handle, const void* image, unsigne
         std::memcpy(&headerSize, bytes + 6, sizeof headerSize);
         std::memcpy(&payloadSize, bytes + 8, sizeof payloadSize);
         recorded.assign(reinterpret_cast<const char*>(bytes), headerSize + payloadSize);
-    } else if (std::memcmp(bytes,
-                           "\x7f"
-                           "ELF",
-                           4) == 0) {  // cubin: up to its section headers
-        uint64_t sectionHeaders = 0;
-        uint16_t entrySize = 0;
-        uint16_t entries = 0;
-        std::memcpy(&sectionHeaders, bytes + 0x28, sizeof sectionHeaders);
-        std::memcpy(&entrySize, bytes + 0x3a, sizeof entrySize);
-        std::memcpy(&entries, bytes + 0x3c, sizeof entries);
-        recorded.assign(reinterpret_cast<const char*>(bytes), sectionHeaders + entrySize * entries);
+    } else if (isElfImage(bytes)) {  // cubin
+        recorded.assign(reinterpret_cast<const char*>(bytes), elfImageLength(bytes));
     } else {
         recorded = static_cast<const char*>(image);
         if (recorded.find(".version") == std::string::npos ||

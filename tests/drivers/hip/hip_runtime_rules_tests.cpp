@@ -14,7 +14,9 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <string>
 #include <thread>
 
@@ -503,3 +505,33 @@ TEST_CASE("graphs: what the runtime refuses", "[hip_double][rules][graph]") {
     });
     CHECK(arguments.exitCode == 0);
 }
+
+#ifdef POLYHAL_HIP_TEST_KERNELS
+namespace {
+
+std::string codeObjectBundle() {
+    std::ifstream file(POLYHAL_HIP_TEST_KERNELS, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(file), {});
+}
+
+}  // namespace
+
+// As clr loads them: the bundle entry of the device's architecture (a gfx90a), its kernels by the
+// names its metadata gives; a bundle with no entry for the device is hipErrorNoBinaryForGpu.
+TEST_CASE("a code object bundle is loaded for the device's architecture", "[hip_double][module]") {
+    std::string bundle = codeObjectBundle();
+    REQUIRE(bundle.find("amdgcn-amd-amdhsa--gfx90a") != std::string::npos);
+    hipModule_t module = nullptr;
+    REQUIRE(hipModuleLoadDataEx(&module, bundle.data(), 0, nullptr, nullptr) == hipSuccess);
+    hipFunction_t function = nullptr;
+    CHECK(hipModuleGetFunction(&function, module, "vadd") == hipSuccess);
+    CHECK(hipModuleGetFunction(&function, module, "vadd_u32") == hipErrorNotFound);
+    REQUIRE(hipModuleUnload(module) == hipSuccess);
+
+    // The same bundle with its gfx90a entry renamed to an architecture the device is not.
+    const size_t at = bundle.find("gfx90a");
+    bundle.replace(at, 6, "gfx90c");
+    CHECK(hipModuleLoadDataEx(&module, bundle.data(), 0, nullptr, nullptr) ==
+          hipErrorNoBinaryForGpu);
+}
+#endif

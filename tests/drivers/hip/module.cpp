@@ -1,5 +1,11 @@
-// Modules and kernels: code objects are recorded, kernels run as their host builds.
+// Modules and kernels: code objects are read as the runtime reads them (their kernels and the
+// parameters each declares), kernels run as their host builds.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <iterator>
+#include <string_view>
 
 #include "runtime.hpp"
 
@@ -7,6 +13,96 @@ using namespace polyhal::doubles;
 using namespace polyhal::doubles::hip;
 
 namespace polyhal::doubles::hip {
+
+namespace {
+
+// The double's devices are MI200s, with the features their code objects may name.
+constexpr std::string_view kDeviceProcessor = "gfx90a";
+constexpr std::string_view kDeviceFeatures[] = {"sramecc+", "xnack-"};
+
+// comgr, which the runtime reads code objects with. The double cannot read one without it.
+const polyhal::hip::ComgrSymbols& codeObjectManager() {
+    static const polyhal::hip::ComgrSymbols symbols = [] {
+        static DynamicLibrary library;
+        polyhal::hip::ComgrSymbols resolved;
+        std::string error;
+        library = DynamicLibrary::openFirst(
+            polyhal::hip::kComgrLibraries,
+            sizeof polyhal::hip::kComgrLibraries / sizeof *polyhal::hip::kComgrLibraries, &error);
+        const char* missing = library ? resolved.resolve(library) : nullptr;
+        if (!library || missing != nullptr) {
+            std::fprintf(stderr, "HIP double: comgr is needed to read code objects: %s\n",
+                         missing != nullptr ? missing : error.c_str());
+            std::abort();
+        }
+        library.keepLoaded();
+        return resolved;
+    }();
+    return symbols;
+}
+
+// Whether a bundle entry's target ("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-") runs on the device:
+// its processor, and each feature it names, as the device has it (target ID compatibility).
+bool runsOnDevice(std::string_view target) {
+    const size_t processorStart = target.rfind("--");
+    if (target.find("amdgcn-amd-amdhsa") == std::string_view::npos ||
+        processorStart == std::string_view::npos) {
+        return false;
+    }
+    std::string_view targetId = target.substr(processorStart + 2);
+    size_t colon = targetId.find(':');
+    if (targetId.substr(0, colon) != kDeviceProcessor) return false;
+    while (colon != std::string_view::npos) {
+        targetId.remove_prefix(colon + 1);
+        colon = targetId.find(':');
+        const std::string_view feature = targetId.substr(0, colon);
+        if (std::find(std::begin(kDeviceFeatures), std::end(kDeviceFeatures), feature) ==
+            std::end(kDeviceFeatures)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// The runtime's loader takes no size: the image is as long as its headers say (an ELF image's
+// section header table ends it; a bundle's entries lie inside it).
+hipError_t findCodeObject(const unsigned char* image, const unsigned char** codeObject,
+                          size_t* size) {
+    if (polyhal::hip::isOffloadBundle(image, SIZE_MAX)) {
+        std::vector<polyhal::hip::BundleEntry> entries;
+        if (polyhal::hip::readOffloadBundle(image, SIZE_MAX, &entries) != nullptr) {
+            return hipErrorInvalidImage;
+        }
+        for (const auto& entry : entries) {
+            if (!runsOnDevice(entry.target)) continue;
+            *codeObject = entry.image;
+            *size = entry.size;
+            return hipSuccess;
+        }
+        return hipErrorNoBinaryForGpu;
+    }
+    if (!isElfImage(image)) return hipErrorInvalidImage;
+    *codeObject = image;
+    *size = elfImageLength(image);
+    return hipSuccess;
+}
+
+// The host build of kernel `name` when its signature is the one the code object declares, kept
+// for the process (a queued launch outlives its module), or nullptr.
+const HostKernel* hostBuildOf(const std::string& name,
+                              const std::vector<polyhal::hip::KernelParameter>& declared) {
+    const HostKernel* host = findHostKernel(name.c_str());
+    if (host == nullptr || host->parameters.size() != declared.size()) return nullptr;
+    for (size_t i = 0; i < declared.size(); ++i) {
+        if (host->parameters[i].size != declared[i].size ||
+            host->parameters[i].isPointer != declared[i].isPointer) {
+            return nullptr;
+        }
+    }
+    return host;
+}
+
+}  // namespace
 
 hipError_t prepareLaunch(const char* caller, hipFunction_t function, halDim3 grid, halDim3 block,
                          unsigned sharedBytes, void** params, void** extra,
@@ -41,29 +137,27 @@ extern "C" {
 
 // ---- Modules and kernels ----
 
-// A code object is an ELF image: accepted and recorded, its kernels looked up by symbol name.
+// A code object or a clang offload bundle of them, read as clr reads it (code_object.hpp): a
+// bundle without a code object for the device's architecture is hipErrorNoBinaryForGpu, an image
+// whose metadata comgr cannot read is hipErrorInvalidImage.
 hipError_t hipModuleLoadDataEx(hipModule_t* handle, const void* image, unsigned int /*numOptions*/,
                                hipJitOption* /*options*/, void** /*values*/) {
     ENTER();
     if (handle == nullptr || image == nullptr) return hipErrorInvalidValue;
-    const auto* bytes = static_cast<const unsigned char*>(image);
-    if (std::memcmp(bytes,
-                    "\x7f"
-                    "ELF",
-                    4) != 0)
+    const unsigned char* codeObject = nullptr;
+    size_t size = 0;
+    if (hipError_t found =
+            findCodeObject(static_cast<const unsigned char*>(image), &codeObject, &size)) {
+        return found;
+    }
+    auto module = std::make_unique<ihipModule_t>();
+    module->device = currentDevice();
+    if (polyhal::hip::readKernelParameters(codeObjectManager(), codeObject, size,
+                                           &module->kernels) != AMD_COMGR_STATUS_SUCCESS) {
         return hipErrorInvalidImage;
-    uint64_t sectionHeaders = 0;
-    uint16_t entrySize = 0;
-    uint16_t entries = 0;
-    std::memcpy(&sectionHeaders, bytes + 0x28, sizeof sectionHeaders);
-    std::memcpy(&entrySize, bytes + 0x3a, sizeof entrySize);
-    std::memcpy(&entries, bytes + 0x3c, sizeof entries);
-    auto* module = new ihipModule_t{
-        currentDevice(),
-        std::string(reinterpret_cast<const char*>(bytes), sectionHeaders + entrySize * entries),
-        {}};
-    g_handles.add(module, kModule);
-    *handle = module;
+    }
+    g_handles.add(module.get(), kModule);
+    *handle = module.release();
     return hipSuccess;
 }
 
@@ -80,13 +174,14 @@ hipError_t hipModuleGetFunction(hipFunction_t* handle, hipModule_t module, const
     ENTER();
     requireLive(__func__, module, kModule);
     if (name == nullptr) return hipErrorInvalidValue;
-    if (module->image.find(std::string(name) + '\0') == std::string::npos) return hipErrorNotFound;
+    const auto declared = module->kernels.find(name);
+    if (declared == module->kernels.end()) return hipErrorNotFound;
     auto& function = module->functions[name];
     if (!function) {
         function = std::make_unique<ihipModuleSymbol_t>();
         function->module = module;
         function->name = name;
-        function->host = polyhal::doubles::findHostKernel(name);
+        function->host = hostBuildOf(name, declared->second);
         g_handles.add(function.get(), kFunction);
     }
     *handle = function.get();

@@ -26,6 +26,7 @@
 #endif
 #include <hip/hip_runtime_api.h>
 
+#include "hip/code_object.hpp"
 #include "hip/user_objects.hpp"
 
 #include <atomic>
@@ -76,13 +77,14 @@ struct hipGraphExec {
 struct ihipModuleSymbol_t {
     ihipModule_t* module;
     std::string name;
-    const polyhal::doubles::HostKernel*
-        host;  // nullptr: named by the image, but the double has no host build
+    // The parameters its code object declares, run by the host build of its name; nullptr when
+    // the double has no host build of that signature.
+    const polyhal::doubles::HostKernel* host;
 };
 
 struct ihipModule_t {
     int device;
-    std::string image;
+    polyhal::hip::KernelParameters kernels;  // as the code object's metadata declares them
     std::map<std::string, std::unique_ptr<ihipModuleSymbol_t>> functions;
 };
 

@@ -149,6 +149,24 @@ halError deviceSynchronize(halPluginDevice handle) {
     return first;
 }
 
+// Level Zero has no reset of a device. What the plugin kept for it goes; a device the driver lost
+// stays lost, and the reset says so: compute-runtime detects a GPU hang from the kernel driver's
+// reset statistics of the DRM contexts its engines opened at zeInit (shared/source/os_interface/
+// linux/drm_neo.cpp, Drm::checkResetStatus), which nothing a process calls opens again, and
+// zeDeviceGetStatus reports ZE_RESULT_ERROR_DEVICE_LOST from then on
+// (level_zero/core/source/device/device.cpp:98-110). A new Level Zero context would not help.
+halError deviceReset(halPluginDevice handle) {
+    Device& device = plugin::fromHandle<Device>(handle);
+    reapRetiredGraphs(device, true);
+    reapRetiredStreams(device, true);
+    const ze_result_t status = ze.zeDeviceGetStatus.address(device.device);
+    if (status != ZE_RESULT_ERROR_DEVICE_LOST) return check(status, "zeDeviceGetStatus");
+    return plugin::fail(HAL_ERROR_LAUNCH_FAILED,
+                        "%s: the Level Zero driver keeps a device lost to a GPU hang until the "
+                        "process exits; no reset recovers it",
+                        describe(status, "zeDeviceGetStatus").c_str());
+}
+
 halError deviceCanAccessPeer(halPluginDevice deviceHandle, halPluginDevice peerHandle,
                              int* canAccess) {
     const Device& device = plugin::fromHandle<Device>(deviceHandle);

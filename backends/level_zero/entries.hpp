@@ -11,8 +11,8 @@ POLYHAL_PLUGIN_DECLARE_REQUIRED_ENTRIES();
 
 // The optional entries it implements, by the file that defines them.
 POLYHAL_PLUGIN_DECLARE_ENTRIES(backendGetInfo);  // platform.cpp
-POLYHAL_PLUGIN_DECLARE_ENTRIES(deviceCanAccessPeer, deviceEnablePeerAccess,
-                               deviceDisablePeerAccess);                // device.cpp
+POLYHAL_PLUGIN_DECLARE_ENTRIES(deviceCanAccessPeer, deviceEnablePeerAccess, deviceDisablePeerAccess,
+                               deviceReset);                            // device.cpp
 POLYHAL_PLUGIN_DECLARE_ENTRIES(streamGetNativeHandle, launchHostFunc);  // stream.cpp
 POLYHAL_PLUGIN_DECLARE_ENTRIES(eventElapsedTime, ipcEventGetHandle,
                                ipcEventOpenHandle);  // event.cpp

@@ -42,6 +42,7 @@ extern "C" ze_result_t ZE_APICALL zeMemPutIpcHandle(ze_context_handle_t hContext
     X(zeDeviceGetMemoryAccessProperties,      zeDeviceGetMemoryAccessProperties)          \
     X(zeDeviceGetCommandQueueGroupProperties, zeDeviceGetCommandQueueGroupProperties)     \
     X(zeDeviceCanAccessPeer,                  zeDeviceCanAccessPeer)                      \
+    X(zeDeviceGetStatus,                      zeDeviceGetStatus)                          \
     X(zeContextCreate,                        zeContextCreate)                            \
     X(zeContextDestroy,                       zeContextDestroy)                           \
     X(zeCommandListCreate,                    zeCommandListCreate)                        \

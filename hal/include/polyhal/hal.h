@@ -157,7 +157,9 @@ HAL_API halError halGetDevice(int* device);
  * while it was current included), ends its host registrations and withdraws the peer access it
  * was granted (halDeviceEnablePeerAccess); the handles become invalid (HAL_ERROR_INVALID_HANDLE)
  * and the pointers dangle. Last, the backend resets the vendor's own state of the device, as
- * cudaDeviceReset does: a CUDA context that a kernel fault left unusable works again.
+ * cudaDeviceReset does: a CUDA context that a kernel fault left unusable works again. A Level
+ * Zero device lost to a GPU hang is the exception: its driver keeps it lost until the process
+ * exits, and halResetDevice then ends with HAL_ERROR_LAUNCH_FAILED, saying so.
  * The device stays usable: new objects may be created afterwards. No other thread may use the
  * device meanwhile. Refused while a stream of the device is being captured: end the capture
  * first.

@@ -441,9 +441,10 @@ typedef struct halPluginDispatchTable {
     /* Optional. halResetDevice calls it once the core has waited for the device's work and
      * destroyed every object of it: the plugin lets go of what it kept for the device (destroyed
      * streams, graphs, queued frees) and returns the vendor's state of the device to a fresh
-     * start, a fault the vendor keeps included (cuDevicePrimaryCtxReset, hipDeviceReset). The
-     * device stays open; the next call that needs it starts it again. Without the entry the
-     * vendor's state survives halResetDevice. */
+     * start, a fault the vendor keeps included (cuDevicePrimaryCtxReset, hipDeviceReset), or,
+     * where the vendor has no reset and keeps the device lost (Level Zero), fails with
+     * HAL_ERROR_LAUNCH_FAILED saying so. The device stays open; the next call that needs it
+     * starts it again. Without the entry the vendor's state survives halResetDevice. */
     halError (*deviceReset)(halPluginDevice device);
 } halPluginDispatchTable;
 

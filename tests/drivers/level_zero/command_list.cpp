@@ -311,8 +311,11 @@ ze_result_t ZE_APICALL commandListDestroy(ze_command_list_handle_t list) {
     {
         std::lock_guard<std::mutex> lock(state().mutex);
         expectLive(list, Kind::CommandList, "zeCommandListDestroy");
+        // Commands a lost device never finished are over: compute-runtime's waits return at a
+        // detected hang, and its destroys and frees go ahead.
+        const bool lost = state().deviceLost;
         if (!list->immediate) {
-            if (list->submittedPending > 0) {
+            if (list->submittedPending > 0 && !lost) {
                 breach(
                     "zeCommandListDestroy: command list %p is destroyed while %zu command(s) of "
                     "its submission have not finished",
@@ -322,7 +325,7 @@ ze_result_t ZE_APICALL commandListDestroy(ze_command_list_handle_t list) {
             delete list;
             return ZE_RESULT_SUCCESS;
         }
-        if (list->inFlight > 0) {
+        if (list->inFlight > 0 && !lost) {
             breach(
                 "zeCommandListDestroy: command list %p still has %zu command(s) that have not "
                 "finished",

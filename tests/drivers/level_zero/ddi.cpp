@@ -52,6 +52,7 @@ ZEDOUBLE_EXPORT zeGetDeviceProcAddrTable(ze_api_version_t version, ze_device_ddi
         t.pfnGetCommandQueueGroupProperties = deviceGetCommandQueueGroupProperties;
         t.pfnCanAccessPeer = deviceCanAccessPeer;
         t.pfnGetMemoryAccessProperties = deviceGetMemoryAccessProperties;
+        t.pfnGetStatus = deviceGetStatus;
     });
 }
 

@@ -258,6 +258,17 @@ ze_result_t ZE_APICALL deviceCanAccessPeer(ze_device_handle_t, ze_device_handle_
     return ZE_RESULT_SUCCESS;
 }
 
+// As compute-runtime's Device::getStatus (level_zero/core/source/device/device.cpp:98-110): lost
+// once a hang was detected on one of its engines, whose command stream receivers read the kernel
+// driver's reset statistics of the DRM contexts they opened at zeInit (shared/source/
+// os_interface/linux/drm_neo.cpp, Drm::checkResetStatus). Neither a new context nor anything else
+// a process can call opens those again: the loss lasts until the process exits. The double loses
+// every device at once.
+ze_result_t ZE_APICALL deviceGetStatus(ze_device_handle_t) {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    return state().deviceLost ? ZE_RESULT_ERROR_DEVICE_LOST : ZE_RESULT_SUCCESS;
+}
+
 ze_result_t ZE_APICALL contextCreate(ze_driver_handle_t driver, const ze_context_desc_t*,
                                      ze_context_handle_t* context) {
     std::lock_guard<std::mutex> lock(state().mutex);

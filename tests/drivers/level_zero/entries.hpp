@@ -27,6 +27,7 @@ ze_result_t ZE_APICALL deviceGetMemoryProperties(ze_device_handle_t, uint32_t* c
 ze_result_t ZE_APICALL deviceGetCommandQueueGroupProperties(ze_device_handle_t, uint32_t* count,
                                                             ze_command_queue_group_properties_t*);
 ze_result_t ZE_APICALL deviceCanAccessPeer(ze_device_handle_t, ze_device_handle_t, ze_bool_t*);
+ze_result_t ZE_APICALL deviceGetStatus(ze_device_handle_t);
 ze_result_t ZE_APICALL deviceGetMemoryAccessProperties(ze_device_handle_t,
                                                        ze_device_memory_access_properties_t*);
 ze_result_t ZE_APICALL contextCreate(ze_driver_handle_t, const ze_context_desc_t*,

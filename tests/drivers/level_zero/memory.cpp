@@ -67,7 +67,7 @@ void release(std::map<uintptr_t, Allocation>::iterator found, ze_context_handle_
         breach("%s: %p was allocated in context %p, %s in context %p", call, ptr,
                static_cast<void*>(allocation.context), released, static_cast<void*>(context));
     }
-    if (allocation.pendingUses > 0) {
+    if (allocation.pendingUses > 0 && !state().deviceLost) {  // a lost device's work is over
         breach("%s: %p is %s while %d appended command(s) using it have not finished", call, ptr,
                released, allocation.pendingUses);
     }

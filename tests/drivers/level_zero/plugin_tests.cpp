@@ -609,3 +609,44 @@ TEST_CASE("a copy from pageable memory may reuse the source as soon as the call 
     REQUIRE(ze.memFreeDevice(device, memory) == HAL_SUCCESS);
     ze.deviceClose(device);
 }
+
+// Run alone (level_zero_double.plugin.device_lost): the loss lasts until the process exits.
+TEST_CASE("a device lost to a GPU hang stays lost through a reset, which says so",
+          "[device_lost]") {
+    const halPluginDispatchTable& ze = plugin();
+    REQUIRE(ze.deviceReset != nullptr);
+    halPluginDevice device = nullptr;
+    REQUIRE(ze.deviceOpen(0, &device) == HAL_SUCCESS);
+    REQUIRE_PLUGIN_OK(ze.deviceReset(device));  // a healthy device: nothing to say
+    halPluginModule module = loadCtsKernels(device);
+    halPluginFunction blockSum = nullptr;
+    REQUIRE(ze.moduleGetFunction(module, "block_sum", &blockSum) == HAL_SUCCESS);
+    halPluginStream stream = nullptr;
+    REQUIRE(ze.streamCreate(device, 0, 0, &stream) == HAL_SUCCESS);
+    void* memory = nullptr;
+    REQUIRE(ze.memAllocDevice(device, 4096, &memory) == HAL_SUCCESS);
+    const uint32_t n = 64;
+    const halKernelArg args[] = {
+        {&memory, sizeof memory}, {&memory, sizeof memory}, {&n, sizeof n}};
+    // Given less shared memory than it stages through, the kernel faults and the driver loses the
+    // device.
+    REQUIRE(ze.launchKernel(stream, blockSum, {1, 1, 1}, {64, 1, 1}, sizeof(uint32_t), args, 3) ==
+            HAL_SUCCESS);
+    CHECK(ze.streamSynchronize(stream) == HAL_ERROR_LAUNCH_FAILED);
+    CHECK(ze.streamDestroy(stream) == HAL_SUCCESS);
+    CHECK(ze.memFreeDevice(device, memory) == HAL_SUCCESS);
+    CHECK(ze.moduleUnload(module) == HAL_SUCCESS);
+
+    CHECK(ze.deviceReset(device) == HAL_ERROR_LAUNCH_FAILED);
+    CHECK_THAT(polyhal::doubles::lastPluginError(),
+               Catch::Contains("ZE_RESULT_ERROR_DEVICE_LOST") &&
+                   Catch::Contains("until the process exits"));
+    // Still lost: new work fails as the old did.
+    REQUIRE(ze.streamCreate(device, 0, 0, &stream) == HAL_SUCCESS);
+    REQUIRE(ze.memAllocDevice(device, 4096, &memory) == HAL_SUCCESS);
+    REQUIRE(ze.memsetAsync(stream, memory, 0, 4096) == HAL_SUCCESS);
+    CHECK(ze.streamSynchronize(stream) == HAL_ERROR_LAUNCH_FAILED);
+    CHECK(ze.streamDestroy(stream) == HAL_SUCCESS);
+    CHECK(ze.memFreeDevice(device, memory) == HAL_SUCCESS);
+    ze.deviceClose(device);
+}

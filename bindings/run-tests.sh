@@ -4,7 +4,7 @@
 #     its numpy and pytest), then runs pytest with POLYHAL_BACKEND=cpu and, when the build has the
 #     OpenCL plugin, with POLYHAL_BACKEND=opencl (on PoCL, and on Intel's OpenCL CPU runtime when
 #     tools/install-deps.sh installed it), each also under POLYHAL_CHECK=races,leaks,api; when the build has the cuda, hip or level_zero
-#     plugin and its vendor-driver double (tests/drivers), also with that backend against the
+#     plugin and its vendor-driver double (tests/backends), also with that backend against the
 #     double (Level Zero's behind Debian's loader and its validation layer); then the interop
 #     tests again with PyTorch 2.x, from the virtual environment tools/install-deps.sh made in
 #     build/python-deps/torch;
@@ -34,8 +34,8 @@ if [ -e "${lib}/polyhal/libpolyhal_opencl.so" ]; then
 fi
 # Python only: the GPU plugins against their vendor-driver doubles.
 python_backends=("${backends[@]}")
-declare -A double_dir=([cuda]="${build}/tests/drivers/cuda/cuda_driver"
-                       [hip]="${build}/tests/drivers/hip/hip_runtime")
+declare -A double_dir=([cuda]="${build}/tests/backends/cuda/cuda_driver"
+                       [hip]="${build}/tests/backends/hip/hip_runtime")
 for backend in cuda hip; do
     if [ -e "${lib}/polyhal/libpolyhal_${backend}.so" ] && [ -d "${double_dir[${backend}]}" ]; then
         python_backends+=("${backend}")

@@ -15,7 +15,7 @@
 //   cuGraphAddKernelNode_v2 (12.0) else cuGraphAddKernelNode, whose CUDA_KERNEL_NODE_PARAMS_v1
 //                                 is the start of the v2 parameters the plugin passes (no CUkernel
 //                                 and no context: the function's own)
-// tests/drivers/cuda runs the plugin against doubles of a 13.0, a 12.2, an 11.8 and an 11.0
+// tests/backends/cuda runs the plugin against doubles of a 13.0, a 12.2, an 11.8 and an 11.0
 // driver.
 #ifndef POLYHAL_BACKENDS_CUDA_SYMBOLS_HPP_
 #define POLYHAL_BACKENDS_CUDA_SYMBOLS_HPP_

@@ -3,7 +3,7 @@
 // A record takes the next generation and publishes it once its stream reaches it; waiters compare
 // generations and sleep on a futex that is not private to the process, so that a publication in
 // one process wakes waiters in the others. Zero-filled memory is a valid state: never recorded.
-// The CPU backend's interprocess events and the vendor doubles' (tests/drivers/common) use it.
+// The CPU backend's interprocess events and the vendor doubles' (tests/backends/common) use it.
 #ifndef POLYHAL_BACKENDS_PLUGIN_COMMON_SHARED_GENERATIONS_HPP_
 #define POLYHAL_BACKENDS_PLUGIN_COMMON_SHARED_GENERATIONS_HPP_
 

@@ -17,7 +17,7 @@
 // without a driver every benchmark is skipped with the driver's (or polyhal's) message. The
 // driver side calls what the cuda plugin calls (cuStreamCreateWithPriority, cuMemHostAlloc,
 // cuMemcpyAsync, cuModuleLoadDataEx), so the program also runs against the libcuda.so.1 double
-// (tests/drivers/cuda; LD_LIBRARY_PATH=<build>/tests/drivers/cuda/cuda_driver), which measures
+// (tests/backends/cuda; LD_LIBRARY_PATH=<build>/tests/backends/cuda/cuda_driver), which measures
 // the host cost polyhal adds without a GPU; the double has no memory pools, so
 // BM_AllocFree_Cuda is skipped there.
 // POLYHAL_BACKEND defaults to "cuda". The kernel image is the CTS's (backends/cuda/cts_kernels),

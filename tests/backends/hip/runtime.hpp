@@ -1,5 +1,5 @@
 // The libamdhip64.so double: the HIP runtime functions polyhal's hip plugin calls, over the shared
-// host engine (tests/drivers/common), with HIP's documented semantics; a breach of HIP's rules
+// host engine (tests/backends/common), with HIP's documented semantics; a breach of HIP's rules
 // ends the run with the rule named (rules.hpp). This header holds the runtime's objects, its
 // state and the checks every function makes; the functions are in runtime.cpp (initialisation,
 // errors), device.cpp, memory.cpp, stream.cpp (streams, callbacks, events), module.cpp and

@@ -1,5 +1,5 @@
 // The libcuda.so.1 double: the CUDA driver API functions polyhal's cuda plugin calls, over the
-// shared host engine (tests/drivers/common), with the driver's documented semantics, and a
+// shared host engine (tests/backends/common), with the driver's documented semantics, and a
 // breach of the driver's rules ends the run with the rule named (rules.hpp). This header holds
 // the driver's objects, its state and the checks every function makes; the functions are in
 // driver.cpp (initialisation, errors), context.cpp (devices, contexts), memory.cpp, stream.cpp

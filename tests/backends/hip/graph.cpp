@@ -1,5 +1,5 @@
 // Graphs: nodes built explicitly, instantiated and launched on streams, and the user objects that
-// tie a resource's lifetime to them (graph.hpp in tests/drivers/common runs them). Where ROCm
+// tie a resource's lifetime to them (graph.hpp in tests/backends/common runs them). Where ROCm
 // releases differ, the double is the oldest one polyhal accepts (HIP 5.3, the user objects). The
 // nodes are the ones polyhal's hip plugin adds: memset (one row of bytes), memcpy (1-D, and 3-D
 // between linear memory), kernel and host nodes. A node's work belongs to the device current when

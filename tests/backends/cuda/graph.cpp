@@ -1,5 +1,5 @@
 // Graphs: nodes built explicitly, instantiated and launched on streams, and the user objects that
-// tie a resource's lifetime to them (graph.hpp in tests/drivers/common runs them). The nodes are
+// tie a resource's lifetime to them (graph.hpp in tests/backends/common runs them). The nodes are
 // the ones polyhal's cuda plugin adds: memset (one row of bytes), memcpy (CUDA_MEMCPY3D between
 // linear memory), kernel and host nodes.
 #include "driver.hpp"

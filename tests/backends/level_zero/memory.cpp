@@ -3,7 +3,7 @@
 // Device memory is a memory file mapped twice: the address handed out has no access at all, so
 // a host access by the caller faults at once, and the double reads and writes through its own
 // second mapping. Host memory (zeMemAllocHost) is ordinary host memory. An IPC handle names a
-// device allocation's memory file (tests/drivers/common/ipc_mappings.hpp); another process maps
+// device allocation's memory file (tests/backends/common/ipc_mappings.hpp); another process maps
 // that file twice in the same way.
 //
 // IPC handles are counted as compute-runtime counts them: each zeMemGetIpcHandle of an allocation

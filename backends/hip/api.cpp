@@ -1,7 +1,6 @@
-// The out-of-line parts of HipApi: host functions in stream order through stream callbacks, and
-// the graph nodes (gpu_common/graph.hpp).
+// The out-of-line parts of HipApi: host functions in stream order through stream callbacks, the
+// graph nodes (gpu_common/graph.hpp), and what a module's code object says of its kernels.
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <new>
 #include <string>

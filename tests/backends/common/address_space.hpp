@@ -2,8 +2,8 @@
 // host memory (allocated, or registered from the program's own) and managed memory, so that any
 // pointer can be told apart as device, page-locked, managed or pageable memory, and the copy and
 // fill rules the CUDA and HIP documentation share.
-#ifndef POLYHAL_TESTS_DRIVERS_COMMON_ADDRESS_SPACE_HPP_
-#define POLYHAL_TESTS_DRIVERS_COMMON_ADDRESS_SPACE_HPP_
+#ifndef POLYHAL_TESTS_BACKENDS_COMMON_ADDRESS_SPACE_HPP_
+#define POLYHAL_TESTS_BACKENDS_COMMON_ADDRESS_SPACE_HPP_
 
 #include <cstddef>
 #include <map>
@@ -89,4 +89,4 @@ void submitFill(Stream& stream, const Place& to, unsigned char value, size_t cou
 
 }  // namespace polyhal::doubles
 
-#endif  // POLYHAL_TESTS_DRIVERS_COMMON_ADDRESS_SPACE_HPP_
+#endif  // POLYHAL_TESTS_BACKENDS_COMMON_ADDRESS_SPACE_HPP_

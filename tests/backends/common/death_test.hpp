@@ -1,7 +1,7 @@
 // Runs a deliberately wrong call sequence in a child process and reports how the child ended and
 // what it wrote to stderr: the negative tests of the drivers' doubles.
-#ifndef POLYHAL_TESTS_DRIVERS_COMMON_DEATH_TEST_HPP_
-#define POLYHAL_TESTS_DRIVERS_COMMON_DEATH_TEST_HPP_
+#ifndef POLYHAL_TESTS_BACKENDS_COMMON_DEATH_TEST_HPP_
+#define POLYHAL_TESTS_BACKENDS_COMMON_DEATH_TEST_HPP_
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -95,4 +95,4 @@ inline ChildOutcome runInChild(const std::function<void()>& body) {
 
 }  // namespace polyhal::doubles
 
-#endif  // POLYHAL_TESTS_DRIVERS_COMMON_DEATH_TEST_HPP_
+#endif  // POLYHAL_TESTS_BACKENDS_COMMON_DEATH_TEST_HPP_

@@ -1,8 +1,8 @@
 // Device memory of a double: a memory file mapped twice. The addresses handed out lie in a
 // mapping without any access, so host code that touches device memory directly faults at once;
 // the double reads and writes the same bytes through its own alias mapping.
-#ifndef POLYHAL_TESTS_DRIVERS_COMMON_DEVICE_HEAP_HPP_
-#define POLYHAL_TESTS_DRIVERS_COMMON_DEVICE_HEAP_HPP_
+#ifndef POLYHAL_TESTS_BACKENDS_COMMON_DEVICE_HEAP_HPP_
+#define POLYHAL_TESTS_BACKENDS_COMMON_DEVICE_HEAP_HPP_
 
 #include <cstddef>
 #include <cstdint>
@@ -57,4 +57,4 @@ class DeviceHeap {
 
 }  // namespace polyhal::doubles
 
-#endif  // POLYHAL_TESTS_DRIVERS_COMMON_DEVICE_HEAP_HPP_
+#endif  // POLYHAL_TESTS_BACKENDS_COMMON_DEVICE_HEAP_HPP_

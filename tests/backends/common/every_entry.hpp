@@ -1,8 +1,8 @@
 // Calls every public polyhal function that reaches a device once, on device 0, calling
 // `afterEach` after each: how the plugin tests check that no call leaves the calling thread's
 // vendor state (current context, current device) changed. Catch2 test code.
-#ifndef POLYHAL_TESTS_DRIVERS_COMMON_EVERY_ENTRY_HPP_
-#define POLYHAL_TESTS_DRIVERS_COMMON_EVERY_ENTRY_HPP_
+#ifndef POLYHAL_TESTS_BACKENDS_COMMON_EVERY_ENTRY_HPP_
+#define POLYHAL_TESTS_BACKENDS_COMMON_EVERY_ENTRY_HPP_
 
 #include <polyhal/hal.h>
 
@@ -77,4 +77,4 @@ inline void callEveryEntry(const std::function<void(const char* call)>& afterEac
 
 }  // namespace polyhal::doubles
 
-#endif  // POLYHAL_TESTS_DRIVERS_COMMON_EVERY_ENTRY_HPP_
+#endif  // POLYHAL_TESTS_BACKENDS_COMMON_EVERY_ENTRY_HPP_

@@ -1,7 +1,7 @@
 // Holds a stream in a host function until the test opens the gate (or 10 s pass), so that what
 // is enqueued behind it is still pending while the test looks.
-#ifndef POLYHAL_TESTS_DRIVERS_COMMON_GATE_HPP_
-#define POLYHAL_TESTS_DRIVERS_COMMON_GATE_HPP_
+#ifndef POLYHAL_TESTS_BACKENDS_COMMON_GATE_HPP_
+#define POLYHAL_TESTS_BACKENDS_COMMON_GATE_HPP_
 
 #include <atomic>
 #include <chrono>
@@ -25,4 +25,4 @@ struct Gate {
 
 }  // namespace polyhal::doubles
 
-#endif  // POLYHAL_TESTS_DRIVERS_COMMON_GATE_HPP_
+#endif  // POLYHAL_TESTS_BACKENDS_COMMON_GATE_HPP_

@@ -6,8 +6,8 @@
 // resource's lifetime to graphs and executables: retained by a graph, referenced by each
 // executable made from it and by each launch until it has completed; the last reference's release
 // runs the destructor, asynchronously, on the driver's host-function thread.
-#ifndef POLYHAL_TESTS_DRIVERS_COMMON_GRAPH_HPP_
-#define POLYHAL_TESTS_DRIVERS_COMMON_GRAPH_HPP_
+#ifndef POLYHAL_TESTS_BACKENDS_COMMON_GRAPH_HPP_
+#define POLYHAL_TESTS_BACKENDS_COMMON_GRAPH_HPP_
 
 #include <atomic>
 #include <functional>
@@ -123,4 +123,4 @@ class GraphExecutable {
 
 }  // namespace polyhal::doubles
 
-#endif  // POLYHAL_TESTS_DRIVERS_COMMON_GRAPH_HPP_
+#endif  // POLYHAL_TESTS_BACKENDS_COMMON_GRAPH_HPP_

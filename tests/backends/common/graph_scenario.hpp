@@ -2,8 +2,8 @@
 // fill of device memory, what the test adds (a kernel), a host function that counts its calls, a
 // copy of the device memory to the host, and a box copy of two slices of it (slice pitches that
 // are no whole number of rows, so one vendor node per slice). Include after Catch2.
-#ifndef POLYHAL_TESTS_DRIVERS_COMMON_GRAPH_SCENARIO_HPP_
-#define POLYHAL_TESTS_DRIVERS_COMMON_GRAPH_SCENARIO_HPP_
+#ifndef POLYHAL_TESTS_BACKENDS_COMMON_GRAPH_SCENARIO_HPP_
+#define POLYHAL_TESTS_BACKENDS_COMMON_GRAPH_SCENARIO_HPP_
 
 #include <polyhal/hal.h>
 
@@ -102,4 +102,4 @@ class GraphScenario {
 
 }  // namespace polyhal::doubles
 
-#endif  // POLYHAL_TESTS_DRIVERS_COMMON_GRAPH_SCENARIO_HPP_
+#endif  // POLYHAL_TESTS_BACKENDS_COMMON_GRAPH_SCENARIO_HPP_

@@ -1,7 +1,7 @@
 // The live handles of a double, each with its kind ("CUstream", "hipEvent_t" ...), so that a use
 // of a destroyed, foreign or mistyped handle is caught before it is dereferenced.
-#ifndef POLYHAL_TESTS_DRIVERS_COMMON_HANDLES_HPP_
-#define POLYHAL_TESTS_DRIVERS_COMMON_HANDLES_HPP_
+#ifndef POLYHAL_TESTS_BACKENDS_COMMON_HANDLES_HPP_
+#define POLYHAL_TESTS_BACKENDS_COMMON_HANDLES_HPP_
 
 #include <cstring>
 #include <mutex>
@@ -46,4 +46,4 @@ class HandleRegistry {
 
 }  // namespace polyhal::doubles
 
-#endif  // POLYHAL_TESTS_DRIVERS_COMMON_HANDLES_HPP_
+#endif  // POLYHAL_TESTS_BACKENDS_COMMON_HANDLES_HPP_

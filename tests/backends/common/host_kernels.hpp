@@ -2,8 +2,8 @@
 // (backends/cpu/cts_kernels/cts_kernels.c), each with the parameter list its device build declares,
 // keyed by name. A device image (PTX, cubin, fatbin, code object) is accepted and recorded, and
 // a kernel it names runs through the host build of the same name.
-#ifndef POLYHAL_TESTS_DRIVERS_COMMON_HOST_KERNELS_HPP_
-#define POLYHAL_TESTS_DRIVERS_COMMON_HOST_KERNELS_HPP_
+#ifndef POLYHAL_TESTS_BACKENDS_COMMON_HOST_KERNELS_HPP_
+#define POLYHAL_TESTS_BACKENDS_COMMON_HOST_KERNELS_HPP_
 
 #include <polyhal/cpu_kernel.h>
 
@@ -73,4 +73,4 @@ inline bool validLaunchShape(halDim3 grid, halDim3 block, unsigned maxThreads) {
 
 }  // namespace polyhal::doubles
 
-#endif  // POLYHAL_TESTS_DRIVERS_COMMON_HOST_KERNELS_HPP_
+#endif  // POLYHAL_TESTS_BACKENDS_COMMON_HOST_KERNELS_HPP_

@@ -4,8 +4,8 @@
 // memory and an importer maps through /proc/<pid>/fd. A record publishes its generation once its
 // stream reaches it; a wait holds its stream until the generation that was the latest when the
 // wait was enqueued has been published, by whichever process recorded it.
-#ifndef POLYHAL_TESTS_DRIVERS_COMMON_IPC_EVENTS_HPP_
-#define POLYHAL_TESTS_DRIVERS_COMMON_IPC_EVENTS_HPP_
+#ifndef POLYHAL_TESTS_BACKENDS_COMMON_IPC_EVENTS_HPP_
+#define POLYHAL_TESTS_BACKENDS_COMMON_IPC_EVENTS_HPP_
 
 #include <atomic>
 #include <cstdint>
@@ -66,4 +66,4 @@ class IpcEvent : public std::enable_shared_from_this<IpcEvent> {
 
 }  // namespace polyhal::doubles
 
-#endif  // POLYHAL_TESTS_DRIVERS_COMMON_IPC_EVENTS_HPP_
+#endif  // POLYHAL_TESTS_BACKENDS_COMMON_IPC_EVENTS_HPP_

@@ -2,8 +2,8 @@
 // the exporter names an allocation by its process, the descriptor and identity of its heap's
 // memory file and the allocation's place in it; the importer maps that range twice, as its own
 // heap is mapped (a PROT_NONE view to hand out, an alias the double reads and writes through).
-#ifndef POLYHAL_TESTS_DRIVERS_COMMON_IPC_MAPPINGS_HPP_
-#define POLYHAL_TESTS_DRIVERS_COMMON_IPC_MAPPINGS_HPP_
+#ifndef POLYHAL_TESTS_BACKENDS_COMMON_IPC_MAPPINGS_HPP_
+#define POLYHAL_TESTS_BACKENDS_COMMON_IPC_MAPPINGS_HPP_
 
 #include <cstddef>
 #include <cstdint>
@@ -62,4 +62,4 @@ class IpcMappings {
 
 }  // namespace polyhal::doubles
 
-#endif  // POLYHAL_TESTS_DRIVERS_COMMON_IPC_MAPPINGS_HPP_
+#endif  // POLYHAL_TESTS_BACKENDS_COMMON_IPC_MAPPINGS_HPP_

@@ -2,8 +2,8 @@
 // before it reaches the vendor, which would read each parameter the kernel declares at its
 // declared size (CUDA: cuFuncGetParamInfo; HIP: the code object's metadata); a matching launch
 // runs. Include after Catch2.
-#ifndef POLYHAL_TESTS_DRIVERS_COMMON_KERNEL_ARGUMENTS_HPP_
-#define POLYHAL_TESTS_DRIVERS_COMMON_KERNEL_ARGUMENTS_HPP_
+#ifndef POLYHAL_TESTS_BACKENDS_COMMON_KERNEL_ARGUMENTS_HPP_
+#define POLYHAL_TESTS_BACKENDS_COMMON_KERNEL_ARGUMENTS_HPP_
 
 #include <polyhal/hal.h>
 
@@ -53,4 +53,4 @@ inline void launchArgumentsMustMatchTheKernel(const std::string& image) {
 
 }  // namespace polyhal::doubles
 
-#endif  // POLYHAL_TESTS_DRIVERS_COMMON_KERNEL_ARGUMENTS_HPP_
+#endif  // POLYHAL_TESTS_BACKENDS_COMMON_KERNEL_ARGUMENTS_HPP_

@@ -1,8 +1,8 @@
 // A plugin's dispatch table, loaded and initialised as the core does it, for tests that call its
 // entries directly: the ones the core does not reach on its own (a device's close, a second
 // device of the tests' choosing).
-#ifndef POLYHAL_TESTS_DRIVERS_COMMON_PLUGIN_TABLE_HPP_
-#define POLYHAL_TESTS_DRIVERS_COMMON_PLUGIN_TABLE_HPP_
+#ifndef POLYHAL_TESTS_BACKENDS_COMMON_PLUGIN_TABLE_HPP_
+#define POLYHAL_TESTS_BACKENDS_COMMON_PLUGIN_TABLE_HPP_
 
 #include <dlfcn.h>
 #include <polyhal/plugin.h>
@@ -53,4 +53,4 @@ inline const halPluginDispatchTable& pluginTable(const char* path) {
 
 }  // namespace polyhal::doubles
 
-#endif  // POLYHAL_TESTS_DRIVERS_COMMON_PLUGIN_TABLE_HPP_
+#endif  // POLYHAL_TESTS_BACKENDS_COMMON_PLUGIN_TABLE_HPP_

@@ -1,7 +1,7 @@
 // How a vendor-driver double reports a breach of the vendor's rules: one line on stderr naming
 // the rule, then the process ends, so the run that made the call fails where it made it.
-#ifndef POLYHAL_TESTS_DRIVERS_COMMON_RULES_HPP_
-#define POLYHAL_TESTS_DRIVERS_COMMON_RULES_HPP_
+#ifndef POLYHAL_TESTS_BACKENDS_COMMON_RULES_HPP_
+#define POLYHAL_TESTS_BACKENDS_COMMON_RULES_HPP_
 
 namespace polyhal::doubles {
 
@@ -17,4 +17,4 @@ bool onHostFunctionThread() noexcept;
 
 }  // namespace polyhal::doubles
 
-#endif  // POLYHAL_TESTS_DRIVERS_COMMON_RULES_HPP_
+#endif  // POLYHAL_TESTS_BACKENDS_COMMON_RULES_HPP_

@@ -5,8 +5,8 @@
 // CUDA may run them. A device has a few hardware queues, and streams beyond that number share
 // one: the work of a queue's streams runs one item at a time, in the order it was submitted, so
 // a stream that waits (for a marker, a host function) holds every stream of its queue.
-#ifndef POLYHAL_TESTS_DRIVERS_COMMON_TIMELINE_HPP_
-#define POLYHAL_TESTS_DRIVERS_COMMON_TIMELINE_HPP_
+#ifndef POLYHAL_TESTS_BACKENDS_COMMON_TIMELINE_HPP_
+#define POLYHAL_TESTS_BACKENDS_COMMON_TIMELINE_HPP_
 
 #include <chrono>
 #include <condition_variable>
@@ -111,4 +111,4 @@ class Stream {
 
 }  // namespace polyhal::doubles
 
-#endif  // POLYHAL_TESTS_DRIVERS_COMMON_TIMELINE_HPP_
+#endif  // POLYHAL_TESTS_BACKENDS_COMMON_TIMELINE_HPP_

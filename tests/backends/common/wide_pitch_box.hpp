@@ -1,8 +1,8 @@
 // A box copy whose pitches pass the device's maximum pitch, which the vendors' pitched copies
 // refuse (the doubles report 1 MiB): the GPU plugins copy it row by row, eagerly and as nodes of a
 // native graph. Include after Catch2.
-#ifndef POLYHAL_TESTS_DRIVERS_COMMON_WIDE_PITCH_BOX_HPP_
-#define POLYHAL_TESTS_DRIVERS_COMMON_WIDE_PITCH_BOX_HPP_
+#ifndef POLYHAL_TESTS_BACKENDS_COMMON_WIDE_PITCH_BOX_HPP_
+#define POLYHAL_TESTS_BACKENDS_COMMON_WIDE_PITCH_BOX_HPP_
 
 #include <polyhal/hal.h>
 
@@ -80,4 +80,4 @@ inline void copyWidePitchBox(size_t maxPitch, uint64_t (*graphLaunches)()) {
 
 }  // namespace polyhal::doubles
 
-#endif  // POLYHAL_TESTS_DRIVERS_COMMON_WIDE_PITCH_BOX_HPP_
+#endif  // POLYHAL_TESTS_BACKENDS_COMMON_WIDE_PITCH_BOX_HPP_

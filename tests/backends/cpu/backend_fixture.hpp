@@ -1,7 +1,7 @@
 // Access to the CPU backend's dispatch table for the unit tests, as the core sees it, plus small
 // helpers for driving streams from tests.
-#ifndef POLYHAL_TESTS_UNIT_CPU_BACKEND_FIXTURE_HPP_
-#define POLYHAL_TESTS_UNIT_CPU_BACKEND_FIXTURE_HPP_
+#ifndef POLYHAL_TESTS_BACKENDS_CPU_BACKEND_FIXTURE_HPP_
+#define POLYHAL_TESTS_BACKENDS_CPU_BACKEND_FIXTURE_HPP_
 
 #include <polyhal/plugin.h>
 
@@ -85,4 +85,4 @@ class Event {
 
 }  // namespace cpu_tests
 
-#endif  // POLYHAL_TESTS_UNIT_CPU_BACKEND_FIXTURE_HPP_
+#endif  // POLYHAL_TESTS_BACKENDS_CPU_BACKEND_FIXTURE_HPP_

@@ -1,6 +1,6 @@
 // The unit tests' kernel module (cpu_test_kernels.c), loaded once per test.
-#ifndef POLYHAL_TESTS_UNIT_CPU_KERNEL_FIXTURE_HPP_
-#define POLYHAL_TESTS_UNIT_CPU_KERNEL_FIXTURE_HPP_
+#ifndef POLYHAL_TESTS_BACKENDS_CPU_KERNEL_FIXTURE_HPP_
+#define POLYHAL_TESTS_BACKENDS_CPU_KERNEL_FIXTURE_HPP_
 
 #include <polyhal/plugin.h>
 
@@ -27,4 +27,4 @@ const std::vector<unsigned char>& testKernelImage();
 
 }  // namespace cpu_tests
 
-#endif  // POLYHAL_TESTS_UNIT_CPU_KERNEL_FIXTURE_HPP_
+#endif  // POLYHAL_TESTS_BACKENDS_CPU_KERNEL_FIXTURE_HPP_

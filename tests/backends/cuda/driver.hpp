@@ -21,8 +21,8 @@
 //
 // POLYHAL_CUDA_DOUBLE_VERSION is the driver version the build imitates: functions newer than it
 // are not exported, so the plugin's symbol resolution is checked against older drivers.
-#ifndef POLYHAL_TESTS_DRIVERS_CUDA_DRIVER_HPP_
-#define POLYHAL_TESTS_DRIVERS_CUDA_DRIVER_HPP_
+#ifndef POLYHAL_TESTS_BACKENDS_CUDA_DRIVER_HPP_
+#define POLYHAL_TESTS_BACKENDS_CUDA_DRIVER_HPP_
 
 #include <cuda.h>
 
@@ -220,4 +220,4 @@ inline void* toPointer(CUdeviceptr pointer) {
         }                                                                              \
     } while (0)
 
-#endif  // POLYHAL_TESTS_DRIVERS_CUDA_DRIVER_HPP_
+#endif  // POLYHAL_TESTS_BACKENDS_CUDA_DRIVER_HPP_

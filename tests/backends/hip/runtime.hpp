@@ -8,15 +8,15 @@
 // Rules enforced: handles alive (not destroyed); a stream, an event and a kernel used together
 // belong to one device, and the calls that act on "the current device" (allocations, stream,
 // event and module creation) get the device the handle-less call means; no runtime call from a
-// stream callback; kernel parameters matching the kernel's declared parameters; a copy's
+// stream callback; kernel parameters matching those the kernel's code object declares; a copy's
 // direction matching where its pointers lie; only interprocess events exported, and an imported
 // event not used once its exporter destroyed it; graph nodes depending only on nodes of their
 // own graph; an executable launched only on a stream of its nodes' device; user objects not
 // released more often than referenced. A memset (or memset node) of pageable host memory, an
 // interprocess event without hipEventDisableTiming and a handle opened in its own process are
 // refused as the runtime refuses them.
-#ifndef POLYHAL_TESTS_DRIVERS_HIP_RUNTIME_HPP_
-#define POLYHAL_TESTS_DRIVERS_HIP_RUNTIME_HPP_
+#ifndef POLYHAL_TESTS_BACKENDS_HIP_RUNTIME_HPP_
+#define POLYHAL_TESTS_BACKENDS_HIP_RUNTIME_HPP_
 
 #ifndef __HIP_PLATFORM_AMD__
 #define __HIP_PLATFORM_AMD__
@@ -156,4 +156,4 @@ T* requireLive(const char* function, T* handle, const char* kind) {
 
 #define ENTER() ::polyhal::doubles::hip::enter(__func__)
 
-#endif  // POLYHAL_TESTS_DRIVERS_HIP_RUNTIME_HPP_
+#endif  // POLYHAL_TESTS_BACKENDS_HIP_RUNTIME_HPP_

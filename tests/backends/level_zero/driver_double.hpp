@@ -7,8 +7,8 @@
 //
 // All state is guarded by one mutex, state().mutex; the command lists' threads run copies,
 // fills and kernels without it.
-#ifndef POLYHAL_TESTS_DRIVERS_LEVEL_ZERO_DRIVER_DOUBLE_HPP_
-#define POLYHAL_TESTS_DRIVERS_LEVEL_ZERO_DRIVER_DOUBLE_HPP_
+#ifndef POLYHAL_TESTS_BACKENDS_LEVEL_ZERO_DRIVER_DOUBLE_HPP_
+#define POLYHAL_TESTS_BACKENDS_LEVEL_ZERO_DRIVER_DOUBLE_HPP_
 
 #include <level_zero/ze_api.h>
 
@@ -201,4 +201,4 @@ std::function<void()> captureLaunch(ze_command_list_handle_t list, ze_kernel_han
 
 }  // namespace zedouble
 
-#endif  // POLYHAL_TESTS_DRIVERS_LEVEL_ZERO_DRIVER_DOUBLE_HPP_
+#endif  // POLYHAL_TESTS_BACKENDS_LEVEL_ZERO_DRIVER_DOUBLE_HPP_

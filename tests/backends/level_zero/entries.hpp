@@ -1,6 +1,6 @@
 // The Level Zero entries the double implements; ddi.cpp hands them to the loader.
-#ifndef POLYHAL_TESTS_DRIVERS_LEVEL_ZERO_ENTRIES_HPP_
-#define POLYHAL_TESTS_DRIVERS_LEVEL_ZERO_ENTRIES_HPP_
+#ifndef POLYHAL_TESTS_BACKENDS_LEVEL_ZERO_ENTRIES_HPP_
+#define POLYHAL_TESTS_BACKENDS_LEVEL_ZERO_ENTRIES_HPP_
 
 #include <level_zero/ze_api.h>
 
@@ -115,4 +115,4 @@ ze_result_t ZE_APICALL kernelSetIndirectAccess(ze_kernel_handle_t,
 
 }  // namespace zedouble
 
-#endif  // POLYHAL_TESTS_DRIVERS_LEVEL_ZERO_ENTRIES_HPP_
+#endif  // POLYHAL_TESTS_BACKENDS_LEVEL_ZERO_ENTRIES_HPP_

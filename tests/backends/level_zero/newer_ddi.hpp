@@ -1,8 +1,8 @@
 // Dispatch tables of Level Zero 1.6 and 1.9 that Debian's 1.4 headers lack, laid out as the
 // loader's include/ze_ddi.h lays them out (oneapi-src/level-zero): the double fills them and the
 // newer-loader stand-in (newer_loader/) calls through them, as a loader from 1.16 on does.
-#ifndef POLYHAL_TESTS_DRIVERS_LEVEL_ZERO_NEWER_DDI_HPP_
-#define POLYHAL_TESTS_DRIVERS_LEVEL_ZERO_NEWER_DDI_HPP_
+#ifndef POLYHAL_TESTS_BACKENDS_LEVEL_ZERO_NEWER_DDI_HPP_
+#define POLYHAL_TESTS_BACKENDS_LEVEL_ZERO_NEWER_DDI_HPP_
 
 #include <level_zero/ze_ddi.h>
 
@@ -35,4 +35,4 @@ constexpr ze_api_version_t kApiVersion1_9 = static_cast<ze_api_version_t>(ZE_MAK
 
 }  // namespace zedouble
 
-#endif  // POLYHAL_TESTS_DRIVERS_LEVEL_ZERO_NEWER_DDI_HPP_
+#endif  // POLYHAL_TESTS_BACKENDS_LEVEL_ZERO_NEWER_DDI_HPP_

@@ -1,6 +1,6 @@
 // The OpenCL plugin loaded with dlopen, as the core loads it, and small owners for its objects.
-#ifndef POLYHAL_TESTS_UNIT_OPENCL_PLUGIN_FIXTURE_HPP_
-#define POLYHAL_TESTS_UNIT_OPENCL_PLUGIN_FIXTURE_HPP_
+#ifndef POLYHAL_TESTS_BACKENDS_OPENCL_PLUGIN_FIXTURE_HPP_
+#define POLYHAL_TESTS_BACKENDS_OPENCL_PLUGIN_FIXTURE_HPP_
 
 #include <CL/cl.h>
 #include <polyhal/plugin.h>
@@ -125,4 +125,4 @@ class Gate {
 
 }  // namespace opencl_test
 
-#endif  // POLYHAL_TESTS_UNIT_OPENCL_PLUGIN_FIXTURE_HPP_
+#endif  // POLYHAL_TESTS_BACKENDS_OPENCL_PLUGIN_FIXTURE_HPP_

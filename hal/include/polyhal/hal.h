@@ -41,6 +41,8 @@
  * - A backend whose vendor runtime loses the device on a fault (a CUDA context after an illegal
  *   address) reports the vendor's error from every later call on that device, as the vendor
  *   does, until halResetDevice.
+ * - On AMD GPUs (the hip backend) a kernel that faults on the device ends the process: the HIP
+ *   runtime aborts it, and no failure comes back.
  *
  * Plain C99; usable from C, C++ and any language with a C FFI.
  */

@@ -106,16 +106,17 @@ hipError_t hipDeviceGetStreamPriorityRange(int* least, int* greatest) {
 
 hipError_t hipDeviceSynchronize() {
     ENTER();
-    return synchronizeDevice(currentDevice());
+    synchronizeDevice(currentDevice());
+    return hipSuccess;
 }
 
 // "The state of current device is discarded and updated to a fresh state ... deletes all streams
 // created, memory allocated, kernels running, events created" (hip_runtime_api.h): the handles
-// die (using them afterwards is a breach), and what a fault left is cleared.
+// die (using them afterwards is a breach).
 hipError_t hipDeviceReset() {
     ENTER();
     const int ordinal = currentDevice();
-    (void)synchronizeDevice(ordinal);
+    synchronizeDevice(ordinal);
     g_handles.removeIf([ordinal](const void* handle, const char* kind) {
         if (std::strcmp(kind, kStream) == 0) {
             return static_cast<const ihipStream_t*>(handle)->device == ordinal;
@@ -140,7 +141,6 @@ hipError_t hipDeviceReset() {
     }
     streams.clear();  // they drain first
     g_memory.heap(ordinal).releaseAll();
-    device.sticky.store(hipSuccess);
     return hipSuccess;
 }
 

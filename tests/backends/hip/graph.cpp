@@ -207,9 +207,6 @@ hipError_t hipGraphLaunch(hipGraphExec_t executable, hipStream_t stream) {
                "stream's (device %d)",
                foreign, stream->device);
     }
-    if (hipError_t sticky = g_devices[static_cast<size_t>(stream->device)]->sticky.load()) {
-        return sticky;
-    }
     GraphExecutable::launch(executable->executable, stream->timeline);
     g_graphLaunches.fetch_add(1);
     return hipSuccess;

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -519,19 +520,40 @@ std::string codeObjectBundle() {
 // As clr loads them: the bundle entry of the device's architecture (a gfx90a), its kernels by the
 // names its metadata gives; a bundle with no entry for the device is hipErrorNoBinaryForGpu.
 TEST_CASE("a code object bundle is loaded for the device's architecture", "[hip_double][module]") {
-    std::string bundle = codeObjectBundle();
-    REQUIRE(bundle.find("amdgcn-amd-amdhsa--gfx90a") != std::string::npos);
-    hipModule_t module = nullptr;
-    REQUIRE(hipModuleLoadDataEx(&module, bundle.data(), 0, nullptr, nullptr) == hipSuccess);
-    hipFunction_t function = nullptr;
-    CHECK(hipModuleGetFunction(&function, module, "vadd") == hipSuccess);
-    CHECK(hipModuleGetFunction(&function, module, "vadd_u32") == hipErrorNotFound);
-    REQUIRE(hipModuleUnload(module) == hipSuccess);
+    const ChildOutcome outcome = runInChild([] {
+        std::string bundle = codeObjectBundle();
+        if (bundle.find("amdgcn-amd-amdhsa--gfx90a") == std::string::npos) std::_Exit(2);
+        hipModule_t module = nullptr;
+        require(hipModuleLoadDataEx(&module, bundle.data(), 0, nullptr, nullptr));
+        hipFunction_t function = nullptr;
+        require(hipModuleGetFunction(&function, module, "vadd"));
+        if (hipModuleGetFunction(&function, module, "vadd_u32") != hipErrorNotFound) std::_Exit(3);
+        require(hipModuleUnload(module));
+        // The same bundle with its gfx90a entry renamed to an architecture the device is not.
+        bundle.replace(bundle.find("gfx90a"), 6, "gfx90c");
+        std::_Exit(hipModuleLoadDataEx(&module, bundle.data(), 0, nullptr, nullptr) ==
+                           hipErrorNoBinaryForGpu
+                       ? 0
+                       : 4);
+    });
+    INFO("child stderr: " << outcome.stderrText);
+    CHECK(outcome.exitCode == 0);
+}
 
-    // The same bundle with its gfx90a entry renamed to an architecture the device is not.
-    const size_t at = bundle.find("gfx90a");
-    bundle.replace(at, 6, "gfx90c");
-    CHECK(hipModuleLoadDataEx(&module, bundle.data(), 0, nullptr, nullptr) ==
-          hipErrorNoBinaryForGpu);
+// A kernel that faults ends the process, as clr's queue callback does: no failure comes back.
+TEST_CASE("a kernel fault aborts the process", "[hip_double][module]") {
+    const ChildOutcome outcome = runInChild([] {
+        const std::string bundle = codeObjectBundle();
+        hipModule_t module = nullptr;
+        require(hipModuleLoadDataEx(&module, bundle.data(), 0, nullptr, nullptr));
+        hipFunction_t failing = nullptr;
+        require(hipModuleGetFunction(&failing, module, "fail_with_code"));
+        hipStream_t stream = newStream();
+        require(hipModuleLaunchKernel(failing, 1, 1, 1, 1, 1, 1, 0, stream, nullptr, nullptr));
+        (void)hipStreamSynchronize(stream);
+    });
+    INFO("child stderr: " << outcome.stderrText);
+    CHECK(outcome.signal == SIGABRT);
+    CHECK_THAT(outcome.stderrText, Catch::Contains("Callback: Queue aborting with error"));
 }
 #endif

@@ -103,7 +103,7 @@ hipError_t hipIpcCloseMemHandle(void* pointer) {
 // clr's ihipFree: waits for every stream of the device that owns the memory, then frees it
 // (ROCm/clr hipamd/src/hip_memory.cpp:70-95; the wait is SyncAllStreams, line 80).
 static hipError_t freeAfterDevice(int owner, void* pointer) {
-    if (const hipError_t synchronized = synchronizeDevice(owner)) return synchronized;
+    synchronizeDevice(owner);
     return g_memory.heap(owner).release(pointer) ? hipSuccess : hipErrorInvalidValue;
 }
 
@@ -114,7 +114,7 @@ hipError_t hipFree(void* pointer) {
     if (pointer == nullptr) return hipSuccess;
     const int owner = g_memory.deviceOf(pointer);
     if (owner >= 0) return freeAfterDevice(owner, pointer);
-    if (const hipError_t synchronized = synchronizeDevice(currentDevice())) return synchronized;
+    synchronizeDevice(currentDevice());
     return g_memory.freeManaged(pointer) ? hipSuccess : hipErrorInvalidValue;
 }
 
@@ -186,9 +186,6 @@ hipError_t hipMemcpyAsync(void* dst, const void* src, size_t count, hipMemcpyKin
         return hipErrorInvalidValue;
     }
     if (!directionMatches(kind, to, from)) return hipErrorInvalidMemcpyDirection;
-    if (hipError_t sticky = g_devices[static_cast<size_t>(stream->device)]->sticky.load()) {
-        return sticky;
-    }
     polyhal::doubles::submitCopy(stream->timeline, to, from, count);
     return hipSuccess;
 }
@@ -210,9 +207,6 @@ hipError_t hipMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t sp
         return hipErrorInvalidValue;
     }
     if (!directionMatches(kind, to, from)) return hipErrorInvalidMemcpyDirection;
-    if (hipError_t sticky = g_devices[static_cast<size_t>(stream->device)]->sticky.load()) {
-        return sticky;
-    }
     polyhal::doubles::submitCopy2D(stream->timeline, to, dpitch, from, spitch, width, height);
     return hipSuccess;
 }

@@ -64,6 +64,19 @@ bool runsOnDevice(std::string_view target) {
     return true;
 }
 
+// A kernel fault ends the process: the HSA runtime reports it to the queue's callback, which clr
+// registers for every queue and which prints the error and calls abort()
+// (rocclr/device/rocm/rocdevice.cpp:2981-3004, callbackQueue). ROCm keeps no failure for the
+// application to see.
+[[noreturn]] void abortOnDeviceFault(const HostKernel& kernel) {
+    std::fprintf(stderr,
+                 "HIP double: kernel '%s' faulted; Callback: Queue aborting with error : "
+                 "HSA_STATUS_ERROR_EXCEPTION: An HSAIL operation resulted in a hardware exception. "
+                 "code: 0x1016\n",
+                 kernel.name);
+    std::abort();
+}
+
 // The runtime's loader takes no size: the image is as long as its headers say (an ELF image's
 // section header table ends it; a bundle's entries lie inside it).
 hipError_t findCodeObject(const unsigned char* image, const unsigned char** codeObject,
@@ -123,7 +136,7 @@ hipError_t prepareLaunch(const char* caller, hipFunction_t function, halDim3 gri
     const std::string problem = packArguments(*kernel, params, g_memory, reaches, &run->arguments);
     if (!problem.empty()) breach(kVendor, "%s: %s", caller, problem.c_str());
     run->kernel = kernel;
-    run->fault = [&device] { device.sticky.store(hipErrorLaunchFailure); };
+    run->fault = [kernel] { abortOnDeviceFault(*kernel); };
     run->grid = grid;
     run->block = block;
     run->sharedBytes = sharedBytes;
@@ -197,9 +210,6 @@ hipError_t hipModuleLaunchKernel(hipFunction_t function, unsigned gridX, unsigne
     requireLive(__func__, stream, kStream);
     requireSameDevice(__func__, function->module->device, "the kernel", stream->device,
                       "the stream");
-    if (hipError_t sticky = g_devices[static_cast<size_t>(stream->device)]->sticky.load()) {
-        return sticky;
-    }
     std::shared_ptr<const KernelRun> run;
     if (hipError_t prepared =
             prepareLaunch(__func__, function, {gridX, gridY, gridZ}, {blockX, blockY, blockZ},

@@ -62,7 +62,7 @@ void requireSameDevice(const char* function, int first, const char* firstWhat, i
     }
 }
 
-hipError_t synchronizeDevice(int ordinal) {
+void synchronizeDevice(int ordinal) {
     Device& device = *g_devices[static_cast<size_t>(ordinal)];
     std::vector<std::shared_ptr<ihipStream_t>> streams;
     {
@@ -70,7 +70,6 @@ hipError_t synchronizeDevice(int ordinal) {
         streams = device.streams;
     }
     for (const auto& stream : streams) stream->timeline.synchronize();
-    return device.sticky.load();
 }
 
 }  // namespace polyhal::doubles::hip

@@ -107,7 +107,6 @@ constexpr int kMaxSharedMemory = 64 * 1024;
 constexpr int kMaxPitch = 1 << 20;
 
 struct Device {
-    std::atomic<hipError_t> sticky{hipSuccess};  // a kernel fault
     std::mutex mutex;
     std::vector<std::shared_ptr<ihipStream_t>> streams;  // destroyed ones too, until they drain
     // GPU_MAX_HW_QUEUES (default 4, ROCm/clr rocclr/utils/flags.hpp:152) queues, which streams
@@ -133,7 +132,7 @@ bool validDevice(int device);
 void requireSameDevice(const char* function, int first, const char* firstWhat, int second,
                        const char* secondWhat);
 // Waits for every stream of `ordinal`, destroyed ones still draining included.
-hipError_t synchronizeDevice(int ordinal);
+void synchronizeDevice(int ordinal);
 
 // The checks hipModuleLaunchKernel and hipGraphAddKernelNode share; `caller` names the rule's
 // function.

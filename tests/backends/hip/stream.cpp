@@ -65,15 +65,12 @@ hipError_t hipStreamDestroy(hipStream_t stream) {
 hipError_t hipStreamSynchronize(hipStream_t stream) {
     ENTER();
     requireLive(__func__, stream, kStream)->timeline.synchronize();
-    return g_devices[static_cast<size_t>(stream->device)]->sticky.load();
+    return hipSuccess;
 }
 
 hipError_t hipStreamQuery(hipStream_t stream) {
     ENTER();
     requireLive(__func__, stream, kStream);
-    if (hipError_t sticky = g_devices[static_cast<size_t>(stream->device)]->sticky.load()) {
-        return sticky;
-    }
     return stream->timeline.idle() ? hipSuccess : hipErrorNotReady;
 }
 

@@ -30,8 +30,10 @@ inline ChildOutcome runInChild(const std::function<void()>& body) {
     if (child == 0) {
         dup2(pipeEnds[1], STDERR_FILENO);
         close(pipeEnds[0]);
-        // A fault ends the child by its signal, not through the test framework's handler.
+        // A fault or an abort ends the child by its signal, not through the test framework's
+        // handler.
         std::signal(SIGSEGV, SIG_DFL);
+        std::signal(SIGABRT, SIG_DFL);
         body();
         _exit(0);
     }

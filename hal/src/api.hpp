@@ -8,6 +8,7 @@
 #include <exception>
 #include <new>
 
+#include "call_gate.hpp"
 #include "check/hooks.hpp"
 #include "enum_bits.hpp"
 #include "error.hpp"
@@ -34,29 +35,30 @@ enum class CallPolicy : unsigned char {
     kWaitsForDevice,
 };
 
-// Runs a public function's body: initialises first, refuses what `policy` does not allow inside a
-// host function or during a capture, and turns any exception into an error so none crosses the C
-// ABI. `function` is the public function calling it (its __func__). While a trace is written the
-// body runs inside its span.
+// The careful path of a call while call_gate says a reason holds (api.cpp): initialises, refuses
+// what `policy` does not allow inside a host function or during a capture, and opens the call's
+// span while a trace is written. HAL_SUCCESS when the body may run.
+halError admitCall(const char* function, CallPolicy policy, trace::CallSpan& span);
+
+// Runs a public function's body: takes the careful path first while any reason holds (call_gate),
+// and turns any exception into an error so none crosses the C ABI. `function` is the public
+// function calling it (its __func__). Inlined into the public function, as is the body at its one
+// call site: a call is the public function's own code, with no frame between it and the plugin.
 template <typename Body>
-halError apiCall(const char* function, CallPolicy policy, Body&& body) noexcept {
+[[gnu::always_inline]] inline halError apiCall(const char* function, CallPolicy policy,
+                                               Body&& body) noexcept {
+    trace::CallSpan span;
     try {
-        if (__builtin_expect(inHostFunction(), 0) && policy != CallPolicy::kHostOnly) {
-            return refuseInHostFunction(function);
+        if (!call_gate::clear()) {
+            if (halError e = admitCall(function, policy, span)) return e;
         }
-        const halError status = ensureInitialized();
-        if (status != HAL_SUCCESS) return status;
-        if (policy == CallPolicy::kWaitsForDevice) {
-            if (halError e = checkPermittedDuringCapture(function)) return e;
-        }
-        if (trace::enabled()) return trace::tracedCall(function, body);
-        return body();
+        return span.finish(body());
     } catch (const std::bad_alloc&) {
-        return fail(HAL_ERROR_OUT_OF_MEMORY, "out of host memory");
+        return span.finish(fail(HAL_ERROR_OUT_OF_MEMORY, "out of host memory"));
     } catch (const std::exception& e) {
-        return fail(HAL_ERROR_UNKNOWN, "internal error: {}", e.what());
+        return span.finish(fail(HAL_ERROR_UNKNOWN, "internal error: {}", e.what()));
     } catch (...) {
-        return fail(HAL_ERROR_UNKNOWN, "internal error: unknown exception");
+        return span.finish(fail(HAL_ERROR_UNKNOWN, "internal error: unknown exception"));
     }
 }
 

@@ -4,6 +4,7 @@
 #include <memory>
 #include <utility>
 
+#include "call_gate.hpp"
 #include "check/hooks.hpp"
 #include "error.hpp"
 #include "trace/hooks.hpp"
@@ -22,7 +23,7 @@ struct MarkedCall {
 };
 
 void runMarkedCall(const MarkedCall& call) {
-    detail::runningHostFunctions.fetch_add(1, std::memory_order_relaxed);
+    call_gate::hold();
     t_inHostFunction = true;
     // Before the function can tell the host it ran: what the host does next follows the work
     // before it.
@@ -33,7 +34,7 @@ void runMarkedCall(const MarkedCall& call) {
         trace::hostFunctionRan(call.traceFlow, call.traceSession, start, trace::now());
     }
     t_inHostFunction = false;
-    detail::runningHostFunctions.fetch_sub(1, std::memory_order_relaxed);
+    call_gate::release();
 }
 
 void runMarked(void* pending) {
@@ -43,12 +44,9 @@ void runMarked(void* pending) {
 
 }  // namespace
 
-namespace detail {
-std::atomic<int> runningHostFunctions{0};
-bool onHostFunctionThread() noexcept {
+bool inHostFunction() noexcept {
     return t_inHostFunction;
 }
-}  // namespace detail
 
 halError refuseInHostFunction(const char* function) {
     check::refusedInHostFunction(function);

@@ -7,23 +7,11 @@
 #include <polyhal/plugin.h>
 #include <polyhal/allocator/vector_clock.hpp>
 
-#include <atomic>
-
 namespace polyhal {
 
-namespace detail {
-// How many host functions are running right now, on any thread. While none is, every public
-// call skips the thread-local check with one relaxed load.
-extern std::atomic<int> runningHostFunctions;
-bool onHostFunctionThread() noexcept;
-}  // namespace detail
-
-// Is the calling thread running a host function right now? (A thread that is sees its own
-// increment of the count.)
-inline bool inHostFunction() noexcept {
-    return detail::runningHostFunctions.load(std::memory_order_relaxed) != 0 &&
-           detail::onHostFunctionThread();
-}
+// Is the calling thread running a host function right now? Read on the careful path only: a
+// running host function holds call_gate.
+bool inHostFunction() noexcept;
 
 // HAL_ERROR_NOT_PERMITTED, with a message naming `function`, a public function that hal.h does not
 // allow inside a host function (CallPolicy), called on a thread inside one.

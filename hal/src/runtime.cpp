@@ -4,6 +4,7 @@
 #include <mutex>
 #include <string>
 
+#include "call_gate.hpp"
 #include "check/hooks.hpp"
 #include "error.hpp"
 #include "legacy_stream.hpp"
@@ -12,6 +13,11 @@
 #include "trace/recorder.hpp"
 
 namespace polyhal {
+namespace call_gate::detail {
+// Released once initialisation succeeds (initializeSlow).
+std::atomic<uint32_t> g_reasons{1};
+}  // namespace call_gate::detail
+
 namespace detail {
 
 std::atomic<bool> g_ready{false};
@@ -111,6 +117,7 @@ halError initializeSlow() {
             // could not start) was logged; a successful initialisation leaves no error behind.
             setLastErrorMessage({});
             g_ready.store(true, std::memory_order_release);
+            call_gate::release();  // the reason it started with
             return HAL_SUCCESS;
         }
         g_initMessage = lastErrorMessage();

@@ -27,8 +27,7 @@ void Timeline::recordFailure(const Failure& failure) {
     hasPending_.store(true, std::memory_order_release);
 }
 
-std::optional<Failure> Timeline::takePendingFailure() {
-    if (!hasPending_.load(std::memory_order_acquire)) return std::nullopt;
+std::optional<Failure> Timeline::takeRecordedFailure() {
     std::lock_guard<std::mutex> lock(pendingMutex_);
     std::optional<Failure> failure = std::move(pending_);
     pending_.reset();

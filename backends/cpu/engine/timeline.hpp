@@ -67,10 +67,15 @@ class Timeline {
     // The first failure since the stream last reported one (streamQuery, streamSynchronize,
     // deviceSynchronize), removed as it is returned: each failure is reported once. Failures
     // that came after it meanwhile are counted in it (laterFailures), not lost without a word.
-    // Events do not report failures: the stream does (plugin.h).
-    std::optional<Failure> takePendingFailure();
+    // Events do not report failures: the stream does (plugin.h). Inline: polling a stream asks.
+    std::optional<Failure> takePendingFailure() {
+        if (__builtin_expect(!hasPending_.load(std::memory_order_acquire), 1)) return std::nullopt;
+        return takeRecordedFailure();
+    }
 
   private:
+    std::optional<Failure> takeRecordedFailure();
+
     std::atomic<uint64_t> submitted_{0};
     std::atomic<uint64_t> completed_{0};
     Notifier completion_;

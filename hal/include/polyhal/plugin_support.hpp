@@ -52,14 +52,12 @@ inline void log(halLogLevel level, const char* format, ...) {
     host->log(level, message);
 }
 
-// Runs `body` (returning halError) so that no C++ exception crosses the C ABI: std::bad_alloc and
-// thread exhaustion become HAL_ERROR_OUT_OF_MEMORY, anything else HAL_ERROR_UNKNOWN, each with a
-// message naming `entry`. The table builder below applies it to every entry; a plugin calls it
-// itself only for work that runs outside an entry (a thread of its own).
-template <class Body>
-halError guarded(const char* entry, const Body& body) noexcept {
+// The exception being handled, as guarded() reports it: std::bad_alloc and thread exhaustion
+// become HAL_ERROR_OUT_OF_MEMORY, anything else HAL_ERROR_UNKNOWN, each with a message naming
+// `entry`. Call it only from inside a handler.
+[[gnu::cold, gnu::noinline]] inline halError failFromException(const char* entry) noexcept {
     try {
-        return body();
+        throw;
     } catch (const std::bad_alloc&) {
         return fail(HAL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", entry);
     } catch (const std::system_error& error) {
@@ -71,6 +69,19 @@ halError guarded(const char* entry, const Body& body) noexcept {
         return fail(HAL_ERROR_UNKNOWN, "%s: %s", entry, error.what());
     } catch (...) {
         return fail(HAL_ERROR_UNKNOWN, "%s: unknown exception", entry);
+    }
+}
+
+// Runs `body` (returning halError) so that no C++ exception crosses the C ABI (failFromException
+// says what a caught one becomes). The table builder below applies it to every entry; a plugin
+// calls it itself only for work that runs outside an entry (a thread of its own).
+template <class Body>
+halError guarded(const char* entry, const Body& body) noexcept {
+    try {
+        return body();
+    } catch (...) {
+        // One handler, its work out of line: the entry's frame stays that of a plain call.
+        return failFromException(entry);
     }
 }
 

@@ -9,6 +9,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "call_gate.hpp"
 #include "stream_ops.hpp"
 
 namespace polyhal {
@@ -108,6 +109,7 @@ std::vector<void*> finish(Capture* capture, CommandList* commands) {
     for (auto& event : capture->events) event.first->capture.capture.store(nullptr);
     g_captures.erase(std::find(g_captures.begin(), g_captures.end(), capture));
     detail::activeCaptures.fetch_sub(1, std::memory_order_relaxed);
+    call_gate::release();
     std::vector<void*> memory = std::move(capture->ownedMemory);
     delete capture;
     return memory;
@@ -194,6 +196,7 @@ halError beginCapture(halStream_t* stream, halCaptureMode mode, const char* oper
     capture->lanes[stream];
     g_captures.push_back(capture.get());
     detail::activeCaptures.fetch_add(1, std::memory_order_relaxed);
+    call_gate::hold();
     stream->capture.capture.store(capture.release());
     return HAL_SUCCESS;
 }

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <mutex>
+#include <new>
 #include <vector>
 
 #include "../device.hpp"
@@ -53,17 +54,15 @@ Call* currentCall() noexcept {
     return t_call;
 }
 
-CallSpan::CallSpan(const char* function) noexcept : call_{function, now(), session()} {
+void CallSpan::open(const char* function) noexcept {
+    new (&call_) Call{function, now(), session()};
     call_.outer = t_call;
     t_call = &call_;
+    open_ = true;
 }
 
-CallSpan::~CallSpan() {
-    if (!finished_) finish(HAL_ERROR_UNKNOWN);
-}
-
-void CallSpan::finish(halError result) noexcept {
-    finished_ = true;
+void CallSpan::close(halError result) noexcept {
+    open_ = false;
     t_call = call_.outer;
     try {
         if (call_.poolDevice != nullptr) sampleCounters(call_.poolDevice, call_.session, call_);

@@ -40,30 +40,30 @@ struct Call {
 
 Call* currentCall() noexcept;
 
-// Opens the calling thread's span for `function`; finish() or the destructor (an exception
-// left the body) writes it.
+// The span of one public call (apiCall). It starts closed, costing one flag while no trace is
+// written; open() makes it the calling thread's call, and finish() writes it.
 class CallSpan {
   public:
-    explicit CallSpan(const char* function) noexcept;
-    ~CallSpan();
+    CallSpan() noexcept {}
     CallSpan(const CallSpan&) = delete;
     CallSpan& operator=(const CallSpan&) = delete;
-    void finish(halError result) noexcept;
+
+    void open(const char* function) noexcept;
+    // Writes the span, if open, with the call's `result`; returns `result`.
+    halError finish(halError result) noexcept {
+        if (__builtin_expect(open_, 0)) close(result);
+        return result;
+    }
 
   private:
-    Call call_;
-    bool finished_ = false;
-};
+    void close(halError result) noexcept;
 
-// Runs a public function's body inside its span (apiCall, while a trace is written). Cold and
-// out of line, so that the untraced path of every public function stays as it was.
-template <typename Body>
-__attribute__((noinline, cold)) halError tracedCall(const char* function, Body& body) {
-    CallSpan span(function);
-    const halError result = body();
-    span.finish(result);
-    return result;
-}
+    // Filled by open() only: a call that writes no trace spends nothing on it.
+    union {
+        Call call_;
+    };
+    bool open_ = false;
+};
 
 struct Timing;
 

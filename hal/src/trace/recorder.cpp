@@ -26,6 +26,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "../call_gate.hpp"
 #include "../error.hpp"
 #include "../log.hpp"
 #include "trace_file.hpp"
@@ -545,6 +546,7 @@ void resetInChild() noexcept {
     g_drainRequested = false;
     if (detail::g_session.load(std::memory_order_relaxed) != 0) {
         detail::g_session.store(0, std::memory_order_relaxed);
+        call_gate::release();
         g_current.writer.release();  // NOLINT: the thread is the parent's; nothing to join or free
         g_forkedWhileTracing = true;
         ::close(g_current.fd);
@@ -645,6 +647,7 @@ halError start(const char* path, const char* operation) {
     (void)stopsAtExit;
     detail::g_session.store(g_nextSession.fetch_add(1, std::memory_order_relaxed) + 1,
                             std::memory_order_release);
+    call_gate::hold();  // public calls open their spans
     g_current.writer = std::make_unique<std::thread>(runWriter, &g_current);
     logger().info("{}: tracing to {}", operation, chosen);
     return HAL_SUCCESS;
@@ -665,6 +668,7 @@ namespace {
 std::string endSession(const char* operation) {
     // Records appended before this store are drained below; later ones see the session over.
     detail::g_session.store(0, std::memory_order_release);
+    call_gate::release();
     {
         std::lock_guard<std::mutex> lock(g_wakeMutex);
         g_stopRequested = true;

@@ -1,7 +1,7 @@
 // Implements host_function.hpp.
 #include "host_function.hpp"
 
-#include <memory>
+#include <atomic>
 #include <utility>
 
 #include "call_gate.hpp"
@@ -10,9 +10,14 @@
 #include "trace/hooks.hpp"
 
 namespace polyhal {
+
+namespace call_gate::detail {
+__thread bool t_inHostFunction __attribute__((tls_model("initial-exec"))) = false;
+}  // namespace call_gate::detail
+
 namespace {
 
-thread_local bool t_inHostFunction = false;
+using call_gate::detail::t_inHostFunction;
 
 struct MarkedCall {
     halHostFn fn;
@@ -20,10 +25,77 @@ struct MarkedCall {
     uint64_t traceFlow;  // the flow from its launch, 0 when no trace was written then
     uint64_t traceSession;
     allocator::VectorClock precedes;  // for the race detector: see launchMarkedHostFunction
+    MarkedCall* next = nullptr;       // while it waits for reuse
 };
 
+// Marked calls are reused, and the launching thread and the backend's thread share as little as
+// they can: a call allocated on one thread and freed on the other defeats malloc's per-thread
+// caches, and every cache line both write moves between their CPUs on each host function. A
+// finished call goes onto the shared list with a lock-free push. A launching thread takes from
+// its own spares, and refills them only when they run out: with the whole shared list at once
+// (an exchange, which no ABA interleaving can fool), or with a batch of new calls when that is
+// empty. Calls are never freed: there are as many as host functions were ever pending at once,
+// rounded up to batches.
+struct alignas(64) FinishedCalls {  // a cache line of its own
+    std::atomic<MarkedCall*> first{nullptr};
+};
+FinishedCalls g_finished;
+
+constexpr int kSpareBatch = 8;
+
+__thread MarkedCall* t_spareCalls __attribute__((tls_model("initial-exec"))) = nullptr;
+
+void pushFinished(MarkedCall* first, MarkedCall* last) {
+    last->next = g_finished.first.load(std::memory_order_relaxed);
+    while (!g_finished.first.compare_exchange_weak(last->next, first, std::memory_order_release,
+                                                   std::memory_order_relaxed)) {
+    }
+}
+
+// A thread's spares go back to the shared list when it exits.
+struct SpareCallsOwner {
+    SpareCallsOwner() = default;
+    SpareCallsOwner(const SpareCallsOwner&) = delete;
+    SpareCallsOwner& operator=(const SpareCallsOwner&) = delete;
+    ~SpareCallsOwner() {
+        MarkedCall* first = std::exchange(t_spareCalls, nullptr);
+        if (first == nullptr) return;
+        MarkedCall* last = first;
+        while (last->next != nullptr) last = last->next;
+        pushFinished(first, last);
+    }
+    bool armed = false;
+};
+thread_local SpareCallsOwner t_spareCallsOwner;
+
+MarkedCall* refillSpares() {
+    t_spareCallsOwner.armed = true;  // constructs it, so that it runs at thread exit
+    if (MarkedCall* finished = g_finished.first.exchange(nullptr, std::memory_order_acquire)) {
+        return finished;
+    }
+    MarkedCall* batch = nullptr;
+    for (int i = 0; i < kSpareBatch; ++i) {
+        auto* call = new MarkedCall();
+        call->next = batch;
+        batch = call;
+    }
+    return batch;
+}
+
+MarkedCall* takeCall() {
+    MarkedCall* call = t_spareCalls;
+    if (__builtin_expect(call == nullptr, 0)) call = refillSpares();
+    t_spareCalls = call->next;
+    return call;
+}
+
+// A call the launching thread took and did not launch.
+void keepCall(MarkedCall* call) {
+    call->next = t_spareCalls;
+    t_spareCalls = call;
+}
+
 void runMarkedCall(const MarkedCall& call) {
-    call_gate::hold();
     t_inHostFunction = true;
     // Before the function can tell the host it ran: what the host does next follows the work
     // before it.
@@ -34,12 +106,12 @@ void runMarkedCall(const MarkedCall& call) {
         trace::hostFunctionRan(call.traceFlow, call.traceSession, start, trace::now());
     }
     t_inHostFunction = false;
-    call_gate::release();
 }
 
 void runMarked(void* pending) {
-    const std::unique_ptr<MarkedCall> call(static_cast<MarkedCall*>(pending));
+    auto* call = static_cast<MarkedCall*>(pending);
     runMarkedCall(*call);
+    pushFinished(call, call);
 }
 
 }  // namespace
@@ -64,10 +136,14 @@ void runGraphHostCall(void* call) {
 
 halError launchMarkedHostFunction(const halPluginDispatchTable& vtable, halPluginStream stream,
                                   halHostFn fn, void* userData, allocator::VectorClock precedes) {
-    auto call = std::make_unique<MarkedCall>(MarkedCall{fn, userData, trace::hostFunctionLaunched(),
-                                                        trace::session(), std::move(precedes)});
-    const halError status = vtable.launchHostFunc(stream, runMarked, call.get());
-    if (status == HAL_SUCCESS) call.release();  // runMarked owns it now
+    MarkedCall* call = takeCall();
+    call->fn = fn;
+    call->userData = userData;
+    call->traceFlow = trace::hostFunctionLaunched();
+    call->traceSession = trace::session();
+    call->precedes = std::move(precedes);
+    const halError status = vtable.launchHostFunc(stream, runMarked, call);
+    if (status != HAL_SUCCESS) keepCall(call);  // otherwise runMarked finishes it
     return status;
 }
 

@@ -15,7 +15,7 @@
 namespace polyhal {
 namespace call_gate::detail {
 // Released once initialisation succeeds (initializeSlow).
-std::atomic<uint32_t> g_reasons{1};
+Reasons g_reasons{{1}};
 }  // namespace call_gate::detail
 
 namespace detail {

@@ -1,6 +1,7 @@
 // Hot paths of the core and the CPU backend:
 // - dispatch overhead: a public call against the same plugin entry called directly;
-// - submit-to-completion latency of an empty host function, against a bare futex ping-pong;
+// - submit-to-completion latency of an empty host function, public and through the plugin entries
+//   alone, against a bare futex ping-pong;
 // - event record + query;
 // - copy bandwidth of halMemcpy against plain memcpy;
 // - a pitched copy with halMemcpy2DAsync against one halMemcpyAsync per row (what the core does for
@@ -124,6 +125,17 @@ void BM_HostFunctionRoundTrip(benchmark::State& state) {
     halDestroyStream(stream);
 }
 BENCHMARK(BM_HostFunctionRoundTrip)->UseRealTime();
+
+// The same round trip through the CPU backend's entries, without the core: what the core adds to
+// the public one.
+void BM_HostFunctionRoundTrip_Plugin(benchmark::State& state) {
+    DirectCpuBackend& cpu = direct();
+    for (auto _ : state) {
+        cpu.table.launchHostFunc(cpu.stream, emptyHostFunction, nullptr);
+        cpu.table.streamSynchronize(cpu.stream);
+    }
+}
+BENCHMARK(BM_HostFunctionRoundTrip_Plugin)->UseRealTime();
 
 long futex(std::atomic<uint32_t>* word, int op, uint32_t value) {
     return syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), op | FUTEX_PRIVATE_FLAG, value,

@@ -82,9 +82,8 @@ halError eventCreate(halPluginDevice /*device*/, uint32_t flags, halPluginEvent*
 }
 
 halError eventDestroy(halPluginEvent event) {
-    delete &plugin::fromHandle<EventHandle>(
-        event);  // queued markers and waits keep their own references
-    return HAL_SUCCESS;
+    // Queued markers and waits keep their own references.
+    return plugin::destroyHandle<EventHandle>(event);
 }
 
 halError eventRecord(halPluginEvent event, halPluginStream stream) {

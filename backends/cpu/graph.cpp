@@ -75,8 +75,7 @@ halError graphLaunch(halPluginGraph graph, halPluginStream stream) {
 }
 
 halError graphDestroy(halPluginGraph graph) {
-    delete &plugin::fromHandle<Graph>(graph);  // queued launches keep the batch
-    return HAL_SUCCESS;
+    return plugin::destroyHandle<Graph>(graph);  // queued launches keep the batch
 }
 
 }  // namespace polyhal::cpu

@@ -191,8 +191,8 @@ halError moduleLoadData(halPluginDevice /*device*/, const void* image, size_t si
 }
 
 halError moduleUnload(halPluginModule module) {
-    delete &plugin::fromHandle<Module>(module);  // the core has waited for the launches from it
-    return HAL_SUCCESS;
+    // The core has waited for the launches from it.
+    return plugin::destroyHandle<Module>(module);
 }
 
 halError moduleGetFunction(halPluginModule module, const char* name, halPluginFunction* function) {

@@ -84,6 +84,9 @@ CUresult readParameters(CUfunction function, gpu::DeclaredParameters* parameters
 
 }  // namespace
 
+// Why cuModuleLoadDataEx, which takes no size, would read past the image: a cubin (an ELF image)
+// whose tables or sections run past its end, a fatbin whose header says it is longer; anything
+// else is PTX text, read up to its NUL. nullptr when nothing is wrong.
 const char* CudaApi::imageProblem(const unsigned char* image, size_t size) noexcept {
     if (isElfImage(image, size)) return elfLayoutProblem(image, size);
     uint32_t magic = 0;
@@ -242,6 +245,8 @@ CUresult addKernelNode(const gpu::NodeSite<CudaApi>& site, const gpu::KernelLaun
 
 }  // namespace
 
+// A request as cuGraphAddMemsetNode, cuGraphAddMemcpyNode (a CUDA_MEMCPY3D of one slice) or
+// cuGraphAddKernelNode (v2, or v1 on drivers before 12.0).
 halError CudaApi::addNode(const gpu::NodeSite<CudaApi>& site, const gpu::NodeRequest& request,
                           GraphNode* node) noexcept {
     if (const auto* row = std::get_if<gpu::MemsetRow>(&request)) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "gpu_common/engine/api_contract.hpp"
 #include "gpu_common/engine/graph_node.hpp"
 #include "gpu_common/engine/kernel_parameters.hpp"
 #include "gpu_common/engine/vendor_call.hpp"
@@ -89,17 +90,6 @@ struct CudaApi {
     // Filled by initialize(); read-only afterwards.
     static inline Symbols symbols{};
 
-    // error.cpp
-    static halError toHalError(Result result) noexcept;
-    static void describe(Result result, const char** name, const char** text) noexcept;
-
-    static halError retainContext(NativeDevice device, Context* context) noexcept;
-    static void releaseContext(NativeDevice device, Context context) noexcept;
-    // Clears the device's state, a sticky fault included; the retained context stays valid.
-    static halError resetContext(NativeDevice device) noexcept;
-    static halError enterContext(Context context, Context* previous, bool* switched) noexcept;
-    static void leaveContext(Context previous) noexcept;
-
     // Stream capture by other code in the process (the application, PyTorch's CUDA graphs):
     // while any thread captures in CU_STREAM_CAPTURE_MODE_GLOBAL, the driver refuses the
     // "potentially unsafe" calls (cuStreamQuery, cuEventQuery, cuMemAlloc, synchronisations) of
@@ -125,33 +115,8 @@ struct CudaApi {
         return static_cast<DevicePointer>(reinterpret_cast<uintptr_t>(pointer));
     }
 
-    // Unified addressing tells the driver where each pointer lives, so `kind` is not needed.
-    static halError memcpyAsync(Stream stream, void* dst, const void* src, size_t count,
-                                halMemcpyKind kind) noexcept;
-    // A rectangle; the resolved `kind` says which end is device memory.
-    static halError memcpy2DAsync(Stream stream, void* dst, size_t dstPitch, const void* src,
-                                  size_t srcPitch, size_t width, size_t height,
-                                  halMemcpyKind kind) noexcept;
-    static halError launchHostFunc(Stream stream, halHostFn fn, void* userData) noexcept;
-
-    // Graph nodes (gpu_common/graph.hpp; api.cpp): CU_POINTER_ATTRIBUTE_MEMORY_TYPE, and
-    // cuGraphAddMemsetNode, cuGraphAddMemcpyNode (a CUDA_MEMCPY3D of one slice) or
-    // cuGraphAddKernelNode (v2, or v1 on drivers before 12.0) for a request.
-    static halError memoryKind(const void* pointer, gpu::MemoryKind* kind) noexcept;
-    static halError addNode(const gpu::NodeSite<CudaApi>& site, const gpu::NodeRequest& request,
-                            GraphNode* node) noexcept;
-    static halError instantiate(GraphExec* exec, Graph graph) noexcept;
-
-    // api.cpp
-    // Why cuModuleLoadDataEx, which takes no size, would read past the image: a cubin (an ELF
-    // image) whose tables or sections run past its end, a fatbin whose header says it is longer;
-    // anything else is PTX text, read up to its NUL. nullptr when nothing is wrong.
-    static const char* imageProblem(const unsigned char* image, size_t size) noexcept;
     // Nothing is read from a module's image: the driver describes each kernel.
     struct ModuleInfo {};
-    static halError describeModule(const unsigned char*, size_t, ModuleInfo*) noexcept {
-        return HAL_SUCCESS;
-    }
     // What a launch checks, read once per function when it is looked up (describeKernel), so
     // that a launch calls no cuFuncGetParamInfo or cuFuncGetAttribute.
     struct KernelInfo {
@@ -165,15 +130,10 @@ struct CudaApi {
         size_t staticSharedBytes = 0;
         std::atomic<size_t> dynamicSharedLimit{0};
     };
-    static halError describeKernel(const ModuleInfo& module, const char* name, Function function,
-                                   KernelInfo* info) noexcept;
-    static halError checkArguments(const KernelInfo& info, const halKernelArg* args,
-                                   uint32_t numArgs) noexcept;
-    static halError allowDynamicSharedMemory(Function function, KernelInfo& info,
-                                             size_t bytes) noexcept;
-    // The largest sum of one launch's argument sizes: 32764 bytes from CUDA 12.1 on Volta and
-    // newer, else 4096.
-    static uint64_t maxKernelArgumentBytes(NativeDevice device) noexcept;
+
+    // The contract's functions (gpu_common/engine/api_contract.hpp): below, in error.cpp (the
+    // results) and in api.cpp (modules, kernels and graph nodes).
+    POLYHAL_GPU_API_FUNCTIONS(CudaApi);
 };
 
 // Every entry pushes its device's context onto the thread's context stack and pops it before
@@ -193,8 +153,9 @@ inline halError CudaApi::enterContext(Context context, Context* /*previous*/,
     return HAL_SUCCESS;
 }
 
-// "Resetting the primary context does not release it" (cuDevicePrimaryCtxReset's reference): the
-// handle the device retained stays its context, started again on its next use.
+// Clears the device's state, a sticky fault included. "Resetting the primary context does not
+// release it" (cuDevicePrimaryCtxReset's reference): the handle the device retained stays its
+// context, started again on its next use.
 inline halError CudaApi::resetContext(NativeDevice device) noexcept {
     return gpu::call<CudaApi>(symbols.primaryContextReset, device);
 }
@@ -214,10 +175,17 @@ inline void CudaApi::releaseContext(NativeDevice device, Context /*context*/) no
     symbols.primaryContextRelease.address(device);
 }
 
+// Unified addressing tells the driver where each pointer lives, so `kind` is not needed.
 inline halError CudaApi::memcpyAsync(Stream stream, void* dst, const void* src, size_t count,
                                      halMemcpyKind /*kind*/) noexcept {
     return gpu::call<CudaApi>(symbols.memcpyAsync, toDevicePointer(dst), toDevicePointer(src),
                               count, stream);
+}
+
+// Nothing is read from a module's image: the driver describes each kernel.
+inline halError CudaApi::describeModule(const unsigned char* /*image*/, size_t /*size*/,
+                                        ModuleInfo* /*info*/) noexcept {
+    return HAL_SUCCESS;
 }
 
 // A pitched copy as the driver's CUDA_MEMCPY2D or CUDA_MEMCPY3D describes it. Host ends are

@@ -118,7 +118,9 @@ hipError_t addKernelNode(const gpu::NodeSite<HipApi>& site, const gpu::KernelLau
 
 }  // namespace
 
-// HIP's nodes belong to the current device, which graphCreate made the graph's.
+// A request as hipGraphAddMemsetNode, hipGraphAddMemcpyNode1D (a row; a pitched slice:
+// hipGraphAddMemcpyNode) or hipGraphAddKernelNode. HIP's nodes belong to the current device,
+// which graphCreate made the graph's.
 halError HipApi::addNode(const gpu::NodeSite<HipApi>& site, const gpu::NodeRequest& request,
                          GraphNode* node) noexcept {
     const char* function = symbols.graphAddKernelNode.name;
@@ -142,6 +144,10 @@ halError HipApi::addNode(const gpu::NodeSite<HipApi>& site, const gpu::NodeReque
     return gpu::failCall<HipApi>(toHalError(result), result, function);
 }
 
+// Why hipModuleLoadDataEx, which takes no size, would read past the image: a code object (an ELF
+// image) whose tables or sections run past its end, a clang offload bundle whose entries do, or
+// any other format (compressed bundles included, whose layout is not checked). nullptr when
+// nothing is wrong.
 const char* HipApi::imageProblem(const unsigned char* image, size_t size) noexcept {
     if (isElfImage(image, size)) return elfLayoutProblem(image, size);
     if (!isOffloadBundle(image, size)) {

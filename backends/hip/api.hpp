@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "code_object.hpp"
+#include "gpu_common/engine/api_contract.hpp"
 #include "gpu_common/engine/graph_node.hpp"
 #include "gpu_common/engine/kernel_parameters.hpp"
 #include "gpu_common/engine/vendor_call.hpp"
@@ -101,41 +102,10 @@ struct HipApi {
     // Filled by initialize(); read-only afterwards.
     static inline Symbols symbols{};
 
-    // error.cpp
-    static halError toHalError(Result result) noexcept;
-    static void describe(Result result, const char** name, const char** text) noexcept;
-
-    static halError retainContext(NativeDevice device, Context* context) noexcept;
-    static void releaseContext(NativeDevice device, Context context) noexcept;
-    // Clears the current device's state (hipDeviceReset acts on the current device).
-    static halError resetContext(NativeDevice device) noexcept;
-    static halError enterContext(Context context, Context* previous, bool* switched) noexcept;
-    static void leaveContext(Context previous) noexcept;
-
     static void* toPointer(DevicePointer pointer) noexcept { return pointer; }
     static DevicePointer toDevicePointer(const void* pointer) noexcept {
         return const_cast<void*>(pointer);
     }
-
-    static halError memcpyAsync(Stream stream, void* dst, const void* src, size_t count,
-                                halMemcpyKind kind) noexcept;
-    static halError memcpy2DAsync(Stream stream, void* dst, size_t dstPitch, const void* src,
-                                  size_t srcPitch, size_t width, size_t height,
-                                  halMemcpyKind kind) noexcept;
-    // api.cpp
-    // Graph nodes (gpu_common/graph.hpp), of the current device: hipPointerGetAttributes read
-    // by its pointers, and hipGraphAddMemsetNode, hipGraphAddMemcpyNode1D (a row; a pitched
-    // slice: hipGraphAddMemcpyNode) or hipGraphAddKernelNode for a request.
-    static halError memoryKind(const void* pointer, gpu::MemoryKind* kind) noexcept;
-    static halError addNode(const gpu::NodeSite<HipApi>& site, const gpu::NodeRequest& request,
-                            GraphNode* node) noexcept;
-    static halError instantiate(GraphExec* exec, Graph graph) noexcept;
-    static halError launchHostFunc(Stream stream, halHostFn fn, void* userData) noexcept;
-    // Why hipModuleLoadDataEx, which takes no size, would read past the image: a code object (an
-    // ELF image) whose tables or sections run past its end, a clang offload bundle whose entries
-    // do, or any other format (compressed bundles included, whose layout is not checked).
-    // nullptr when nothing is wrong.
-    static const char* imageProblem(const unsigned char* image, size_t size) noexcept;
 
     // HIP has no counterpart of cuFuncGetParamInfo: a module's kernels and the parameters they
     // declare are read from its code object's metadata when it is loaded (code_object.hpp), as
@@ -144,27 +114,16 @@ struct HipApi {
     struct ModuleInfo {
         KernelParameters kernels;
     };
-    static halError describeModule(const unsigned char* image, size_t size,
-                                   ModuleInfo* info) noexcept;
     struct KernelInfo {
         gpu::DeclaredParameters parameters;
     };
-    static halError describeKernel(const ModuleInfo& module, const char* name, Function function,
-                                   KernelInfo* info) noexcept;
-    static halError checkArguments(const KernelInfo& info, const halKernelArg* args,
-                                   uint32_t numArgs) noexcept {
-        return info.parameters.check(args, numArgs);
-    }
     // HIP's stream capture interaction (hipThreadExchangeStreamCaptureMode) is not modelled by
     // the HIP double yet: entries leave the thread's mode as it is.
     struct RelaxedCapture {};
-    // HIP documents no limit on a launch's argument sizes for polyhal to report: 0 leaves the
-    // core's default, CUDA's classic 4096 bytes.
-    static uint64_t maxKernelArgumentBytes(NativeDevice) noexcept { return 0; }
-    // A HIP kernel may use dynamic shared memory up to the device's maximum without opting in.
-    static halError allowDynamicSharedMemory(Function, KernelInfo&, size_t) noexcept {
-        return HAL_SUCCESS;
-    }
+
+    // The contract's functions (gpu_common/engine/api_contract.hpp): below, in error.cpp (the
+    // results) and in api.cpp (modules, kernels and graph nodes).
+    POLYHAL_GPU_API_FUNCTIONS(HipApi);
 };
 
 // Every entry makes its device current and sets the thread's previous device again before
@@ -195,6 +154,7 @@ inline halError HipApi::retainContext(NativeDevice device, Context* context) noe
 
 inline void HipApi::releaseContext(NativeDevice /*device*/, Context /*context*/) noexcept {}
 
+// Clears the current device's state (hipDeviceReset acts on the current device).
 inline halError HipApi::resetContext(NativeDevice /*device: current*/) noexcept {
     return gpu::call<HipApi>(symbols.deviceReset);
 }
@@ -209,6 +169,23 @@ inline halError HipApi::memcpy2DAsync(Stream stream, void* dst, size_t dstPitch,
                                       halMemcpyKind kind) noexcept {
     return gpu::call<HipApi>(symbols.memcpy2DAsync, dst, dstPitch, src, srcPitch, width, height,
                              toHipMemcpyKind(kind), stream);
+}
+
+inline halError HipApi::checkArguments(const KernelInfo& info, const halKernelArg* args,
+                                       uint32_t numArgs) noexcept {
+    return info.parameters.check(args, numArgs);
+}
+
+// A HIP kernel may use dynamic shared memory up to the device's maximum without opting in.
+inline halError HipApi::allowDynamicSharedMemory(Function /*function*/, KernelInfo& /*info*/,
+                                                 size_t /*bytes*/) noexcept {
+    return HAL_SUCCESS;
+}
+
+// HIP documents no limit on a launch's argument sizes for polyhal to report: 0 leaves the core's
+// default, CUDA's classic 4096 bytes.
+inline uint64_t HipApi::maxKernelArgumentBytes(NativeDevice /*device*/) noexcept {
+    return 0;
 }
 
 }  // namespace polyhal::hip

@@ -29,8 +29,7 @@ halError eventCreate(halPluginDevice device, uint32_t flags, halPluginEvent* eve
 
 halError eventDestroy(halPluginEvent event) {
     // The slot of a pending record stays reserved until it and the waits on it have run.
-    delete &plugin::fromHandle<Event>(event);
-    return HAL_SUCCESS;
+    return plugin::destroyHandle<Event>(event);
 }
 
 halError eventRecord(halPluginEvent eventHandle, halPluginStream streamHandle) {

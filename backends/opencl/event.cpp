@@ -58,8 +58,7 @@ halError eventCreate(halPluginDevice device, uint32_t /*flags*/, halPluginEvent*
 
 halError eventDestroy(halPluginEvent event) {
     // A barrier already waiting holds its own reference to the marker.
-    delete &plugin::fromHandle<Event>(event);
-    return HAL_SUCCESS;
+    return plugin::destroyHandle<Event>(event);
 }
 
 halError eventRecord(halPluginEvent event, halPluginStream stream) {

@@ -239,8 +239,7 @@ halError graphLaunch(halPluginGraph graph, halPluginStream stream) {
 
 // Launches still to complete keep the batch, and with it the description's release.
 halError graphDestroy(halPluginGraph graph) {
-    delete &plugin::fromHandle<Graph>(graph);
-    return HAL_SUCCESS;
+    return plugin::destroyHandle<Graph>(graph);
 }
 
 }  // namespace polyhal::opencl

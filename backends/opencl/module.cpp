@@ -145,8 +145,7 @@ halError moduleLoadData(halPluginDevice device, const void* image, size_t size,
 }
 
 halError moduleUnload(halPluginModule module) {
-    delete &plugin::fromHandle<Module>(module);
-    return HAL_SUCCESS;
+    return plugin::destroyHandle<Module>(module);
 }
 
 halError moduleGetFunction(halPluginModule module, const char* name, halPluginFunction* function) {

@@ -8,7 +8,8 @@
 //                                                  what backendGetInfo reports
 //   Result, kSuccess, kNotReady, kPeerAccessAlreadyEnabled, kPeerAccessNotEnabled
 //                                                  the vendor's status type and some of its values
-//   toHalError(Result), describe(Result, &name, &text)
+//   toHalError(Result), describe(Result, &name, &text)   (the functions here are declared by
+//                                                  POLYHAL_GPU_API_FUNCTIONS, below)
 //   NativeDevice, Context, Stream, Event, Module, Function, DevicePointer, JitOption,
 //   IpcMemHandle, IpcEventHandle
 //   symbols                                        the symbol table whose roles the entries
@@ -56,37 +57,65 @@
 
 namespace polyhal::gpu {
 
+// The functions of the contract, declared once in terms of the Api's own types: expand it in the
+// Api's body, after its ModuleInfo and KernelInfo, where engine/graph_node.hpp is seen. Each vendor defines them (in its api.hpp,
+// api.cpp and error.cpp); one left undefined fails the link, naming it.
+#define POLYHAL_GPU_API_FUNCTIONS(Api)                                                            \
+    static halError toHalError(Result result) noexcept;                                           \
+    static void describe(Result result, const char** name, const char** text) noexcept;           \
+    static halError retainContext(NativeDevice device, Context* context) noexcept;                \
+    static void releaseContext(NativeDevice device, Context context) noexcept;                    \
+    static halError resetContext(NativeDevice device) noexcept;                                   \
+    static halError enterContext(Context context, Context* previous, bool* switched) noexcept;    \
+    static void leaveContext(Context previous) noexcept;                                          \
+    static uint64_t maxKernelArgumentBytes(NativeDevice device) noexcept;                         \
+    static halError memcpyAsync(Stream stream, void* dst, const void* src, size_t count,          \
+                                halMemcpyKind kind) noexcept;                                     \
+    static halError memcpy2DAsync(Stream stream, void* dst, size_t dstPitch, const void* src,     \
+                                  size_t srcPitch, size_t width, size_t height,                   \
+                                  halMemcpyKind kind) noexcept;                                   \
+    static halError launchHostFunc(Stream stream, halHostFn fn, void* userData) noexcept;         \
+    static halError describeModule(const unsigned char* image, size_t size,                       \
+                                   ModuleInfo* info) noexcept;                                    \
+    static halError describeKernel(const ModuleInfo& module, const char* name, Function function, \
+                                   KernelInfo* info) noexcept;                                    \
+    static halError checkArguments(const KernelInfo& info, const halKernelArg* args,              \
+                                   uint32_t numArgs) noexcept;                                    \
+    static halError allowDynamicSharedMemory(Function function, KernelInfo& info,                 \
+                                             size_t bytes) noexcept;                              \
+    static halError memoryKind(const void* pointer, gpu::MemoryKind* kind) noexcept;              \
+    static halError addNode(const gpu::NodeSite<Api>& site, const gpu::NodeRequest& request,      \
+                            GraphNode* node) noexcept;                                            \
+    static halError instantiate(GraphExec* exec, Graph graph) noexcept;                           \
+    static const char* imageProblem(const unsigned char* image, size_t size) noexcept
+
 // The contract's values and functions (each named by `&Api::member`) and its types.
-#define POLYHAL_GPU_API_MEMBERS(X)                                                                 \
-    X(kName)                                                                                       \
-    X(kLibraries)                                                                                  \
-    X(kLibraryDescription) X(kSelectionPriority) X(kDLPackDeviceType) X(kModuleImageKinds) X(      \
-        kSuccess) X(kNotReady) X(kPeerAccessAlreadyEnabled) X(kPeerAccessNotEnabled) X(toHalError) \
-        X(describe) X(symbols) X(retainContext) X(resetContext) X(releaseContext) X(enterContext)  \
-            X(leaveContext) X(toPointer) X(toDevicePointer) X(maxKernelArgumentBytes) X(           \
-                memcpyAsync) X(memcpy2DAsync) X(launchHostFunc) X(describeModule)                  \
-                X(describeKernel) X(checkArguments) X(allowDynamicSharedMemory) X(                 \
-                    kUserObjectNoDestructorSync) X(kGraphUserObjectMove) X(kNativeGraphsSince)     \
-                    X(kExecDestroyWaitsForLaunches) X(kHostToHostCopyNodes) X(kAttributeMaxPitch)  \
-                        X(memoryKind) X(addNode) X(instantiate) X(imageProblem)                    \
-                            X(kEventQueriesReadTheirStream) X(kIpcEventWaitsOnDevice)              \
-                                X(kStreamNonBlocking) X(kEventDisableTiming) X(kEventBlockingSync) \
-                                    X(kEventInterprocess) X(kHostAllocPortable)                    \
-                                        X(kHostRegisterPortable) X(kMemAttachGlobal)               \
-                                            X(kAttributeManagedMemory)                             \
-                                                X(kIpcMemLazyEnablePeerAccess)                     \
-                                                    X(kAttributeComputeUnits)                      \
-                                                        X(kAttributeMaxThreadsPerBlock)            \
-                                                            X(kAttributeMaxSharedMemoryPerBlock)   \
-                                                                X(kJitErrorLogBuffer)              \
-                                                                    X(kJitErrorLogBufferSize)      \
-                                                                        X(kHasIpcEventAttribute)
-#define POLYHAL_GPU_API_TYPES(X)                                                                 \
-    X(Result)                                                                                    \
-    X(NativeDevice)                                                                              \
-    X(Context) X(Stream) X(Event) X(Module) X(Function) X(DevicePointer) X(JitOption)            \
-        X(IpcMemHandle) X(IpcEventHandle) X(RelaxedCapture) X(ModuleInfo) X(KernelInfo) X(Graph) \
-            X(GraphNode) X(GraphExec) X(UserObject) X(HostNodeParams)
+// clang-format off
+#define POLYHAL_GPU_API_MEMBERS(X)                                                                \
+    X(kName) X(kLibraries) X(kLibraryDescription)                                                 \
+    X(kSelectionPriority) X(kDLPackDeviceType) X(kModuleImageKinds)                               \
+    X(kSuccess) X(kNotReady) X(kPeerAccessAlreadyEnabled) X(kPeerAccessNotEnabled)                \
+    X(toHalError) X(describe) X(symbols)                                                          \
+    X(retainContext) X(resetContext) X(releaseContext) X(enterContext) X(leaveContext)            \
+    X(toPointer) X(toDevicePointer) X(maxKernelArgumentBytes)                                     \
+    X(memcpyAsync) X(memcpy2DAsync) X(launchHostFunc)                                             \
+    X(describeModule) X(describeKernel) X(checkArguments) X(allowDynamicSharedMemory)             \
+    X(kUserObjectNoDestructorSync) X(kGraphUserObjectMove) X(kNativeGraphsSince)                  \
+    X(kExecDestroyWaitsForLaunches) X(kHostToHostCopyNodes) X(kAttributeMaxPitch)                 \
+    X(memoryKind) X(addNode) X(instantiate) X(imageProblem)                                       \
+    X(kEventQueriesReadTheirStream) X(kIpcEventWaitsOnDevice)                                     \
+    X(kStreamNonBlocking) X(kEventDisableTiming) X(kEventBlockingSync) X(kEventInterprocess)      \
+    X(kHostAllocPortable) X(kHostRegisterPortable) X(kMemAttachGlobal)                            \
+    X(kAttributeManagedMemory) X(kIpcMemLazyEnablePeerAccess)                                     \
+    X(kAttributeComputeUnits) X(kAttributeMaxThreadsPerBlock)                                     \
+    X(kAttributeMaxSharedMemoryPerBlock)                                                          \
+    X(kJitErrorLogBuffer) X(kJitErrorLogBufferSize) X(kHasIpcEventAttribute)
+#define POLYHAL_GPU_API_TYPES(X)                                                                  \
+    X(Result) X(NativeDevice) X(Context) X(Stream) X(Event) X(Module) X(Function)                 \
+    X(DevicePointer) X(JitOption) X(IpcMemHandle) X(IpcEventHandle) X(RelaxedCapture)             \
+    X(ModuleInfo) X(KernelInfo) X(Graph) X(GraphNode) X(GraphExec) X(UserObject)                  \
+    X(HostNodeParams)
+// clang-format on
 
 namespace api_contract {
 #define POLYHAL_GPU_API_DETECT_MEMBER(member)   \

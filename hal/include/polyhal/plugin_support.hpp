@@ -290,6 +290,14 @@ Object& fromHandle(typename Object::Handle handle) noexcept {
     return *reinterpret_cast<Object*>(handle);
 }
 
+// A destroy entry's usual body: deletes the object a handle made by toHandle(new Object(...))
+// stands for. `return plugin::destroyHandle<Event>(event);`
+template <class Object>
+halError destroyHandle(typename Object::Handle handle) noexcept {
+    delete &fromHandle<Object>(handle);
+    return HAL_SUCCESS;
+}
+
 // ---- Native graphs ----
 //
 // Calls visit(op) (returning halError) for each operation of `desc` in list order, stepping by

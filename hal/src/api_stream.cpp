@@ -65,7 +65,9 @@ HAL_API halError halSynchronizeStream(halStream handle) {
         if (capturing(stream)) return refuseInCapture(stream, op);
         const halError status = synchronizeStream(stream, op);
         if (status == HAL_SUCCESS) trace::streamSynchronized(stream);
-        return reportDeferred(stream->device->deferredFailures.take(stream), status);
+        DeferredFailures& deferred = stream->device->deferredFailures;
+        if (__builtin_expect(deferred.empty(), 1)) return status;
+        return reportDeferred(deferred.take(stream), status);
     });
 }
 

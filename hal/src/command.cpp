@@ -19,7 +19,9 @@ size_t writeAll(const std::array<check::Access, kCount>& from, check::Access* to
 
 }  // namespace
 
-size_t maxAccesses(const GraphCommand& graph) { return graph.body->footprint().accesses.size(); }
+size_t maxAccesses(const GraphCommand& graph) {
+    return graph.body->footprint().accesses.size();
+}
 
 size_t writeAccesses(const MemsetCommand& memset, check::Access* accesses) {
     accesses[0] = {memset.dst, memset.count, check::AccessMode::kWrite};
@@ -65,13 +67,7 @@ halError enqueueCommand(const KernelCommand& kernel, halStream_t* stream) {
 }
 
 halError enqueueCommand(const HostFunctionCommand& host, halStream_t* stream) {
-    // The work it runs after, for the race detector: the stream's clock before it.
-    allocator::VectorClock precedes;
-    if (check::enabled(check::kRaces)) {
-        stream->device->pool->captureInto(stream->poolStream, &precedes);
-    }
-    return launchMarkedHostFunction(*stream->device->vtable, stream->native, host.fn,
-                                    host.userData, std::move(precedes));
+    return launchMarkedHostFunction(stream, host.fn, host.userData);
 }
 
 // Replayed, never the child's own executable: that one runs only through launches of the child

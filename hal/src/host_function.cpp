@@ -1,12 +1,16 @@
 // Implements host_function.hpp.
 #include "host_function.hpp"
 
+#include <polyhal/allocator/vector_clock.hpp>
+
 #include <atomic>
 #include <utility>
 
 #include "call_gate.hpp"
 #include "check/hooks.hpp"
+#include "device.hpp"
 #include "error.hpp"
+#include "objects.hpp"
 #include "trace/hooks.hpp"
 
 namespace polyhal {
@@ -134,15 +138,18 @@ void runGraphHostCall(void* call) {
     runMarkedCall(MarkedCall{graphCall.fn, graphCall.userData, 0, 0, allocator::VectorClock()});
 }
 
-halError launchMarkedHostFunction(const halPluginDispatchTable& vtable, halPluginStream stream,
-                                  halHostFn fn, void* userData, allocator::VectorClock precedes) {
+halError launchMarkedHostFunction(halStream_t* stream, halHostFn fn, void* userData) {
     MarkedCall* call = takeCall();
     call->fn = fn;
     call->userData = userData;
     call->traceFlow = trace::hostFunctionLaunched();
     call->traceSession = trace::session();
-    call->precedes = std::move(precedes);
-    const halError status = vtable.launchHostFunc(stream, runMarked, call);
+    if (check::enabled(check::kRaces)) {
+        stream->device->pool->captureInto(stream->poolStream, &call->precedes);
+    } else {
+        call->precedes.clear();
+    }
+    const halError status = stream->device->vtable->launchHostFunc(stream->native, runMarked, call);
     if (status != HAL_SUCCESS) keepCall(call);  // otherwise runMarked finishes it
     return status;
 }

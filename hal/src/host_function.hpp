@@ -5,7 +5,8 @@
 #define POLYHAL_HAL_SRC_HOST_FUNCTION_HPP_
 
 #include <polyhal/plugin.h>
-#include <polyhal/allocator/vector_clock.hpp>
+
+struct halStream_t;
 
 namespace polyhal {
 
@@ -18,11 +19,9 @@ bool inHostFunction() noexcept;
 halError refuseInHostFunction(const char* function);
 
 // Enqueues fn(userData) on `stream` through the plugin, marked as a host function while it runs.
-// `precedes` is the work the function runs after (the stream's clock before it was enqueued;
-// empty unless races are checked): once it runs, the host has seen that work finish, as a query
-// that succeeds has. Returns the plugin's result, unadopted.
-halError launchMarkedHostFunction(const halPluginDispatchTable& vtable, halPluginStream stream,
-                                  halHostFn fn, void* userData, allocator::VectorClock precedes);
+// While races are checked it carries the stream's clock before it: once it runs, the host has
+// seen that work finish, as a query that succeeds has. Returns the plugin's result, unadopted.
+halError launchMarkedHostFunction(halStream_t* stream, halHostFn fn, void* userData);
 
 // A host function a native graph runs on each of its launches (halPluginGraphDesc): the graph
 // lists runGraphHostCall with a GraphHostCall it keeps, which runs fn(userData) marked as

@@ -10,18 +10,25 @@ namespace polyhal {
 
 namespace {
 
-// The result `status` of a plugin's wait for work of `stream` (nullptr: of the whole device):
-// HAL_ERROR_LAUNCH_FAILED is deferred with its message and HAL_SUCCESS returned; other statuses
-// are passed through as checked() does.
-halError deferAsynchronousFailure(halError status, Device* device, const halStream_t* stream,
-                                  const char* operation) {
-    if (__builtin_expect(status != HAL_ERROR_LAUNCH_FAILED, 1)) {
-        return checked(status, device, operation);
-    }
+// deferAsynchronousFailure's path for a failure: its message is kept for the reporting calls.
+[[gnu::cold, gnu::noinline]] halError deferLaunchFailure(halError status, Device* device,
+                                                         const halStream_t* stream,
+                                                         const char* operation) {
     std::string message = takePluginErrorMessage(status, device->backend->name.c_str(), operation);
     if (stream != nullptr) trace::streamFailed(stream, message);
     device->deferredFailures.defer(stream, status, std::move(message));
     return HAL_SUCCESS;
+}
+
+// The result `status` of a plugin's wait for work of `stream` (nullptr: of the whole device):
+// HAL_ERROR_LAUNCH_FAILED is deferred with its message and HAL_SUCCESS returned; other statuses
+// are passed through as checked() does.
+inline halError deferAsynchronousFailure(halError status, Device* device, const halStream_t* stream,
+                                         const char* operation) {
+    if (__builtin_expect(status != HAL_ERROR_LAUNCH_FAILED, 1)) {
+        return checked(status, device, operation);
+    }
+    return deferLaunchFailure(status, device, stream, operation);
 }
 
 }  // namespace

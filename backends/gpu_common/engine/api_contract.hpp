@@ -58,8 +58,9 @@
 namespace polyhal::gpu {
 
 // The functions of the contract, declared once in terms of the Api's own types: expand it in the
-// Api's body, after its ModuleInfo and KernelInfo, where engine/graph_node.hpp is seen. Each vendor defines them (in its api.hpp,
-// api.cpp and error.cpp); one left undefined fails the link, naming it.
+// Api's body, after its ModuleInfo and KernelInfo, where engine/graph_node.hpp is seen. Each
+// vendor defines them (in its api.hpp, api.cpp and error.cpp); one left undefined fails the
+// link, naming it.
 #define POLYHAL_GPU_API_FUNCTIONS(Api)                                                            \
     static halError toHalError(Result result) noexcept;                                           \
     static void describe(Result result, const char** name, const char** text) noexcept;           \

@@ -76,7 +76,7 @@ halError streamWaitEvent(halPluginStream stream, halPluginEvent event) {
     if (!point || point->timeline == self.timeline() || point->timeline->reached(point->ticket)) {
         return HAL_SUCCESS;
     }
-    self.submit(TimelineWait{std::move(point->timeline), point->ticket});
+    self.submit(TimelineWait{std::move(*point)});
     return HAL_SUCCESS;
 }
 

@@ -11,6 +11,7 @@
 #include <variant>
 
 #include "engine/kernel_arguments.hpp"
+#include "engine/timeline.hpp"
 
 namespace polyhal {
 class SharedEventState;
@@ -20,7 +21,6 @@ namespace polyhal::cpu {
 
 class Event;
 class GraphBatch;
-class Timeline;
 struct Function;
 
 struct HostCall {
@@ -75,10 +75,9 @@ struct EventMarker {
     uint64_t generation;
 };
 
-// Blocks the worker until another stream's timeline reaches `ticket`.
+// Blocks the worker until another stream's timeline reaches the point.
 struct TimelineWait {
-    std::shared_ptr<Timeline> timeline;
-    uint64_t ticket;
+    TimelinePoint until;
 };
 
 // Publishes the completion of record `generation` of an event shared between processes.

@@ -15,8 +15,8 @@
 
 #include "engine/graph_batch.hpp"
 #include "engine/kernel_execution.hpp"
-#include "plugin_common/shared_event.hpp"
 #include "event.hpp"
+#include "plugin_common/shared_event.hpp"
 
 namespace polyhal::cpu {
 
@@ -76,7 +76,7 @@ struct Executor {
     }
 
     void operator()(const TimelineWait& wait) const {
-        wait.timeline->wait(wait.ticket, WaitPolicy::kSpinThenSleep);
+        wait.until.timeline->wait(wait.until.ticket, WaitPolicy::kSpinThenSleep);
     }
 
     void operator()(const SharedEventSignal& signal) const {

@@ -33,7 +33,9 @@ inline void hold() noexcept {
 }
 
 // A reason stops holding. Release: a call that reads 0 sees what came before (the runtime that
-// initialisation published, in particular).
+// initialisation published, in particular). The count only ever changes by read-modify-writes,
+// which keep every later value in the release sequence of initialisation's release; a store()
+// would break that.
 inline void release() noexcept {
     detail::g_reasons.count.fetch_sub(1, std::memory_order_release);
 }

@@ -4,6 +4,7 @@
 #include <polyhal/allocator/vector_clock.hpp>
 
 #include <atomic>
+#include <new>
 #include <utility>
 
 #include "call_gate.hpp"
@@ -38,8 +39,8 @@ struct MarkedCall {
 // finished call goes onto the shared list with a lock-free push. A launching thread takes from
 // its own spares, and refills them only when they run out: with the whole shared list at once
 // (an exchange, which no ABA interleaving can fool), or with a batch of new calls when that is
-// empty. Calls are never freed: there are as many as host functions were ever pending at once,
-// rounded up to batches.
+// empty. Calls are never freed: there are at most as many as were pending at once plus what
+// each launching thread keeps spare, and a thread's spares go back to the list when it exits.
 struct alignas(64) FinishedCalls {  // a cache line of its own
     std::atomic<MarkedCall*> first{nullptr};
 };
@@ -48,6 +49,9 @@ FinishedCalls g_finished;
 constexpr int kSpareBatch = 8;
 
 __thread MarkedCall* t_spareCalls __attribute__((tls_model("initial-exec"))) = nullptr;
+// Set once the thread's spares went back at its exit: a host function launched later, from the
+// destructor of a thread_local destroyed after them, takes a call of its own.
+__thread bool t_sparesReturned __attribute__((tls_model("initial-exec"))) = false;
 
 void pushFinished(MarkedCall* first, MarkedCall* last) {
     last->next = g_finished.first.load(std::memory_order_relaxed);
@@ -62,6 +66,7 @@ struct SpareCallsOwner {
     SpareCallsOwner(const SpareCallsOwner&) = delete;
     SpareCallsOwner& operator=(const SpareCallsOwner&) = delete;
     ~SpareCallsOwner() {
+        t_sparesReturned = true;
         MarkedCall* first = std::exchange(t_spareCalls, nullptr);
         if (first == nullptr) return;
         MarkedCall* last = first;
@@ -72,18 +77,25 @@ struct SpareCallsOwner {
 };
 thread_local SpareCallsOwner t_spareCallsOwner;
 
-MarkedCall* refillSpares() {
-    t_spareCallsOwner.armed = true;  // constructs it, so that it runs at thread exit
-    if (MarkedCall* finished = g_finished.first.exchange(nullptr, std::memory_order_acquire)) {
-        return finished;
-    }
-    MarkedCall* batch = nullptr;
-    for (int i = 0; i < kSpareBatch; ++i) {
-        auto* call = new MarkedCall();
+// New spares: at least one (or std::bad_alloc), as many of kSpareBatch as memory allows.
+MarkedCall* allocateSpares() {
+    MarkedCall* batch = new MarkedCall();
+    for (int i = 1; i < kSpareBatch; ++i) {
+        auto* call = new (std::nothrow) MarkedCall();
+        if (call == nullptr) break;
         call->next = batch;
         batch = call;
     }
     return batch;
+}
+
+MarkedCall* refillSpares() {
+    if (t_sparesReturned) return new MarkedCall();  // it joins the shared list once finished
+    t_spareCallsOwner.armed = true;                 // constructs it, so that it runs at exit
+    if (MarkedCall* finished = g_finished.first.exchange(nullptr, std::memory_order_acquire)) {
+        return finished;
+    }
+    return allocateSpares();
 }
 
 MarkedCall* takeCall() {
@@ -95,6 +107,10 @@ MarkedCall* takeCall() {
 
 // A call the launching thread took and did not launch.
 void keepCall(MarkedCall* call) {
+    if (t_sparesReturned) {
+        pushFinished(call, call);
+        return;
+    }
     call->next = t_spareCalls;
     t_spareCalls = call;
 }
@@ -145,7 +161,12 @@ halError launchMarkedHostFunction(halStream_t* stream, halHostFn fn, void* userD
     call->traceFlow = trace::hostFunctionLaunched();
     call->traceSession = trace::session();
     if (check::enabled(check::kRaces)) {
-        stream->device->pool->captureInto(stream->poolStream, &call->precedes);
+        try {
+            stream->device->pool->captureInto(stream->poolStream, &call->precedes);
+        } catch (...) {  // out of memory: the call stays a spare
+            keepCall(call);
+            throw;
+        }
     } else {
         call->precedes.clear();
     }

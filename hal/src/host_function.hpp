@@ -10,8 +10,8 @@ struct halStream_t;
 
 namespace polyhal {
 
-// Is the calling thread running a host function right now? Read on the careful path only: a
-// running host function holds call_gate.
+// Is the calling thread running a host function right now? Read on the careful path only: the
+// call gate reads the same per-thread flag (call_gate.hpp).
 bool inHostFunction() noexcept;
 
 // HAL_ERROR_NOT_PERMITTED, with a message naming `function`, a public function that hal.h does not

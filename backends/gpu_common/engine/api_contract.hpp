@@ -59,8 +59,9 @@ namespace polyhal::gpu {
 
 // The functions of the contract, declared once in terms of the Api's own types: expand it in the
 // Api's body, after its ModuleInfo and KernelInfo, where engine/graph_node.hpp is seen. Each
-// vendor defines them (in its api.hpp, api.cpp and error.cpp); one left undefined fails the
-// link, naming it.
+// vendor defines them (in its api.hpp, api.cpp and error.cpp); one the layer calls but the vendor
+// left undefined fails the link, naming it. The check below then finds them all declared: what
+// it still catches for functions is an Api that does not expand the macro.
 #define POLYHAL_GPU_API_FUNCTIONS(Api)                                                            \
     static halError toHalError(Result result) noexcept;                                           \
     static void describe(Result result, const char** name, const char** text) noexcept;           \

@@ -645,10 +645,17 @@ halError start(const char* path, const char* operation) {
     }
     static const bool stopsAtExit = std::atexit(stopAtExit) == 0;
     (void)stopsAtExit;
+    // The writer first: where it cannot start, no session is left open behind the error.
+    try {
+        g_current.writer = std::make_unique<std::thread>(runWriter, &g_current);
+    } catch (...) {
+        ::close(g_current.fd);
+        g_current.fd = -1;
+        throw;
+    }
     detail::g_session.store(g_nextSession.fetch_add(1, std::memory_order_relaxed) + 1,
                             std::memory_order_release);
     call_gate::hold();  // public calls open their spans
-    g_current.writer = std::make_unique<std::thread>(runWriter, &g_current);
     logger().info("{}: tracing to {}", operation, chosen);
     return HAL_SUCCESS;
 }

@@ -65,9 +65,7 @@ HAL_API halError halSynchronizeStream(halStream handle) {
         if (capturing(stream)) return refuseInCapture(stream, op);
         const halError status = synchronizeStream(stream, op);
         if (status == HAL_SUCCESS) trace::streamSynchronized(stream);
-        DeferredFailures& deferred = stream->device->deferredFailures;
-        if (__builtin_expect(deferred.empty(), 1)) return status;
-        return reportDeferred(deferred.take(stream), status);
+        return reportDeferredFor(stream->device->deferredFailures, stream, status);
     });
 }
 
@@ -84,9 +82,7 @@ HAL_API halError halQueryStream(halStream handle) {
                 return reportDeferred(std::move(failure), HAL_SUCCESS);
             }
         }
-        const halError status = queryStream(stream, op);
-        if (__builtin_expect(deferred.empty(), 1)) return status;
-        return reportDeferred(deferred.take(stream), status);
+        return reportDeferredFor(deferred, stream, queryStream(stream, op));
     });
 }
 

@@ -157,6 +157,14 @@ halError synchronizeDevice(Device* device, const char* operation);
 // returns `status`.
 halError reportDeferred(std::optional<DeferredFailure> failure, halError status);
 
+// `status`, or the oldest failure `deferred` (its device's) set aside for `stream` where there is
+// one (reportDeferred). The common case, nothing set aside, is answered without the lock.
+inline halError reportDeferredFor(DeferredFailures& deferred, const halStream_t* stream,
+                                  halError status) {
+    if (__builtin_expect(deferred.empty(), 1)) return status;
+    return reportDeferred(deferred.take(stream), status);
+}
+
 // A new stream of `device` with the pool's clock for it, or an error with nothing left behind.
 halError createStream(Device* device, int priority, uint32_t flags, const char* operation,
                       halStream_t** stream);
